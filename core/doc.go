@@ -1,0 +1,35 @@
+// Package core is the framework-agnostic heart of ratewindow: policies, the
+// three rate-limiting algorithms, the Store interface and the Limiter that
+// ties them together.
+//
+// # Policies and algorithms
+//
+// A [Policy] allows Limit units of cost per Window. Each policy names one of
+// three algorithms:
+//
+//   - [FixedWindow]: one counter per epoch-aligned window [k·W, (k+1)·W).
+//     Cheapest; a client can spend 2·L across a window boundary.
+//   - [SlidingLog]: exact. The timestamp of every allowed unit is kept (never
+//     a denied one), so no rolling interval of length W ever holds more than
+//     L. Memory per key grows with L.
+//   - [SlidingWindow] (the zero value): two epoch-aligned buckets; the
+//     previous one is weighted by how much of it still overlaps the rolling
+//     window: estimate = prev × (W − elapsed)/W + curr. Constant memory,
+//     close to exact on real traffic.
+//
+// All arithmetic is done on integer milliseconds, so every Store (memory,
+// Redis Lua) reaches the same decisions for the same inputs.
+//
+// # Several policies, one decision
+//
+// A [Limiter] holds up to [MaxPolicies] policies (say 10/s and 600/min). A
+// request is allowed only if every policy allows it, and only then is its
+// cost charged to every policy. The [Decision] names the binding policy and
+// carries every policy's state for the header writer.
+//
+// # Stores
+//
+// A [Store] evaluates and charges all policies of one key atomically, in one
+// call. ratewindow ships an in-memory store (core/memory) and a Redis store
+// (core/redisstore); core/storetest is the conformance suite both pass.
+package core

@@ -1,0 +1,116 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+)
+
+// Limiter applies a set of policies to keys, backed by a Store. It is safe
+// for concurrent use; its policies can be replaced at run time with
+// SetPolicies.
+type Limiter struct {
+	store    Store
+	clock    Clock
+	policies atomic.Pointer[[]Policy]
+}
+
+// Option configures a Limiter.
+type Option func(*Limiter)
+
+// WithClock makes the limiter read time from c (the system clock by
+// default). Tests pass a *FakeClock.
+func WithClock(c Clock) Option { return func(l *Limiter) { l.clock = c } }
+
+// NewLimiter returns a Limiter that enforces policies on store. Policies are
+// validated (see ValidatePolicies); any problem is returned as an error
+// wrapping ErrInvalidConfig.
+func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error) {
+	if store == nil {
+		return nil, fmt.Errorf("%w: nil Store", ErrInvalidConfig)
+	}
+	l := &Limiter{store: store, clock: SystemClock{}}
+	for _, o := range opts {
+		if o != nil {
+			o(l)
+		}
+	}
+	if l.clock == nil {
+		return nil, fmt.Errorf("%w: nil Clock", ErrInvalidConfig)
+	}
+	if err := l.SetPolicies(policies...); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// SetPolicies replaces the limiter's policies. Counts are kept for every
+// policy whose Name, Window and Algorithm are unchanged, so a Limit can be
+// raised or lowered without a restart. On error nothing changes.
+func (l *Limiter) SetPolicies(policies ...Policy) error {
+	ps, err := ValidatePolicies(policies)
+	if err != nil {
+		return err
+	}
+	l.policies.Store(&ps)
+	return nil
+}
+
+// Policies returns the limiter's current policies. Do not modify them.
+func (l *Limiter) Policies() []Policy { return *l.policies.Load() }
+
+// Store returns the limiter's store.
+func (l *Limiter) Store() Store { return l.store }
+
+// Clock returns the limiter's clock.
+func (l *Limiter) Clock() Clock { return l.clock }
+
+// Allow is AllowN with a cost of 1.
+func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
+	return l.AllowN(ctx, key, 1)
+}
+
+// AllowN decides whether a request of the given cost is admitted for key
+// and, if every policy allows it, charges the cost to each. A store error is
+// returned as is (wrapped with context by the store); the caller chooses to
+// fail open or closed.
+func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision, error) {
+	policies := *l.policies.Load()
+	if err := checkRequest(policies, key, cost); err != nil {
+		return Decision{}, err
+	}
+	r, err := l.store.Take(ctx, key, policies, cost, l.clock.Now())
+	if err != nil {
+		return Decision{}, err
+	}
+	return decide(policies, &r), nil
+}
+
+// Peek reports what AllowN(ctx, key, cost) would decide now, without
+// charging anything.
+func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (Decision, error) {
+	policies := *l.policies.Load()
+	if err := checkRequest(policies, key, cost); err != nil {
+		return Decision{}, err
+	}
+	r, err := l.store.Peek(ctx, key, policies, cost, l.clock.Now())
+	if err != nil {
+		return Decision{}, err
+	}
+	return decide(policies, &r), nil
+}
+
+// Reset forgets every count the limiter's policies hold for key.
+func (l *Limiter) Reset(ctx context.Context, key string) error {
+	if key == "" {
+		return ErrEmptyKey
+	}
+	return l.store.Reset(ctx, key, *l.policies.Load())
+}
+
+func checkRequest(policies []Policy, key string, cost int64) error {
+	if key == "" {
+		return ErrEmptyKey
+	}
+	return checkCost(policies, cost)
+}

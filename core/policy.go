@@ -1,0 +1,162 @@
+package core
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strconv"
+	"time"
+)
+
+// MaxPolicies is the largest number of policies one Limiter evaluates
+// together. Decisions carry every policy's state inline, so a Decision never
+// allocates.
+const MaxPolicies = 8
+
+// maxExactProduct bounds 2·Limit·Window(ms) so that the sliding-window
+// arithmetic is exact both in int64 (Go) and in float64 (Redis Lua).
+const maxExactProduct = 1 << 53
+
+// Policy allows Limit units of cost per Window, counted by Algorithm.
+//
+// Window is a whole number of milliseconds, at least one. Name identifies the
+// policy in headers and metrics; when empty, Limiter fills in a name such as
+// "100-per-1m". Two policies with the same Name, Window and Algorithm share
+// their counts for a key, which is what lets a Limiter change a policy's
+// Limit at run time without losing state.
+type Policy struct {
+	Name      string
+	Limit     int64
+	Window    time.Duration
+	Algorithm Algorithm
+
+	fp uint64 // cached Fingerprint, set by ValidatePolicies
+}
+
+// Per returns a policy of limit units per window on the default algorithm.
+func Per(limit int64, window time.Duration) Policy {
+	return Policy{Limit: limit, Window: window}
+}
+
+// PerSecond returns a policy of limit units per second.
+func PerSecond(limit int64) Policy { return Per(limit, time.Second) }
+
+// PerMinute returns a policy of limit units per minute.
+func PerMinute(limit int64) Policy { return Per(limit, time.Minute) }
+
+// PerHour returns a policy of limit units per hour.
+func PerHour(limit int64) Policy { return Per(limit, time.Hour) }
+
+// Named returns a copy of p with the given name.
+func (p Policy) Named(name string) Policy { p.Name, p.fp = name, 0; return p }
+
+// Using returns a copy of p counted by algorithm a.
+func (p Policy) Using(a Algorithm) Policy { p.Algorithm, p.fp = a, 0; return p }
+
+// WindowMillis returns the window in whole milliseconds.
+func (p Policy) WindowMillis() int64 { return p.Window.Milliseconds() }
+
+// Validate reports the first problem with p, wrapping ErrInvalidConfig.
+func (p Policy) Validate() error {
+	switch {
+	case p.Limit <= 0:
+		return fmt.Errorf("%w: policy %q: Limit must be positive, got %d", ErrInvalidConfig, p.Name, p.Limit)
+	case p.Window < time.Millisecond:
+		return fmt.Errorf("%w: policy %q: Window must be at least 1ms, got %v", ErrInvalidConfig, p.Name, p.Window)
+	case p.Window%time.Millisecond != 0:
+		return fmt.Errorf("%w: policy %q: Window must be a whole number of milliseconds, got %v", ErrInvalidConfig, p.Name, p.Window)
+	case !p.Algorithm.Valid():
+		return fmt.Errorf("%w: policy %q: unknown Algorithm %v", ErrInvalidConfig, p.Name, p.Algorithm)
+	case p.Limit > maxExactProduct/2/p.WindowMillis():
+		return fmt.Errorf("%w: policy %q: Limit × Window too large (%d per %v); keep 2·Limit·Window(ms) under 2^53", ErrInvalidConfig, p.Name, p.Limit, p.Window)
+	}
+	return nil
+}
+
+// String describes the policy, e.g. "burst: 10 per 1s (sliding-window)".
+func (p Policy) String() string {
+	return fmt.Sprintf("%s: %d per %v (%v)", p.Name, p.Limit, p.Window, p.Algorithm)
+}
+
+// DefaultName is the name a Limiter gives a policy that has none, e.g.
+// "100-per-1m" or "5-per-500ms".
+func (p Policy) DefaultName() string {
+	return strconv.FormatInt(p.Limit, 10) + "-per-" + shortDuration(p.Window)
+}
+
+func shortDuration(d time.Duration) string {
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d >= time.Minute && d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	case d >= time.Second && d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+}
+
+var fingerprintSeed = maphash.MakeSeed()
+
+// Fingerprint identifies the policy's counters within one process: it
+// hashes Name, Window and Algorithm (not Limit, so a limit can change
+// without losing counts). It is not stable across processes; stores that
+// persist state use the policy's fields instead.
+func (p Policy) Fingerprint() uint64 {
+	if p.fp != 0 {
+		return p.fp
+	}
+	var h maphash.Hash
+	h.SetSeed(fingerprintSeed)
+	h.WriteString(p.Name)
+	var b [9]byte
+	w := uint64(p.Window)
+	for i := 0; i < 8; i++ {
+		b[i] = byte(w >> (8 * i))
+	}
+	b[8] = byte(p.Algorithm)
+	h.Write(b[:])
+	return h.Sum64()
+}
+
+// ValidatePolicies checks a set of policies as a Limiter would and returns
+// a normalised copy with default names filled in.
+func ValidatePolicies(policies []Policy) ([]Policy, error) {
+	if len(policies) == 0 {
+		return nil, fmt.Errorf("%w: no policies", ErrInvalidConfig)
+	}
+	if len(policies) > MaxPolicies {
+		return nil, fmt.Errorf("%w: %d policies, at most %d", ErrInvalidConfig, len(policies), MaxPolicies)
+	}
+	out := make([]Policy, len(policies))
+	seen := make(map[string]int, len(policies))
+	for i, p := range policies {
+		if p.Name == "" {
+			p.Name = p.DefaultName()
+			p.fp = 0
+		}
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("policies[%d]: %w", i, err)
+		}
+		if j, dup := seen[p.Name]; dup {
+			return nil, fmt.Errorf("%w: policies[%d] and policies[%d] are both named %q", ErrInvalidConfig, j, i, p.Name)
+		}
+		seen[p.Name] = i
+		p.fp = 0
+		p.fp = p.Fingerprint()
+		out[i] = p
+	}
+	return out, nil
+}
+
+// checkCost validates a request's cost against every policy.
+func checkCost(policies []Policy, cost int64) error {
+	if cost <= 0 {
+		return fmt.Errorf("%w: cost must be positive, got %d", ErrInvalidCost, cost)
+	}
+	for i := range policies {
+		if cost > policies[i].Limit {
+			return fmt.Errorf("%w: cost %d exceeds the limit %d of policy %q", ErrInvalidCost, cost, policies[i].Limit, policies[i].Name)
+		}
+	}
+	return nil
+}

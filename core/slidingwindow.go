@@ -1,0 +1,98 @@
+package core
+
+// SlidingWindowState is one sliding-window counter: Curr units charged in
+// the epoch-aligned bucket that starts at Start (Unix milliseconds) and Prev
+// units in the bucket before it.
+//
+// The algorithm estimates the count over the rolling window (now − W, now]
+// by weighting the previous bucket by its overlap with that window:
+//
+//	estimate = Prev × (W − elapsed)/W + Curr,   elapsed = now − Start
+//
+// and allows a request of cost c when estimate + c ≤ L. All arithmetic is
+// done multiplied through by W, on integers, so it is exact (and the Redis
+// Lua script, on doubles below 2^53, agrees bit for bit).
+//
+// RetryAfter is solved for exactly: while Curr + c ≤ L the estimate falls
+// below the limit as the previous bucket slides out, usually well before the
+// bucket ends; otherwise the client must wait into the next bucket until the
+// (then previous) Curr has decayed enough.
+type SlidingWindowState struct {
+	Start int64
+	Prev  int64
+	Curr  int64
+}
+
+// Eval moves s to the bucket holding now and reports whether cost more
+// units fit under limit. It charges nothing. A now before s.Start is taken
+// as s.Start.
+func (s SlidingWindowState) Eval(now, limit, window, cost int64) (SlidingWindowState, PolicyState) {
+	s = s.advance(now, window)
+	now = max(now, s.Start)
+	ps := s.report(now, limit, window)
+	weighted := s.weighted(now, window)
+	ps.Allowed = weighted+cost*window <= limit*window
+	if !ps.Allowed {
+		ps.RetryAfter = millis(s.retryAfter(now, limit, window, cost))
+	}
+	return s, ps
+}
+
+// Charge adds cost to a state returned by Eval for the same now and reports
+// the state after the charge.
+func (s SlidingWindowState) Charge(now, limit, window, cost int64) (SlidingWindowState, PolicyState) {
+	s.Curr += cost
+	ps := s.report(max(now, s.Start), limit, window)
+	ps.Allowed = true
+	return s, ps
+}
+
+// Expired reports whether s holds nothing at now: both buckets are out of
+// the rolling window.
+func (s SlidingWindowState) Expired(now, window int64) bool { return s.Start+2*window <= now }
+
+func (s SlidingWindowState) advance(now, window int64) SlidingWindowState {
+	start := windowStart(now, window)
+	switch {
+	case start <= s.Start:
+		return s
+	case start == s.Start+window:
+		return SlidingWindowState{Start: start, Prev: s.Curr}
+	default:
+		return SlidingWindowState{Start: start}
+	}
+}
+
+// weighted is the estimate multiplied by window.
+func (s SlidingWindowState) weighted(now, window int64) int64 {
+	return s.Prev*(window-(now-s.Start)) + s.Curr*window
+}
+
+func (s SlidingWindowState) report(now, limit, window int64) PolicyState {
+	var ps PolicyState
+	ps.Remaining = max(0, (limit*window-s.weighted(now, window))/window)
+	elapsed := now - s.Start
+	switch {
+	case s.Curr > 0:
+		ps.ResetAfter = millis(2*window - elapsed)
+	case s.Prev > 0:
+		ps.ResetAfter = millis(window - elapsed)
+	}
+	return ps
+}
+
+// retryAfter is the shortest wait in milliseconds after which a lone request
+// of cost is allowed. Precondition: it is denied now.
+func (s SlidingWindowState) retryAfter(now, limit, window, cost int64) int64 {
+	elapsed := now - s.Start
+	if room := (limit - s.Curr - cost) * window; room >= 0 && s.Prev > 0 {
+		// Still in this bucket: need Prev·(W − elapsed − d) ≤ room.
+		return max(0, window-elapsed-room/s.Prev)
+	}
+	// Next bucket, where Prev becomes Curr: need Curr·(W − e) ≤ (L − c)·W.
+	if s.Curr == 0 {
+		return window - elapsed
+	}
+	e := window - (limit-cost)*window/s.Curr
+	return window - elapsed + max(0, e)
+}

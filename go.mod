@@ -1,0 +1,3 @@
+module github.com/ratewindow/ratewindow
+
+go 1.26
