@@ -1,0 +1,367 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// base is an instant aligned to every window the suite uses.
+var base = time.UnixMilli(1_800_000_000_000)
+
+func at(ms int64) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// Run runs the whole conformance suite against stores made by newStore.
+func Run(t *testing.T, newStore func(t *testing.T) core.Store) {
+	t.Run("Scripted", func(t *testing.T) { runScripted(t, newStore) })
+	t.Run("AllOrNothing", func(t *testing.T) { runAllOrNothing(t, newStore(t)) })
+	t.Run("PeekDoesNotCharge", func(t *testing.T) { runPeek(t, newStore(t)) })
+	t.Run("Reset", func(t *testing.T) { runReset(t, newStore(t)) })
+	t.Run("KeyIsolation", func(t *testing.T) { runIsolation(t, newStore(t)) })
+	t.Run("TimeBackward", func(t *testing.T) { runBackward(t, newStore(t)) })
+	t.Run("HonestRetryAfter", func(t *testing.T) { runHonest(t, newStore) })
+	t.Run("MatchesOracle", func(t *testing.T) { runOracle(t, newStore) })
+	t.Run("Concurrent", func(t *testing.T) { runConcurrent(t, newStore) })
+}
+
+// step is one call in a scripted sequence and what it must return for the
+// first policy.
+type step struct {
+	at     int64 // ms after base
+	cost   int64
+	peek   bool
+	allow  bool
+	remain int64
+	retry  int64 // ms
+	reset  int64 // ms
+}
+
+func policy(alg core.Algorithm, limit int64, window time.Duration) []core.Policy {
+	ps, err := core.ValidatePolicies([]core.Policy{core.Per(limit, window).Using(alg)})
+	if err != nil {
+		panic(err)
+	}
+	return ps
+}
+
+func runScripted(t *testing.T, newStore func(t *testing.T) core.Store) {
+	cases := []struct {
+		name     string
+		policies []core.Policy
+		steps    []step
+	}{
+		{"FixedWindow", policy(core.FixedWindow, 3, time.Second), []step{
+			{at: 900, cost: 1, allow: true, remain: 2, reset: 100},
+			{at: 900, cost: 1, allow: true, remain: 1, reset: 100},
+			{at: 950, cost: 1, allow: true, remain: 0, reset: 50},
+			{at: 950, cost: 1, allow: false, remain: 0, retry: 50, reset: 50},
+			{at: 999, cost: 1, allow: false, remain: 0, retry: 1, reset: 1},
+			{at: 1000, cost: 2, allow: true, remain: 1, reset: 1000},
+			{at: 1500, cost: 2, allow: false, remain: 1, retry: 500, reset: 500},
+			{at: 1500, cost: 1, peek: true, allow: true, remain: 1, reset: 500},
+		}},
+		{"SlidingWindow", policy(core.SlidingWindow, 10, time.Second), []step{
+			{at: 100, cost: 8, allow: true, remain: 2, reset: 1900},
+			// elapsed 250 in the next bucket: estimate 8×0.75 = 6.
+			{at: 1250, cost: 4, allow: true, remain: 0, reset: 1750},
+			// 8×(750−d)+4000+1000 ≤ 10000 first holds at d = 125.
+			{at: 1250, cost: 1, allow: false, remain: 0, retry: 125, reset: 1750},
+			{at: 1374, cost: 1, allow: false, remain: 0, retry: 1, reset: 1626},
+			{at: 1375, cost: 1, allow: true, remain: 0, reset: 1625},
+			// curr = 5: cost 6 needs the next bucket, where 5·(1000−e) ≤ 4000 at e = 200.
+			{at: 1400, cost: 6, allow: false, remain: 0, retry: 800, reset: 1600},
+			{at: 2200, cost: 6, allow: true, remain: 0, reset: 1800},
+			{at: 4000, cost: 1, peek: true, allow: true, remain: 10, reset: 0},
+		}},
+		{"SlidingLog", policy(core.SlidingLog, 3, time.Second), []step{
+			{at: 0, cost: 1, allow: true, remain: 2, reset: 1000},
+			{at: 100, cost: 1, allow: true, remain: 1, reset: 1000},
+			{at: 200, cost: 1, allow: true, remain: 0, reset: 1000},
+			{at: 300, cost: 1, allow: false, remain: 0, retry: 700, reset: 900},
+			{at: 999, cost: 1, allow: false, remain: 0, retry: 1, reset: 201},
+			{at: 1000, cost: 1, allow: true, remain: 0, reset: 1000},
+			// units at 100, 200, 1000: cost 2 needs the 2nd oldest (200) gone.
+			{at: 1000, cost: 2, allow: false, remain: 0, retry: 200, reset: 1000},
+			{at: 1200, cost: 2, allow: true, remain: 0, reset: 1000},
+			{at: 5000, cost: 3, peek: true, allow: true, remain: 3, reset: 0},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			ctx := context.Background()
+			for i, st := range tc.steps {
+				call := s.Take
+				if st.peek {
+					call = s.Peek
+				}
+				r, err := call(ctx, "scripted", tc.policies, st.cost, at(st.at))
+				require.NoError(t, err)
+				want := core.PolicyState{Allowed: st.allow, Remaining: st.remain, RetryAfter: ms(st.retry), ResetAfter: ms(st.reset)}
+				require.Equal(t, want, r.States[0], "step %d (t=%d cost=%d)", i, st.at, st.cost)
+			}
+		})
+	}
+}
+
+func runAllOrNothing(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	ps, err := core.ValidatePolicies([]core.Policy{
+		core.PerSecond(3).Named("burst").Using(core.FixedWindow),
+		core.PerMinute(5).Named("steady").Using(core.SlidingLog),
+		core.PerMinute(100).Named("bulk"),
+	})
+	require.NoError(t, err)
+	for i := 0; i < 3; i++ {
+		r, err := s.Take(ctx, "k", ps, 1, at(0))
+		require.NoError(t, err)
+		require.True(t, r.States[0].Allowed && r.States[1].Allowed && r.States[2].Allowed)
+	}
+	// burst is exhausted: the others must not be charged for the denial.
+	for i := 0; i < 5; i++ {
+		r, err := s.Take(ctx, "k", ps, 1, at(500))
+		require.NoError(t, err)
+		require.False(t, r.States[0].Allowed)
+		require.True(t, r.States[1].Allowed)
+		require.Equal(t, int64(2), r.States[1].Remaining, "steady charged for a denied request")
+		require.Equal(t, int64(97), r.States[2].Remaining, "bulk charged for a denied request")
+	}
+	// next second: two more fit steady, the third is denied by steady alone.
+	for i, want := range []bool{true, true, false} {
+		r, err := s.Take(ctx, "k", ps, 1, at(1000))
+		require.NoError(t, err)
+		require.Equal(t, want, r.States[0].Allowed && r.States[1].Allowed, "request %d", i)
+	}
+	r, err := s.Peek(ctx, "k", ps, 1, at(1000))
+	require.NoError(t, err)
+	require.Equal(t, int64(1), r.States[0].Remaining, "burst charged for a request steady denied")
+	require.Equal(t, int64(95), r.States[2].Remaining)
+}
+
+func runPeek(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		ps := policy(alg, 2, time.Second)
+		key := "peek-" + alg.String()
+		for i := 0; i < 5; i++ {
+			r, err := s.Peek(ctx, key, ps, 2, at(10))
+			require.NoError(t, err)
+			require.Equal(t, core.PolicyState{Allowed: true, Remaining: 2}, r.States[0], alg)
+		}
+		r, err := s.Take(ctx, key, ps, 2, at(10))
+		require.NoError(t, err)
+		require.True(t, r.States[0].Allowed)
+		r, err = s.Peek(ctx, key, ps, 1, at(20))
+		require.NoError(t, err)
+		require.False(t, r.States[0].Allowed, alg)
+		require.Positive(t, r.States[0].RetryAfter, alg)
+	}
+}
+
+func runReset(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	ps, err := core.ValidatePolicies([]core.Policy{
+		core.PerSecond(1).Using(core.FixedWindow),
+		core.PerMinute(1).Using(core.SlidingLog),
+		core.PerHour(1),
+	})
+	require.NoError(t, err)
+	r, err := s.Take(ctx, "r", ps, 1, at(0))
+	require.NoError(t, err)
+	require.True(t, r.States[0].Allowed)
+	r, err = s.Take(ctx, "r", ps, 1, at(1))
+	require.NoError(t, err)
+	for i := range ps {
+		require.False(t, r.States[i].Allowed, ps[i].Name)
+	}
+	require.NoError(t, s.Reset(ctx, "r", ps))
+	r, err = s.Take(ctx, "r", ps, 1, at(2))
+	require.NoError(t, err)
+	for i := range ps {
+		require.True(t, r.States[i].Allowed, ps[i].Name)
+	}
+	require.NoError(t, s.Reset(ctx, "never-seen", ps))
+}
+
+func runIsolation(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		ps := policy(alg, 2, time.Minute)
+		keys := []string{"a-" + alg.String(), "b-" + alg.String(), "a-" + alg.String() + " ", "A-" + alg.String()}
+		for _, k := range keys {
+			for i, want := range []bool{true, true, false} {
+				r, err := s.Take(ctx, k, ps, 1, at(0))
+				require.NoError(t, err)
+				require.Equal(t, want, r.States[0].Allowed, "key %q request %d", k, i)
+			}
+		}
+		// Same key, another policy: separate counts.
+		other := policy(alg, 2, 2*time.Minute)
+		r, err := s.Take(ctx, keys[0], other, 2, at(0))
+		require.NoError(t, err)
+		require.True(t, r.States[0].Allowed)
+	}
+}
+
+func runBackward(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		ps := policy(alg, 2, time.Second)
+		key := "back-" + alg.String()
+		for _, when := range []int64{5000, 5001} {
+			r, err := s.Take(ctx, key, ps, 1, at(when))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed)
+		}
+		// A clock that jumps back a window or two must not hand out quota again.
+		for _, when := range []int64{4999, 4000, 3000, 5002} {
+			r, err := s.Take(ctx, key, ps, 1, at(when))
+			require.NoError(t, err)
+			require.False(t, r.States[0].Allowed, "%v at %d", alg, when)
+			require.Positive(t, r.States[0].RetryAfter)
+		}
+	}
+}
+
+// runHonest checks, for many states, that a denied request retried exactly
+// RetryAfter later is allowed and one retried a millisecond sooner is not.
+func runHonest(t *testing.T, newStore func(t *testing.T) core.Store) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		t.Run(alg.String(), func(t *testing.T) {
+			s := newStore(t)
+			ps := policy(alg, 7, 700*time.Millisecond)
+			now := int64(0)
+			for trial := 0; trial < 40; trial++ {
+				key := fmt.Sprintf("honest-%d", trial)
+				// Fill with a random history until denied.
+				var r core.Result
+				var cost int64
+				for {
+					now += rng.Int64N(120)
+					cost = 1 + rng.Int64N(3)
+					var err error
+					r, err = s.Take(ctx, key, ps, cost, at(now))
+					require.NoError(t, err)
+					if !r.States[0].Allowed {
+						break
+					}
+				}
+				wait := r.States[0].RetryAfter.Milliseconds()
+				require.Positive(t, wait)
+				require.LessOrEqual(t, wait, 2*ps[0].WindowMillis())
+				if wait > 1 {
+					p, err := s.Peek(ctx, key, ps, cost, at(now+wait-1))
+					require.NoError(t, err)
+					require.False(t, p.States[0].Allowed, "allowed 1ms before RetryAfter=%dms", wait)
+				}
+				p, err := s.Take(ctx, key, ps, cost, at(now+wait))
+				require.NoError(t, err)
+				require.True(t, p.States[0].Allowed, "denied at RetryAfter=%dms", wait)
+				now += wait
+			}
+		})
+	}
+}
+
+// runOracle replays random sequences against the store and the oracle and
+// requires identical results.
+func runOracle(t *testing.T, newStore func(t *testing.T) core.Store) {
+	mixes := map[string][]core.Policy{
+		"fixed":   {core.Per(5, 300*time.Millisecond).Using(core.FixedWindow)},
+		"sliding": {core.Per(9, 500*time.Millisecond)},
+		"log":     {core.Per(6, 400*time.Millisecond).Using(core.SlidingLog)},
+		"mixed": {
+			core.Per(4, 200*time.Millisecond).Named("short").Using(core.SlidingLog),
+			core.Per(10, time.Second).Named("medium"),
+			core.Per(15, 1500*time.Millisecond).Named("long").Using(core.FixedWindow),
+		},
+	}
+	ctx := context.Background()
+	for name, raw := range mixes {
+		t.Run(name, func(t *testing.T) {
+			ps, err := core.ValidatePolicies(raw)
+			require.NoError(t, err)
+			s, o := newStore(t), newOracle()
+			rng := rand.New(rand.NewPCG(uint64(len(name)), 42))
+			now := int64(0)
+			minLimit := ps[0].Limit
+			for _, p := range ps {
+				minLimit = min(minLimit, p.Limit)
+			}
+			for i := 0; i < 400; i++ {
+				now += rng.Int64N(90)
+				key := fmt.Sprintf("k%d", rng.IntN(3))
+				cost := 1 + rng.Int64N(min(3, minLimit))
+				switch rng.IntN(10) {
+				case 0:
+					got, err := s.Peek(ctx, key, ps, cost, at(now))
+					require.NoError(t, err)
+					require.Equal(t, o.take(key, ps, cost, now, false), got, "step %d: Peek(%s, cost %d) at %d", i, key, cost, now)
+				case 1:
+					if rng.IntN(4) == 0 {
+						require.NoError(t, s.Reset(ctx, key, ps))
+						o.reset(key, ps)
+					}
+				default:
+					got, err := s.Take(ctx, key, ps, cost, at(now))
+					require.NoError(t, err)
+					require.Equal(t, o.take(key, ps, cost, now, true), got, "step %d: Take(%s, cost %d) at %d", i, key, cost, now)
+				}
+			}
+		})
+	}
+}
+
+func runConcurrent(t *testing.T, newStore func(t *testing.T) core.Store) {
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		t.Run(alg.String(), func(t *testing.T) {
+			s := newStore(t)
+			ps, err := core.ValidatePolicies([]core.Policy{
+				core.PerMinute(50).Using(alg),
+				core.PerHour(1000).Named("hourly").Using(core.FixedWindow),
+			})
+			require.NoError(t, err)
+			const goroutines, each = 8, 25
+			var allowed atomic.Int64
+			var wg sync.WaitGroup
+			errs := make(chan error, goroutines)
+			for g := 0; g < goroutines; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < each; i++ {
+						r, err := s.Take(context.Background(), "hot", ps, 1, at(1000))
+						if err != nil {
+							errs <- err
+							return
+						}
+						if r.States[0].Allowed && r.States[1].Allowed {
+							allowed.Add(1)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				require.NoError(t, err)
+			}
+			require.Equal(t, int64(50), allowed.Load())
+			r, err := s.Peek(context.Background(), "hot", ps, 1, at(1000))
+			require.NoError(t, err)
+			require.Equal(t, int64(950), r.States[1].Remaining, "hourly charged for denied requests")
+		})
+	}
+}
