@@ -1,0 +1,58 @@
+// Package headers writes the rate-limit response fields for a decision.
+//
+// A [Writer] turns a core.Decision into header fields through a
+// set(name, value) func, so it works with any framework. Four modes:
+//
+//   - [IETF] (the default), draft-ietf-httpapi-ratelimit-headers-10:
+//
+//     RateLimit-Policy: "burst";q=10;w=1, "steady";q=600;w=60
+//     RateLimit: "burst";r=3;t=1
+//
+//     RateLimit-Policy is a Structured Field List (RFC 9651) with one item
+//     per policy: the policy name as a String, q its quota (Limit) and w its
+//     window in whole seconds. RateLimit reports, for the binding policy (or
+//     for every policy with AllPolicies), r the remaining quota and t the
+//     seconds until more quota is available.
+//
+//   - [Draft7]: RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset
+//     (delta seconds), the older draft many clients still read.
+//
+//   - [Legacy]: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset
+//     (delta seconds, or Unix epoch seconds as GitHub does with LegacyEpoch).
+//
+//   - [None]: no rate-limit fields.
+//
+// Retry-After is written separately by [WriteRetryAfter], on every enforced
+// denial, in every mode.
+//
+// # Numbers
+//
+// Every value is a non-negative integer. Durations are rounded up to whole
+// seconds, so a client that waits as long as it is told is never early:
+//
+//   - w, the window, is at least 1: a 500ms window is advertised as w=1 and a
+//     1500ms window as w=2.
+//   - t is the time until more quota: for an allowed request the policy's
+//     ResetAfter, for a policy that denies its RetryAfter, rounded up.
+//   - A policy that denies reports r=0 (also in observe-only mode, where the
+//     request goes through but the fields say what enforcement would do).
+//   - Retry-After is the binding policy's RetryAfter rounded up, at least 1,
+//     and so never earlier than that policy's t.
+//
+// Numbers larger than a Structured Field Integer can hold (15 digits) are
+// capped at 999999999999999.
+//
+// # Names
+//
+// A policy name is written as an sf-string, which may hold only printable
+// ASCII (0x20 to 0x7E); '"' and '\' are escaped. Any other character
+// (control characters, non-ASCII) is replaced by '_' so the field stays
+// valid. [ValidatePolicyName] reports such names at configuration time.
+//
+// # Partition key
+//
+// The draft's pk parameter lets a client tell quotas apart. It is off by
+// default; when enabled ([Writer.PartitionKey] with [Writer.WriteKey]) it is
+// a keyed hash of the rate-limit key, never the key itself: a raw IP address
+// or API key is never sent back.
+package headers

@@ -1,0 +1,114 @@
+package headers
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// writeIETF writes RateLimit-Policy and RateLimit.
+func (w Writer) writeIETF(set func(name, value string), v *decisionView, key string) {
+	var pk []byte
+	var pkBuf [pkEncodedLen]byte
+	if w.PartitionKey && key != "" {
+		pk = appendPartitionKey(pkBuf[:0], w.PartitionSecret, key)
+	}
+	var buf [256]byte
+	b := buf[:0]
+	for i := range v.policies {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendString(b, policyName(v, i))
+		b = append(b, ";q="...)
+		b = appendInt(b, v.limit(i))
+		b = append(b, ";w="...)
+		b = appendInt(b, v.window(i))
+		if pk != nil {
+			b = append(b, ";pk="...)
+			b = append(b, pk...)
+		}
+	}
+	set(FieldPolicy, string(b))
+
+	b = buf[:0]
+	first := true
+	for i := range v.policies {
+		if !w.AllPolicies && i != v.bind {
+			continue
+		}
+		if !first {
+			b = append(b, ", "...)
+		}
+		first = false
+		b = appendString(b, policyName(v, i))
+		b = append(b, ";r="...)
+		b = appendInt(b, v.remaining(i))
+		b = append(b, ";t="...)
+		b = appendInt(b, v.reset(i))
+		if pk != nil {
+			b = append(b, ";pk="...)
+			b = append(b, pk...)
+		}
+	}
+	set(FieldRateLimit, string(b))
+}
+
+// writeTriple writes the limit, remaining and reset fields of the binding
+// policy. A non-zero epoch makes reset a Unix time in seconds, rounded up.
+func writeTriple(set func(name, value string), v *decisionView, limit, remaining, reset string, epoch time.Time) {
+	i := v.bind
+	set(limit, strconv.FormatInt(v.limit(i), 10))
+	set(remaining, strconv.FormatInt(v.remaining(i), 10))
+	t := v.reset(i)
+	if !epoch.IsZero() {
+		t = clampInt(ceilUnix(epoch, t))
+	}
+	set(reset, strconv.FormatInt(t, 10))
+}
+
+// ceilUnix is the Unix time, in whole seconds rounded up, delta seconds
+// after now.
+func ceilUnix(now time.Time, delta int64) int64 {
+	s := now.Unix()
+	if now.Nanosecond() > 0 {
+		s++
+	}
+	return s + delta
+}
+
+// policyName is the name written for policy i.
+func policyName(v *decisionView, i int) string {
+	if n := v.policies[i].Name; n != "" {
+		return n
+	}
+	return v.policies[i].DefaultName()
+}
+
+// appendInt appends n in decimal.
+func appendInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }
+
+// appendString appends s as an sf-string: quoted, with '"' and '\'
+// escaped, and every character outside printable ASCII replaced by '_'.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+			i++
+		case c >= 0x20 && c <= 0x7e:
+			b = append(b, c)
+			i++
+		case c < utf8.RuneSelf:
+			b = append(b, '_')
+			i++
+		default:
+			_, size := utf8.DecodeRuneInString(s[i:])
+			b = append(b, '_')
+			i += size
+		}
+	}
+	return append(b, '"')
+}

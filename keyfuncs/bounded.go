@@ -1,0 +1,51 @@
+package keyfuncs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// DefaultMaxKeyLen is the longest key, in bytes, that the built-in
+// strategies return as is. Longer keys are hashed (see Bounded).
+const DefaultMaxKeyLen = 128
+
+// hashedKeyPrefix marks a key that was replaced by its hash.
+const hashedKeyPrefix = "h:"
+
+// hashedKeyLen is the length of a hashed key: the prefix and 32 hex digits
+// (128 bits of SHA-256).
+const hashedKeyLen = len(hashedKeyPrefix) + 32
+
+// Bounded caps the keys of f at max bytes: a longer key is replaced by
+// "h:" followed by 32 hex digits of its SHA-256, so two different long keys
+// still get different quotas while costing a fixed 34 bytes. max below 34
+// is raised to 34 (a hash must fit). Errors from f pass through.
+func Bounded(max int, f KeyFunc) KeyFunc {
+	if max < hashedKeyLen {
+		max = hashedKeyLen
+	}
+	return func(r Request) (string, error) {
+		k, err := f(r)
+		if err != nil {
+			return "", err
+		}
+		return boundKey(k, max), nil
+	}
+}
+
+// boundKey returns k, or its hash when k is longer than max bytes.
+func boundKey(k string, max int) string {
+	if len(k) <= max {
+		return k
+	}
+	return hashKey(k)
+}
+
+// hashKey returns the fixed-length hashed form of k.
+func hashKey(k string) string {
+	sum := sha256.Sum256([]byte(k))
+	var b [hashedKeyLen]byte
+	copy(b[:], hashedKeyPrefix)
+	hex.Encode(b[len(hashedKeyPrefix):], sum[:16])
+	return string(b[:])
+}

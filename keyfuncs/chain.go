@@ -1,0 +1,68 @@
+package keyfuncs
+
+import "net/netip"
+
+// clientAddr finds the client address of r: the peer, unless the peer is
+// trusted and a configured header names someone further out.
+func (c *clientIP) clientAddr(r Request) (netip.Addr, bool) {
+	peer, ok := parseHostPort(r.RemoteAddr())
+	if !ok {
+		return netip.Addr{}, false
+	}
+	if !(c.hops > 0 || c.isTrusted(peer)) {
+		return peer, true
+	}
+	for _, h := range c.headers {
+		vals := r.HeaderValues(h.name)
+		if len(vals) == 0 {
+			continue
+		}
+		if a, ok := c.fromHeader(h, vals, peer); ok {
+			return a, true
+		}
+	}
+	return peer, true
+}
+
+// fromHeader reads one configured header. It reports false when the header
+// held nothing usable (then the next header, or the peer, is used).
+func (c *clientIP) fromHeader(h sourceHeader, vals []string, peer netip.Addr) (netip.Addr, bool) {
+	switch h.kind {
+	case kindSingle:
+		a, ok := parseHostPort(vals[len(vals)-1])
+		return a, ok
+	case kindXFF:
+		var ch chain
+		ch.readXFF(vals)
+		return c.walk(&ch, peer)
+	default:
+		var ch chain
+		ch.readForwarded(vals)
+		return c.walk(&ch, peer)
+	}
+}
+
+// walk goes through the chain from the right and returns the first address
+// that is not trusted. The peer counts as hop 1. An entry that does not
+// parse ends the walk: the last trusted address before it (the proxy that
+// reported the garbage) is returned. A chain of nothing but trusted
+// addresses gives its leftmost address.
+func (c *clientIP) walk(ch *chain, peer netip.Addr) (netip.Addr, bool) {
+	if ch.n == 0 {
+		return netip.Addr{}, false
+	}
+	last := peer
+	hop := 1
+	for i := ch.n - 1; i >= 0; i-- {
+		e := ch.at(i)
+		hop++
+		if !e.ok {
+			return last, true
+		}
+		if hop > c.hops && !c.isTrusted(e.addr) {
+			return e.addr, true
+		}
+		last = e.addr
+	}
+	return last, true
+}

@@ -1,0 +1,192 @@
+package keyfuncs
+
+import (
+	"fmt"
+	"net/netip"
+	"net/textproto"
+	"strings"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// ClientIPConfig configures NewClientIP. The zero value keys by the peer
+// address only and reads no header, which is the only safe choice when you
+// do not know which proxies stand in front of you.
+type ClientIPConfig struct {
+	// TrustedProxies lists the addresses of your reverse proxies, as CIDR
+	// ranges ("10.0.0.0/8", "2001:db8::/48") or single IPs ("192.0.2.7").
+	// Headers are read only when the peer is one of them, and walking the
+	// forwarding chain from the right skips every address in them.
+	TrustedProxies []string
+
+	// TrustedHops is the number of reverse proxies every request passes
+	// through before reaching you, counting the one that connects to you.
+	// With TrustedHops n the peer is trusted and the n-1 rightmost chain
+	// entries are skipped whatever their address. Prefer TrustedProxies:
+	// a hop count is only right if no request can reach you by a shorter
+	// path. When both are set, an address is trusted if either says so.
+	TrustedHops int
+
+	// Headers are the headers consulted, in order; the first one present
+	// is used. "X-Forwarded-For" and "Forwarded" (RFC 7239) are lists
+	// walked from the right; any other name (e.g. "X-Real-IP",
+	// "CF-Connecting-IP") is a single address set by the trusted peer.
+	// Default: X-Forwarded-For, then Forwarded.
+	Headers []string
+
+	// IPv6Prefix is the prefix length, 1 to 128, by which IPv6 clients are
+	// grouped (default 64): every address in one /64 shares a key.
+	IPv6Prefix int
+}
+
+// DefaultIPv6Prefix is the prefix length by which IPv6 clients are grouped
+// when ClientIPConfig.IPv6Prefix is zero.
+const DefaultIPv6Prefix = 64
+
+// headerKind says how a configured header is read.
+type headerKind uint8
+
+const (
+	kindXFF       headerKind = iota // comma-separated list of addresses
+	kindForwarded                   // RFC 7239 elements with for= parameters
+	kindSingle                      // one address set by the peer
+)
+
+// sourceHeader is one configured header.
+type sourceHeader struct {
+	name string // canonical form
+	kind headerKind
+}
+
+// clientIP is a compiled ClientIPConfig.
+type clientIP struct {
+	trusted []netip.Prefix
+	hops    int
+	headers []sourceHeader
+	v6bits  int
+}
+
+// NewClientIP returns a KeyFunc that keys requests by client address,
+// reading forwarding headers only from trusted proxies (see the package
+// documentation). It returns an error wrapping core.ErrInvalidConfig,
+// naming the field, when the configuration is wrong.
+//
+// The key is the address as text ("192.0.2.1") for IPv4, and the masked
+// prefix ("2001:db8:1:2::/64") for IPv6. When no address can be found at
+// all (a peer address that does not parse, such as a Unix socket) the
+// KeyFunc returns ErrNoKey.
+func NewClientIP(cfg ClientIPConfig) (KeyFunc, error) {
+	c, err := compileClientIP(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return c.key, nil
+}
+
+// RemoteIP keys requests by the peer address only, reading no header.
+// IPv6 addresses are grouped by /64 and IPv4-mapped addresses are keyed as
+// IPv4.
+var RemoteIP KeyFunc = (&clientIP{v6bits: DefaultIPv6Prefix}).key
+
+func compileClientIP(cfg ClientIPConfig) (*clientIP, error) {
+	c := &clientIP{hops: cfg.TrustedHops, v6bits: cfg.IPv6Prefix}
+	if c.v6bits == 0 {
+		c.v6bits = DefaultIPv6Prefix
+	}
+	if c.v6bits < 1 || c.v6bits > 128 {
+		return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.IPv6Prefix must be 1 to 128, got %d", core.ErrInvalidConfig, cfg.IPv6Prefix)
+	}
+	if c.hops < 0 {
+		return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedHops must not be negative, got %d", core.ErrInvalidConfig, cfg.TrustedHops)
+	}
+	for i, s := range cfg.TrustedProxies {
+		p, err := parseTrusted(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies[%d]: %q is neither an IP address nor a CIDR range", core.ErrInvalidConfig, i, s)
+		}
+		c.trusted = append(c.trusted, p)
+	}
+	names := cfg.Headers
+	if len(names) == 0 {
+		names = []string{"X-Forwarded-For", "Forwarded"}
+	}
+	for i, n := range names {
+		if !validHeaderName(n) {
+			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.Headers[%d]: %q is not a valid header name", core.ErrInvalidConfig, i, n)
+		}
+		h := sourceHeader{name: textproto.CanonicalMIMEHeaderKey(n), kind: kindSingle}
+		switch h.name {
+		case "X-Forwarded-For":
+			h.kind = kindXFF
+		case "Forwarded":
+			h.kind = kindForwarded
+		}
+		c.headers = append(c.headers, h)
+	}
+	return c, nil
+}
+
+// parseTrusted parses a CIDR range or a single address as a prefix.
+func parseTrusted(s string) (netip.Prefix, error) {
+	s = strings.TrimSpace(s)
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return netip.Prefix{}, err
+		}
+		if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+			p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+		}
+		return p.Masked(), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	a = a.Unmap().WithZone("")
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+// validHeaderName reports whether s is an RFC 9110 token.
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// key is the KeyFunc.
+func (c *clientIP) key(r Request) (string, error) {
+	a, ok := c.clientAddr(r)
+	if !ok {
+		return "", ErrNoKey
+	}
+	return c.format(a), nil
+}
+
+// isTrusted reports whether a is in a trusted range.
+func (c *clientIP) isTrusted(a netip.Addr) bool {
+	for _, p := range c.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// format renders a as a key: IPv4 as is, IPv6 masked to the prefix.
+func (c *clientIP) format(a netip.Addr) string {
+	var buf [64]byte
+	if a.Is4() || c.v6bits == 128 {
+		return string(a.AppendTo(buf[:0]))
+	}
+	p, _ := a.Prefix(c.v6bits)
+	return string(p.AppendTo(buf[:0]))
+}

@@ -1,0 +1,51 @@
+package keyfuncs
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// FromContext keys requests by a value that earlier middleware stored in the
+// request context under ctxKey, typically a user or organisation id set by
+// authentication. The value may be a string, a fmt.Stringer or any integer
+// type. When it is missing, nil, empty or of another type, the key comes
+// from fallback; a nil fallback gives ErrNoKey.
+func FromContext(ctxKey any, fallback KeyFunc) KeyFunc {
+	return func(r Request) (string, error) {
+		if k, ok := contextString(r.Context().Value(ctxKey)); ok && k != "" {
+			return boundKey(k, DefaultMaxKeyLen), nil
+		}
+		return orFallback(r, fallback)
+	}
+}
+
+// contextString renders a context value as a key.
+func contextString(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case fmt.Stringer:
+		return v.String(), true
+	case int:
+		return strconv.FormatInt(int64(v), 10), true
+	case int8:
+		return strconv.FormatInt(int64(v), 10), true
+	case int16:
+		return strconv.FormatInt(int64(v), 10), true
+	case int32:
+		return strconv.FormatInt(int64(v), 10), true
+	case int64:
+		return strconv.FormatInt(v, 10), true
+	case uint:
+		return strconv.FormatUint(uint64(v), 10), true
+	case uint8:
+		return strconv.FormatUint(uint64(v), 10), true
+	case uint16:
+		return strconv.FormatUint(uint64(v), 10), true
+	case uint32:
+		return strconv.FormatUint(uint64(v), 10), true
+	case uint64:
+		return strconv.FormatUint(v, 10), true
+	}
+	return "", false
+}

@@ -1,0 +1,45 @@
+// Package keyfuncs turns an HTTP request into a rate-limit key.
+//
+// A key decides who shares a quota: every request that maps to the same key
+// is counted together. A [KeyFunc] reads a framework-neutral [Request] view
+// (each adapter fills one in from its native request) and returns the key,
+// [ErrSkip] when the request should not be limited at all, or [ErrNoKey]
+// when no key could be derived.
+//
+// # Strategies
+//
+//   - [RemoteIP]: the TCP peer address. Safe by default: no header is read.
+//   - [NewClientIP]: the client address behind trusted reverse proxies,
+//     read from X-Forwarded-For, Forwarded (RFC 7239), X-Real-IP or
+//     CF-Connecting-IP, but only when the peer itself is trusted.
+//   - [Header] and [BearerToken]: an API key or token, with a fallback
+//     strategy when the header is absent.
+//   - [FromContext]: a user or organisation id set by authentication
+//     middleware.
+//   - [Route]: method and route pattern, so /users/1 and /users/2 share a
+//     key.
+//   - [Compose] and [Prefix]: build "org:123:/v1/search" from the parts.
+//
+// # Client IP done right
+//
+// X-Forwarded-For is a list anyone can write to: a client sends
+// "X-Forwarded-For: 1.2.3.4" and every proxy on the way appends the address
+// it saw. Only the entries appended by proxies you run are trustworthy, and
+// they are on the right. So [NewClientIP] walks the list from the right,
+// skips addresses in trusted ranges, and returns the first one that is not
+// trusted: the address your outermost proxy saw. Entries to the left of it
+// are whatever the client chose to send and are never read. An entry that
+// does not parse as an IP address stops the walk (it can never become a key).
+//
+// IPv6 clients usually own a whole /64 (often more), so keys group IPv6
+// addresses by prefix (default /64): one host cannot escape its limit by
+// rotating through its subnet. IPv4-mapped IPv6 addresses (::ffff:1.2.3.4)
+// are keyed as the IPv4 address.
+//
+// # Keys are bounded
+//
+// A key is stored by every Store, so its size is memory. Every built-in
+// strategy caps keys at [DefaultMaxKeyLen] bytes: a longer key is replaced by
+// a fixed-length hash of itself (see [Bounded]). An attacker's 8 KB header
+// therefore costs the same memory as a short one.
+package keyfuncs

@@ -1,0 +1,123 @@
+package keyfuncs
+
+import "strings"
+
+// fwdParser reads the elements of one RFC 7239 Forwarded field value:
+//
+//	Forwarded: for=192.0.2.43, for="[2001:db8:cafe::17]:4711";proto=https
+//
+// Elements are separated by commas, parameters by semicolons, and values are
+// tokens or quoted strings (which may hold commas and semicolons).
+type fwdParser struct {
+	s string
+}
+
+// more reports whether an element remains.
+func (p *fwdParser) more() bool {
+	p.s = trimOWS(p.s)
+	for strings.HasPrefix(p.s, ",") {
+		p.s = trimOWS(p.s[1:])
+	}
+	return p.s != ""
+}
+
+// element consumes one element and returns its for= value, unquoted. ok is
+// false when the element has no for= parameter, more than one, or is
+// malformed; the parser then resumes after the next top-level comma.
+func (p *fwdParser) element() (forValue string, ok bool) {
+	found, bad := false, false
+	for {
+		p.s = trimOWS(p.s)
+		if p.s == "" {
+			break
+		}
+		if p.s[0] == ',' {
+			p.s = p.s[1:]
+			break
+		}
+		if p.s[0] == ';' {
+			p.s = p.s[1:]
+			continue
+		}
+		name, value, good := p.pair()
+		if !good {
+			bad = true
+			p.skipElement()
+			break
+		}
+		if strings.EqualFold(name, "for") {
+			if found {
+				bad = true
+			}
+			found, forValue = true, value
+		}
+	}
+	return forValue, found && !bad
+}
+
+// pair consumes name=value.
+func (p *fwdParser) pair() (name, value string, ok bool) {
+	i := 0
+	for i < len(p.s) && isTokenChar(p.s[i]) {
+		i++
+	}
+	if i == 0 || i >= len(p.s) || p.s[i] != '=' {
+		return "", "", false
+	}
+	name, p.s = p.s[:i], p.s[i+1:]
+	if p.s != "" && p.s[0] == '"' {
+		v, rest, ok := unquote(p.s)
+		if !ok {
+			return "", "", false
+		}
+		p.s = rest
+		return name, v, true
+	}
+	i = 0
+	for i < len(p.s) && isTokenChar(p.s[i]) {
+		i++
+	}
+	if i == 0 {
+		return "", "", false
+	}
+	value, p.s = p.s[:i], p.s[i:]
+	return name, value, true
+}
+
+// skipElement drops input up to and including the next comma outside
+// quotes.
+func (p *fwdParser) skipElement() {
+	quoted := false
+	for i := 0; i < len(p.s); i++ {
+		switch c := p.s[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == ',':
+			p.s = p.s[i+1:]
+			return
+		}
+	}
+	p.s = ""
+}
+
+// unquote reads a quoted string at the start of s. Escapes (\x) are only
+// resolved when present; addresses never need them, so a value holding one
+// is returned with the backslash kept and will not parse as an address.
+func unquote(s string) (value, rest string, ok bool) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return s[1:i], s[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
+// isTokenChar reports whether c may appear in an RFC 9110 token.
+func isTokenChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}

@@ -1,0 +1,56 @@
+package keyfuncs
+
+import (
+	"strings"
+)
+
+// Header keys requests by the value of the named header, e.g. "X-API-Key".
+// Surrounding white space is trimmed. When the header is absent or empty the
+// key comes from fallback; a nil fallback gives ErrNoKey.
+//
+// The value is used as is (bounded to DefaultMaxKeyLen). If it is a secret
+// you would rather not see in your store or logs, wrap the result in Hashed.
+func Header(name string, fallback KeyFunc) KeyFunc {
+	return func(r Request) (string, error) {
+		v := strings.TrimSpace(r.Header(name))
+		if v == "" {
+			return orFallback(r, fallback)
+		}
+		return boundKey(v, DefaultMaxKeyLen), nil
+	}
+}
+
+// BearerToken keys requests by the token of an "Authorization: Bearer
+// <token>" header. The token is a credential, so the key is always its hash
+// ("h:" and 32 hex digits): a store dump or a log line never shows it. When
+// the header is absent, empty or of another scheme, the key comes from
+// fallback; a nil fallback gives ErrNoKey.
+func BearerToken(fallback KeyFunc) KeyFunc {
+	return func(r Request) (string, error) {
+		tok, ok := bearer(r.Header("Authorization"))
+		if !ok {
+			return orFallback(r, fallback)
+		}
+		return hashKey(tok), nil
+	}
+}
+
+// bearer extracts the token from an Authorization value of scheme Bearer
+// (matched case-insensitively, as RFC 9110 says auth schemes are).
+func bearer(v string) (string, bool) {
+	v = strings.TrimSpace(v)
+	const scheme = "bearer"
+	if len(v) <= len(scheme) || !strings.EqualFold(v[:len(scheme)], scheme) || (v[len(scheme)] != ' ' && v[len(scheme)] != '\t') {
+		return "", false
+	}
+	tok := strings.TrimSpace(v[len(scheme):])
+	return tok, tok != ""
+}
+
+// orFallback runs fallback, or reports ErrNoKey when there is none.
+func orFallback(r Request, fallback KeyFunc) (string, error) {
+	if fallback == nil {
+		return "", ErrNoKey
+	}
+	return fallback(r)
+}

@@ -1,0 +1,43 @@
+package keyfuncs
+
+import (
+	"context"
+	"errors"
+)
+
+// Request is the framework-neutral view of an HTTP request that adapters
+// fill in. Implementations must be cheap: a KeyFunc may call any method
+// several times.
+type Request interface {
+	// Method is the HTTP method, e.g. "GET".
+	Method() string
+	// Path is the URL path as received, e.g. "/users/42".
+	Path() string
+	// Route is the route pattern if the framework knows it (e.g.
+	// "/users/{id}" or "/users/:id"), else "".
+	Route() string
+	// Header returns the first value of the named header, "" if absent.
+	Header(name string) string
+	// HeaderValues returns every value of a repeated header, in the order
+	// received. Callers must not modify the slice.
+	HeaderValues(name string) []string
+	// RemoteAddr is the peer address, "host:port" or a bare host.
+	RemoteAddr() string
+	// Context is the request's context.
+	Context() context.Context
+}
+
+// KeyFunc derives a rate-limit key from a request. It returns ErrSkip to
+// leave the request unlimited and ErrNoKey (possibly wrapped) when no key
+// could be derived.
+type KeyFunc func(r Request) (string, error)
+
+var (
+	// ErrSkip is returned by a KeyFunc to say: do not rate-limit this
+	// request.
+	ErrSkip = errors.New("keyfuncs: skip this request")
+
+	// ErrNoKey is returned when no key could be derived, e.g. the header
+	// is absent and there is no fallback.
+	ErrNoKey = errors.New("keyfuncs: no key")
+)
