@@ -1,0 +1,100 @@
+package testredis
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Instance is a private redis-server started by Server for one test.
+type Instance struct {
+	// Addr is the server's loopback host:port.
+	Addr string
+
+	cmd    *exec.Cmd
+	exited chan struct{}
+	once   sync.Once
+}
+
+// Server starts a redis-server of the test's own on a free loopback port,
+// without persistence, and stops it in t.Cleanup. Use it when the test must
+// stop the server (Stop) to see how code copes; the shared servers from
+// ./scripts/test must never be stopped.
+func Server(t testing.TB) *Instance {
+	t.Helper()
+	bin := ServerPath(t)
+	var lastErr error
+	for range 5 {
+		s, err := start(bin, t.TempDir())
+		if err == nil {
+			t.Cleanup(s.Stop)
+			return s
+		}
+		lastErr = err
+	}
+	t.Fatalf("testredis: start redis-server: %v", lastErr)
+	return nil
+}
+
+// start runs one server and waits (at most 5 s) until it answers PING.
+func start(bin, dir string) (*Instance, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("pick a port: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := ln.Close(); err != nil {
+		return nil, fmt.Errorf("pick a port: %w", err)
+	}
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--protected-mode", "no", "--save", "", "--appendonly", "no", "--dir", dir)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &Instance{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(s.exited) }()
+
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
+	defer c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.exited:
+			return nil, fmt.Errorf("redis-server on port %d exited at start", port)
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err = c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return s, nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.Stop()
+	return nil, fmt.Errorf("redis-server on port %d did not answer within 5s: %v", port, err)
+}
+
+// Client returns a new client of the instance, closed by t.Cleanup.
+func (s *Instance) Client(t testing.TB) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// Stop kills the server and waits for it to exit. It is safe to call more
+// than once.
+func (s *Instance) Stop() {
+	s.once.Do(func() {
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	})
+}

@@ -1,0 +1,134 @@
+package testredis
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// recorder is a testing.TB that records Skip and Fatal instead of acting on
+// them, so the unset-variable path can be checked.
+type recorder struct {
+	testing.TB
+	skipped, failed bool
+	msg             string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Skip(args ...any) {
+	r.skipped, r.msg = true, fmt.Sprint(args...)
+	runtime.Goexit()
+}
+func (r *recorder) Fatal(args ...any) {
+	r.failed, r.msg = true, fmt.Sprint(args...)
+	runtime.Goexit()
+}
+
+func (r *recorder) Skipf(format string, args ...any)  { r.Skip(fmt.Sprintf(format, args...)) }
+func (r *recorder) Fatalf(format string, args ...any) { r.Fatal(fmt.Sprintf(format, args...)) }
+
+func runRecorded(t *testing.T, f func(tb testing.TB)) *recorder {
+	r := &recorder{TB: t}
+	done := make(chan struct{})
+	go func() { defer close(done); f(r) }()
+	<-done
+	return r
+}
+
+func TestLookupUnset(t *testing.T) {
+	tests := []struct {
+		ci                  string
+		wantSkip, wantFatal bool
+	}{
+		{ci: "", wantSkip: true},
+		{ci: "false", wantSkip: true},
+		{ci: "true", wantFatal: true},
+	}
+	for _, tt := range tests {
+		t.Run("CI="+tt.ci, func(t *testing.T) {
+			t.Setenv(EnvAddr, "")
+			t.Setenv("CI", tt.ci)
+			r := runRecorded(t, func(tb testing.TB) { Addr(tb) })
+			assert.Equal(t, tt.wantSkip, r.skipped)
+			assert.Equal(t, tt.wantFatal, r.failed)
+			assert.Contains(t, r.msg, "./scripts/test")
+			assert.Contains(t, r.msg, EnvAddr)
+		})
+	}
+}
+
+func TestStandaloneFailsWhenUnreachable(t *testing.T) {
+	t.Setenv(EnvAddr, DeadAddr(t))
+	r := runRecorded(t, func(tb testing.TB) { Standalone(tb) })
+	assert.True(t, r.failed, "an unreachable server must fail the test, not skip it")
+	assert.False(t, r.skipped)
+}
+
+func TestStandalone(t *testing.T) {
+	ctx := context.Background()
+	a, b := Standalone(t), Standalone(t)
+	key := Prefix(t) + ":k"
+	require.NoError(t, a.Set(ctx, key, "v", time.Minute).Err())
+	got, err := b.Get(ctx, key).Result()
+	require.NoError(t, err)
+	assert.Equal(t, "v", got)
+	require.NoError(t, a.Del(ctx, key).Err())
+}
+
+func TestCluster(t *testing.T) {
+	ctx := context.Background()
+	c := Cluster(t)
+	assert.Len(t, ClusterAddrs(t), 3)
+	var masters atomic.Int32
+	require.NoError(t, c.ForEachMaster(ctx, func(context.Context, *redis.Client) error {
+		masters.Add(1)
+		return nil
+	}))
+	assert.Equal(t, int32(3), masters.Load())
+	// Keys spread over the slots of every master.
+	p := Prefix(t)
+	for i := range 30 {
+		k := fmt.Sprintf("%s:%d", p, i)
+		require.NoError(t, c.Set(ctx, k, i, time.Minute).Err())
+		require.NoError(t, c.Del(ctx, k).Err())
+	}
+}
+
+func TestUniversal(t *testing.T) {
+	clients := Universal(t)
+	require.Len(t, clients, 2)
+	for name, c := range clients {
+		require.NoError(t, c.Ping(context.Background()).Err(), name)
+	}
+}
+
+func TestPrefixUnique(t *testing.T) {
+	a, b := Prefix(t), Prefix(t)
+	assert.NotEqual(t, a, b)
+	assert.NotContains(t, a, "{")
+	assert.NotContains(t, a, "}")
+}
+
+func TestDeadAddrRefuses(t *testing.T) {
+	_, err := net.DialTimeout("tcp", DeadAddr(t), time.Second)
+	assert.Error(t, err)
+}
+
+func TestServerStartStop(t *testing.T) {
+	s := Server(t)
+	c := s.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	require.NoError(t, c.Ping(ctx).Err())
+	s.Stop()
+	s.Stop() // idempotent
+	assert.Error(t, c.Ping(ctx).Err(), "a stopped server must not answer")
+}
