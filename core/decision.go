@@ -49,24 +49,26 @@ type Decision struct {
 // State returns the state of Policies[i].
 func (d *Decision) State(i int) PolicyState { return d.States[i] }
 
-// decide builds a Decision from a store's per-policy result.
-func decide(policies []Policy, r *Result) Decision {
-	d := Decision{Allowed: true, Policies: policies, States: r.States}
+// decide builds a Decision from a store's per-policy result. It copies only
+// the states in use and writes straight into the named result.
+func decide(policies []Policy, r *Result) (d Decision) {
+	d.Allowed, d.Policies = true, policies
+	n := copy(d.States[:len(policies)], r.States[:len(policies)])
 	bind := 0
-	for i := range policies {
-		s := &r.States[i]
+	for i := 0; i < n; i++ {
+		s := &d.States[i]
 		if !s.Allowed {
-			if d.Allowed || s.RetryAfter > r.States[bind].RetryAfter {
+			if d.Allowed || s.RetryAfter > d.States[bind].RetryAfter {
 				bind = i
 			}
 			d.Allowed = false
 			continue
 		}
-		if d.Allowed && s.Remaining < r.States[bind].Remaining {
+		if d.Allowed && s.Remaining < d.States[bind].Remaining {
 			bind = i
 		}
 	}
-	s := &r.States[bind]
+	s := &d.States[bind]
 	d.Index = bind
 	d.Policy = policies[bind]
 	d.Limit = policies[bind].Limit

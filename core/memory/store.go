@@ -93,10 +93,10 @@ func (s *Store) Len() int {
 	return n
 }
 
-func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge bool) core.Result {
+func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge bool) (r core.Result) {
 	var (
-		r       core.Result
 		tables  [core.MaxPolicies]*table
+		known   [core.MaxPolicies]bool
 		fixed   [core.MaxPolicies]core.FixedWindowState
 		sliding [core.MaxPolicies]core.SlidingWindowState
 		logs    [core.MaxPolicies]*core.SlidingLogState
@@ -115,16 +115,20 @@ func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge b
 		var ps core.PolicyState
 		switch t.alg {
 		case core.FixedWindow:
-			fixed[i], ps = t.fixed[h].Eval(now, lim, w, cost)
+			st, ok := t.fixed[h]
+			fixed[i], ps = st.Eval(now, lim, w, cost)
+			known[i] = ok
 		case core.SlidingLog:
 			l := t.logs[h]
-			if l == nil {
+			if known[i] = l != nil; !known[i] {
 				l = new(core.SlidingLogState)
 			}
 			logs[i] = l
 			ps = l.Eval(now, lim, w, cost)
 		default:
-			sliding[i], ps = t.sliding[h].Eval(now, lim, w, cost)
+			st, ok := t.sliding[h]
+			sliding[i], ps = st.Eval(now, lim, w, cost)
+			known[i] = ok
 		}
 		r.States[i] = ps
 		all = all && ps.Allowed
@@ -135,7 +139,7 @@ func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge b
 	for i := range policies {
 		t, lim := tables[i], policies[i].Limit
 		w := t.window
-		fresh := !t.has(h)
+		fresh := !known[i]
 		if fresh {
 			s.admit(sh, t, now)
 		}

@@ -1,0 +1,32 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+)
+
+func ExampleLimiter() {
+	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	limiter, err := core.NewLimiter(memory.New(), []core.Policy{
+		core.PerSecond(2).Named("burst"),
+		core.PerMinute(100).Named("steady").Using(core.SlidingLog),
+	}, core.WithClock(clock))
+	if err != nil {
+		panic(err)
+	}
+	for i := 0; i < 3; i++ {
+		d, _ := limiter.Allow(context.Background(), "user-42")
+		fmt.Println(d.Allowed, d.Policy.Name, d.Remaining, d.RetryAfter)
+	}
+	// The sliding window counter lets the third request in once the two
+	// early ones, weighted into the next bucket, have half decayed: 1.5s.
+
+	// Output:
+	// true burst 1 0s
+	// true burst 0 0s
+	// false burst 0 1.5s
+}

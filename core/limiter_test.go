@@ -1,0 +1,199 @@
+package core_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+)
+
+var t0 = time.UnixMilli(1_800_000_000_000)
+
+func newLimiter(t *testing.T, policies ...core.Policy) (*core.Limiter, *core.FakeClock) {
+	t.Helper()
+	clock := core.NewFakeClock(t0)
+	l, err := core.NewLimiter(memory.New(), policies, core.WithClock(clock))
+	require.NoError(t, err)
+	return l, clock
+}
+
+func TestNewLimiterRejectsBadConfig(t *testing.T) {
+	cases := []struct {
+		name     string
+		store    core.Store
+		policies []core.Policy
+		opts     []core.Option
+		want     string
+	}{
+		{"nil store", nil, []core.Policy{core.PerSecond(1)}, nil, "nil Store"},
+		{"no policies", memory.New(), nil, nil, "no policies"},
+		{"zero limit", memory.New(), []core.Policy{core.PerSecond(0)}, nil, "Limit must be positive"},
+		{"negative limit", memory.New(), []core.Policy{core.PerSecond(-3)}, nil, "Limit must be positive"},
+		{"tiny window", memory.New(), []core.Policy{core.Per(1, time.Microsecond)}, nil, "at least 1ms"},
+		{"fractional ms", memory.New(), []core.Policy{core.Per(1, 1500*time.Microsecond)}, nil, "whole number of milliseconds"},
+		{"unknown algorithm", memory.New(), []core.Policy{core.PerSecond(1).Using(core.Algorithm(9))}, nil, "unknown Algorithm"},
+		{"duplicate names", memory.New(), []core.Policy{core.PerSecond(1).Named("x"), core.PerMinute(5).Named("x")}, nil, `both named "x"`},
+		{"duplicate default names", memory.New(), []core.Policy{core.PerSecond(1), core.PerSecond(1)}, nil, "both named"},
+		{"too many", memory.New(), make([]core.Policy, core.MaxPolicies+1), nil, "at most 8"},
+		{"huge product", memory.New(), []core.Policy{core.Per(1<<40, 24*time.Hour)}, nil, "too large"},
+		{"nil clock", memory.New(), []core.Policy{core.PerSecond(1)}, []core.Option{core.WithClock(nil)}, "nil Clock"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := core.NewLimiter(tc.store, tc.policies, tc.opts...)
+			require.ErrorIs(t, err, core.ErrInvalidConfig)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Nil(t, l)
+		})
+	}
+}
+
+func TestDefaultNames(t *testing.T) {
+	for want, p := range map[string]core.Policy{
+		"10-per-1s":    core.PerSecond(10),
+		"600-per-1m":   core.PerMinute(600),
+		"1000-per-1h":  core.PerHour(1000),
+		"5-per-500ms":  core.Per(5, 500*time.Millisecond),
+		"7-per-90s":    core.Per(7, 90*time.Second),
+		"3-per-1500ms": core.Per(3, 1500*time.Millisecond),
+	} {
+		ps, err := core.ValidatePolicies([]core.Policy{p})
+		require.NoError(t, err)
+		assert.Equal(t, want, ps[0].Name)
+	}
+}
+
+func TestParseAlgorithm(t *testing.T) {
+	for _, a := range []core.Algorithm{core.SlidingWindow, core.FixedWindow, core.SlidingLog} {
+		got, err := core.ParseAlgorithm(a.String())
+		require.NoError(t, err)
+		assert.Equal(t, a, got)
+	}
+	_, err := core.ParseAlgorithm("token-bucket")
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	assert.Equal(t, "Algorithm(9)", core.Algorithm(9).String())
+}
+
+func TestBadRequestsAreErrors(t *testing.T) {
+	l, _ := newLimiter(t, core.PerSecond(5), core.PerMinute(3))
+	ctx := context.Background()
+	_, err := l.Allow(ctx, "")
+	require.ErrorIs(t, err, core.ErrEmptyKey)
+	_, err = l.AllowN(ctx, "k", 0)
+	require.ErrorIs(t, err, core.ErrInvalidCost)
+	_, err = l.AllowN(ctx, "k", -1)
+	require.ErrorIs(t, err, core.ErrInvalidCost)
+	_, err = l.AllowN(ctx, "k", 4)
+	require.ErrorIs(t, err, core.ErrInvalidCost)
+	assert.Contains(t, err.Error(), `"3-per-1m"`)
+	_, err = l.Peek(ctx, "", 1)
+	require.ErrorIs(t, err, core.ErrEmptyKey)
+	require.ErrorIs(t, l.Reset(ctx, ""), core.ErrEmptyKey)
+	// Nothing was charged by the rejected calls.
+	d, err := l.Peek(ctx, "k", 3)
+	require.NoError(t, err)
+	assert.True(t, d.Allowed)
+}
+
+func TestDecisionNamesBindingPolicy(t *testing.T) {
+	l, clock := newLimiter(t,
+		core.PerSecond(3).Named("burst").Using(core.FixedWindow),
+		core.PerMinute(4).Named("steady").Using(core.SlidingLog))
+	ctx := context.Background()
+
+	d, err := l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, d.Allowed)
+	assert.Equal(t, "burst", d.Policy.Name, "least remaining: burst 2 vs steady 3")
+	assert.Equal(t, int64(2), d.Remaining)
+	assert.Equal(t, int64(3), d.Limit)
+	assert.Len(t, d.Policies, 2)
+	assert.Equal(t, int64(3), d.State(1).Remaining)
+
+	for i := 0; i < 2; i++ {
+		_, err = l.Allow(ctx, "k")
+		require.NoError(t, err)
+	}
+	d, err = l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, d.Allowed)
+	assert.Equal(t, "burst", d.Policy.Name)
+	assert.Equal(t, 0, d.Index)
+	assert.Equal(t, time.Second, d.RetryAfter)
+
+	clock.Advance(time.Second)
+	_, err = l.Allow(ctx, "k")
+	require.NoError(t, err)
+	d, err = l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, d.Allowed)
+	assert.Equal(t, "steady", d.Policy.Name)
+	assert.Equal(t, 1, d.Index)
+	assert.Equal(t, 59*time.Second, d.RetryAfter, "the oldest unit (t0) leaves the minute at t0+60s; now is t0+1s")
+	assert.True(t, d.State(0).Allowed, "burst alone would allow")
+}
+
+func TestDecisionPicksLongestWaitAmongDenials(t *testing.T) {
+	l, _ := newLimiter(t,
+		core.PerSecond(1).Named("a").Using(core.FixedWindow),
+		core.PerMinute(1).Named("b").Using(core.FixedWindow))
+	ctx := context.Background()
+	_, err := l.Allow(ctx, "k")
+	require.NoError(t, err)
+	d, err := l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, d.Allowed)
+	assert.Equal(t, "b", d.Policy.Name)
+	assert.Equal(t, time.Minute, d.RetryAfter)
+}
+
+func TestSetPoliciesKeepsCounts(t *testing.T) {
+	l, _ := newLimiter(t, core.PerMinute(3).Named("plan"))
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		d, err := l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, d.Allowed)
+	}
+	d, err := l.Allow(ctx, "k")
+	require.NoError(t, err)
+	require.False(t, d.Allowed)
+
+	require.NoError(t, l.SetPolicies(core.PerMinute(5).Named("plan")))
+	d, err = l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, d.Allowed)
+	assert.Equal(t, int64(1), d.Remaining, "the three earlier requests still count")
+
+	err = l.SetPolicies(core.PerMinute(0))
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	assert.Equal(t, int64(5), l.Policies()[0].Limit, "a failed SetPolicies changes nothing")
+}
+
+func TestResetForgets(t *testing.T) {
+	l, _ := newLimiter(t, core.PerHour(1))
+	ctx := context.Background()
+	_, err := l.Allow(ctx, "k")
+	require.NoError(t, err)
+	d, err := l.Allow(ctx, "k")
+	require.NoError(t, err)
+	require.False(t, d.Allowed)
+	require.NoError(t, l.Reset(ctx, "k"))
+	d, err = l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, d.Allowed)
+}
+
+func TestFakeClock(t *testing.T) {
+	c := core.NewFakeClock(t0)
+	c.Advance(time.Second)
+	assert.Equal(t, t0.Add(time.Second), c.Now())
+	c.Set(t0)
+	assert.Equal(t, t0, c.Now())
+	assert.WithinDuration(t, time.Now(), core.SystemClock{}.Now(), time.Minute)
+}

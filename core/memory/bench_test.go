@@ -1,0 +1,132 @@
+package memory_test
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+)
+
+var algorithms = []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog}
+
+func benchLimiter(b *testing.B, alg core.Algorithm) *core.Limiter {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.Per(1<<40/86_400_000, 24*time.Hour).Using(alg)})
+	if alg == core.SlidingLog {
+		// A log keeps every admitted unit: bound it so the benchmark measures
+		// the steady state (mostly denials once full), not the allocator.
+		l, err = core.NewLimiter(memory.New(), []core.Policy{core.PerSecond(1000).Using(alg)})
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// BenchmarkHotKey is one key, one goroutine.
+func BenchmarkHotKey(b *testing.B) {
+	for _, alg := range algorithms {
+		b.Run(alg.String(), func(b *testing.B) {
+			l := benchLimiter(b, alg)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := l.Allow(ctx, "203.0.113.7"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkHotKeyParallel is one key shared by every goroutine.
+func BenchmarkHotKeyParallel(b *testing.B) {
+	for _, alg := range algorithms {
+		b.Run(alg.String(), func(b *testing.B) {
+			l := benchLimiter(b, alg)
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := l.Allow(ctx, "203.0.113.7"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkKeysParallel spreads goroutines over many keys, as real traffic
+// does: this is the case sharding is for.
+func BenchmarkKeysParallel(b *testing.B) {
+	keys := makeKeys(1 << 14)
+	for _, alg := range algorithms {
+		b.Run(alg.String(), func(b *testing.B) {
+			l := benchLimiter(b, alg)
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					if _, err := l.Allow(ctx, keys[i&(len(keys)-1)]); err != nil {
+						b.Fatal(err)
+					}
+					i += 7
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkMillionKeys cycles over 1,000,000 distinct keys (about 12 bytes
+// each) and reports the heap held per tracked key.
+func BenchmarkMillionKeys(b *testing.B) {
+	const n = 1_000_000
+	keys := makeKeys(n)
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		b.Run(alg.String(), func(b *testing.B) {
+			ctx := context.Background()
+			before := heapInUse()
+			l := benchLimiter(b, alg)
+			for _, k := range keys {
+				if _, err := l.Allow(ctx, k); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(heapInUse()-before)/n, "B/key")
+			b.ReportAllocs()
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				if _, err := l.Allow(ctx, keys[i]); err != nil {
+					b.Fatal(err)
+				}
+				if i++; i == n {
+					i = 0
+				}
+			}
+			b.StopTimer()
+			runtime.KeepAlive(l)
+		})
+	}
+}
+
+func makeKeys(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = "10.0." + strconv.Itoa(i>>8&0xffff) + "." + strconv.Itoa(i&0xff)
+	}
+	return keys
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}

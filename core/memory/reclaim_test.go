@@ -1,0 +1,90 @@
+package memory_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+)
+
+var t0 = time.UnixMilli(1_800_000_000_000)
+
+func policies(t *testing.T, ps ...core.Policy) []core.Policy {
+	t.Helper()
+	out, err := core.ValidatePolicies(ps)
+	require.NoError(t, err)
+	return out
+}
+
+func TestKeyCapBoundsEntries(t *testing.T) {
+	const capKeys = 1000
+	s := memory.New(memory.WithShards(8), memory.WithMaxKeys(capKeys))
+	ps := policies(t, core.PerMinute(10).Using(core.FixedWindow))
+	ctx := context.Background()
+	for i := 0; i < 20*capKeys; i++ {
+		r, err := s.Take(ctx, "flood-"+strconv.Itoa(i), ps, 1, t0)
+		require.NoError(t, err)
+		require.True(t, r.States[0].Allowed)
+		require.LessOrEqual(t, s.Len(), capKeys)
+	}
+	assert.Greater(t, s.Len(), capKeys/2, "the cap should be used, not emptied")
+}
+
+func TestIdleKeysAreReclaimed(t *testing.T) {
+	s := memory.New(memory.WithShards(1))
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		ps := policies(t, core.PerSecond(5).Using(alg))
+		now := t0
+		// Each round inserts 1000 keys, then time moves past every window:
+		// without reclaiming, the store would grow by 1000 a round.
+		for round := 0; round < 20; round++ {
+			for i := 0; i < 1000; i++ {
+				_, err := s.Take(ctx, strconv.Itoa(round)+"-"+strconv.Itoa(i), ps, 1, now)
+				require.NoError(t, err)
+			}
+			now = now.Add(3 * time.Second)
+		}
+		assert.Less(t, s.Len(), 4000, alg.String())
+		s = memory.New(memory.WithShards(1))
+	}
+}
+
+func TestZeroAllocsForExistingKey(t *testing.T) {
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		s := memory.New()
+		l, err := core.NewLimiter(s, []core.Policy{core.PerSecond(1_000_000).Using(alg), core.PerHour(1 << 30).Using(core.FixedWindow)})
+		require.NoError(t, err)
+		_, err = l.Allow(ctx, "hot-key-1234")
+		require.NoError(t, err)
+		allocs := testing.AllocsPerRun(1000, func() {
+			if _, err := l.Allow(ctx, "hot-key-1234"); err != nil {
+				panic(err)
+			}
+		})
+		if alg == core.SlidingLog {
+			// The log's ring buffer grows (amortised) as it fills.
+			assert.Less(t, allocs, 0.05, alg.String())
+			continue
+		}
+		assert.Zero(t, allocs, alg.String())
+	}
+}
+
+func TestSlidingLogMemoryBoundedByLimit(t *testing.T) {
+	s := memory.New(memory.WithShards(1))
+	ps := policies(t, core.PerMinute(100).Using(core.SlidingLog))
+	ctx := context.Background()
+	for i := 0; i < 10_000; i++ {
+		_, err := s.Take(ctx, "k", ps, 1, t0.Add(time.Duration(i)*time.Millisecond))
+		require.NoError(t, err)
+	}
+	assert.LessOrEqual(t, memory.LogCapForTest(s, "k", ps[0]), 100)
+}
