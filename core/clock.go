@@ -2,6 +2,7 @@ package core
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -11,10 +12,40 @@ type Clock interface {
 }
 
 // SystemClock is the Clock of the operating system.
+//
+// Reading the wall clock costs two clock reads (wall and monotonic), a
+// large share of a limiter decision, so SystemClock reads only the
+// monotonic clock and adds it to a wall-clock anchor taken at most a second
+// ago. The result follows NTP slewing exactly and an NTP step within a
+// second. Times it returns carry no monotonic reading; they compare as wall
+// times, which is what the stores use.
 type SystemClock struct{}
 
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
+// anchor pairs a wall-clock reading (with its monotonic reading) with the
+// wall time alone.
+type anchor struct {
+	mono time.Time // from time.Now: has a monotonic reading
+	wall time.Time // the same instant, monotonic reading stripped
+}
+
+var clockAnchor atomic.Pointer[anchor]
+
+// reanchorEvery bounds how long SystemClock trusts the monotonic clock
+// before reading the wall clock again.
+const reanchorEvery = time.Second
+
+// Now returns the current wall time.
+func (SystemClock) Now() time.Time {
+	a := clockAnchor.Load()
+	if a != nil {
+		if d := time.Since(a.mono); d >= 0 && d < reanchorEvery {
+			return a.wall.Add(d)
+		}
+	}
+	now := time.Now()
+	clockAnchor.Store(&anchor{mono: now, wall: now.Round(0)})
+	return now.Round(0)
+}
 
 // FakeClock is a Clock that moves only when told. It is safe for
 // concurrent use.
