@@ -1,0 +1,44 @@
+// Package ratewindow holds the options shared by every HTTP adapter of the
+// ratewindow rate limiter: nethttp (net/http, chi, gorilla), ginmw (Gin),
+// echomw (Echo) and fibermw (Fiber). The options have the same names and the
+// same meaning in all four, because all four run the same request flow:
+//
+//  1. Skip the request if a skip func says so (exemptions such as /healthz
+//     are simpler: do not mount the middleware on them).
+//  2. Derive the key with a keyfuncs.KeyFunc (the client IP by default).
+//  3. Choose the limiter: the one given to the adapter, or one chosen per
+//     request by a LimiterFunc (plans, tiers).
+//  4. Weigh the request with a CostFunc (1 by default) and ask the limiter,
+//     under an optional timeout, whether it is allowed.
+//  5. Write the rate-limit headers (IETF RateLimit fields by default).
+//  6. Pass the request on, or deny it: 429 Too Many Requests with
+//     Retry-After and a JSON body. In observe-only mode nothing is ever
+//     denied; the request passes and the decision is reported as
+//     "would deny".
+//  7. Report the decision to an OnDecision hook, if one is set.
+//
+// # Errors from the store
+//
+// When the store fails (Redis down, timeout), the middleware fails open by
+// default: the request passes and the error is reported in the Event. With
+// WithFailClosed it answers 503 Service Unavailable with the JSON body
+// {"error":"rate_limiter_unavailable","message":"..."}. A key func that
+// cannot find a key (keyfuncs.ErrNoKey, or any other error) is treated the
+// same way, since the request could not be counted; keyfuncs.ErrSkip, on the
+// other hand, lets the request pass unlimited.
+//
+// # One line to add
+//
+//	store := memory.New()
+//	limiter, err := core.NewLimiter(store, []core.Policy{core.PerMinute(100)})
+//	...
+//	mw, err := nethttp.New(limiter, ratewindow.WithKeyFunc(keyfuncs.RemoteIP))
+//	...
+//	http.ListenAndServe(":8080", mw(handler))
+//
+// # Rolling out
+//
+// Start with WithObserveOnly(true): headers are written and every decision
+// is reported, but nothing is blocked. Then switch enforcement on tenant by
+// tenant with WithObserveOnlyFunc, and finally for everyone.
+package ratewindow

@@ -1,0 +1,13 @@
+// Package echomw is the ratewindow middleware for Echo, as an
+// echo.MiddlewareFunc. Like Echo's own middleware it takes a Skipper (see
+// Config); a denied request is answered and nil returned, so Echo's error
+// handler is not involved and every adapter answers alike.
+//
+//	limit, err := echomw.New(limiter)
+//	...
+//	e.GET("/", handler, limit)  // one route
+//	api := e.Group("/api", limit) // a group
+//
+// The options are those of package ratewindow, shared by every adapter.
+// The route is c.Path() (e.g. "/items/:id").
+package echomw

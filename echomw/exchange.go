@@ -1,0 +1,40 @@
+package echomw
+
+import (
+	"context"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+)
+
+// exchange is an echo.Context seen as the flow's request view and response
+// surface. Exchanges are pooled; one is valid only until the flow returns.
+type exchange struct{ c echo.Context }
+
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+
+func getExchange(c echo.Context) *exchange {
+	x := exchanges.Get().(*exchange)
+	x.c = c
+	return x
+}
+
+func putExchange(x *exchange) {
+	x.c = nil
+	exchanges.Put(x)
+}
+
+func (x *exchange) Method() string                    { return x.c.Request().Method }
+func (x *exchange) Path() string                      { return x.c.Request().URL.Path }
+func (x *exchange) Route() string                     { return x.c.Path() }
+func (x *exchange) Header(name string) string         { return x.c.Request().Header.Get(name) }
+func (x *exchange) HeaderValues(name string) []string { return x.c.Request().Header.Values(name) }
+func (x *exchange) RemoteAddr() string                { return x.c.Request().RemoteAddr }
+func (x *exchange) Context() context.Context          { return x.c.Request().Context() }
+func (x *exchange) SetHeader(name, value string)      { x.c.Response().Header().Set(name, value) }
+
+func (x *exchange) Send(status int, body []byte) {
+	r := x.c.Response()
+	r.WriteHeader(status)
+	_, _ = r.Write(body)
+}

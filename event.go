@@ -1,0 +1,86 @@
+package ratewindow
+
+import (
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// Outcome says what the middleware did with a request.
+type Outcome uint8
+
+// The outcomes, one per request.
+const (
+	// Allowed: the limiter admitted the request; it was passed on.
+	Allowed Outcome = iota
+	// Denied: the limiter refused the request; it was answered 429.
+	Denied
+	// WouldDeny: the limiter refused the request but it was observe-only,
+	// so it was passed on.
+	WouldDeny
+	// StoreErrorPassed: the limiter failed (store error, timeout, no key)
+	// and the request was passed on (fail open, or observe-only).
+	StoreErrorPassed
+	// StoreErrorRejected: the limiter failed and the request was answered
+	// 503 (fail closed).
+	StoreErrorRejected
+	// Skipped: a skip func or keyfuncs.ErrSkip exempted the request; it
+	// was passed on uncounted.
+	Skipped
+)
+
+var outcomeNames = [...]string{
+	Allowed:            "allowed",
+	Denied:             "denied",
+	WouldDeny:          "would_deny",
+	StoreErrorPassed:   "store_error_passed",
+	StoreErrorRejected: "store_error_rejected",
+	Skipped:            "skipped",
+}
+
+// String returns the outcome in snake case ("allowed", "would_deny", ...),
+// ready for a metrics label.
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
+
+// Passed reports whether the request was passed on to the next handler.
+func (o Outcome) Passed() bool { return o != Denied && o != StoreErrorRejected }
+
+// Event is everything the middleware knows about one request, given to the
+// OnDecision hook and to deny and error handlers. It is a plain value: keep
+// it or send it elsewhere as you like.
+type Event struct {
+	// Outcome says what was done with the request.
+	Outcome Outcome
+	// Key is the rate-limit key ("" when skipped before or by the key
+	// func, or when the key func failed).
+	Key string
+	// Route is the route pattern if the framework knows it, Method the
+	// HTTP method, Path the URL path.
+	Route, Method, Path string
+	// Cost is the weight the request was charged (or would have been).
+	Cost int64
+	// Decision is the limiter's decision: binding policy, remaining,
+	// retry-after and every policy's state. It is the zero Decision when
+	// the limiter was not asked (Skipped) or failed.
+	Decision core.Decision
+	// ObserveOnly reports whether the request was in observe-only mode.
+	ObserveOnly bool
+	// WouldDeny reports whether the limiter refused the request, whether
+	// or not it was enforced (true for Denied and WouldDeny).
+	WouldDeny bool
+	// Err is the error that made the limiter fail: a store error (wrapping
+	// context.DeadlineExceeded on a timeout), a key func error, an invalid
+	// cost. Nil otherwise.
+	Err error
+	// FailedOpen reports whether the request passed because of the fail
+	// policy (Outcome StoreErrorPassed).
+	FailedOpen bool
+	// Latency is the wall time the store call took (zero if none was
+	// made).
+	Latency time.Duration
+}

@@ -1,0 +1,67 @@
+package fibermw
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// exchange is a *fiber.Ctx seen as the flow's request view and response
+// surface. Converting the pointer costs nothing. Every string it returns
+// is owned (copied out of Fiber's reused buffers) or constant.
+type exchange fiber.Ctx
+
+func (x *exchange) ctx() *fiber.Ctx { return (*fiber.Ctx)(x) }
+
+// Method maps the method onto a constant, so the common ones need no copy.
+func (x *exchange) Method() string {
+	switch m := x.ctx().Method(); m {
+	case http.MethodGet:
+		return http.MethodGet
+	case http.MethodPost:
+		return http.MethodPost
+	case http.MethodPut:
+		return http.MethodPut
+	case http.MethodPatch:
+		return http.MethodPatch
+	case http.MethodDelete:
+		return http.MethodDelete
+	case http.MethodHead:
+		return http.MethodHead
+	case http.MethodOptions:
+		return http.MethodOptions
+	default:
+		return strings.Clone(m)
+	}
+}
+
+func (x *exchange) Path() string  { return string(x.ctx().Request().URI().Path()) }
+func (x *exchange) Route() string { return x.ctx().Route().Path }
+
+func (x *exchange) Header(name string) string {
+	return string(x.ctx().Request().Header.Peek(name))
+}
+
+func (x *exchange) HeaderValues(name string) []string {
+	raw := x.ctx().Request().Header.PeekAll(name)
+	if len(raw) == 0 {
+		return nil
+	}
+	vs := make([]string, len(raw))
+	for i, v := range raw {
+		vs[i] = string(v)
+	}
+	return vs
+}
+
+func (x *exchange) RemoteAddr() string           { return x.ctx().Context().RemoteAddr().String() }
+func (x *exchange) Context() context.Context     { return x.ctx().UserContext() }
+func (x *exchange) SetHeader(name, value string) { x.ctx().Set(name, value) }
+
+func (x *exchange) Send(status int, body []byte) {
+	c := x.ctx()
+	c.Status(status)
+	c.Response().SetBody(body)
+}

@@ -1,0 +1,12 @@
+// Package ginmw is the ratewindow middleware for Gin, as a gin.HandlerFunc.
+// A denied request is answered and the chain aborted (c.Abort), so later
+// handlers do not run.
+//
+//	limit, err := ginmw.New(limiter, ratewindow.WithKeyFunc(keyfuncs.RemoteIP))
+//	...
+//	r.GET("/", limit, handler)        // one route
+//	api := r.Group("/api", limit)     // a group
+//
+// The options are those of package ratewindow, shared by every adapter.
+// The route is c.FullPath() (e.g. "/items/:id").
+package ginmw

@@ -1,0 +1,83 @@
+package middleware
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// ErrNoLimiter is reported (as a limiter failure) when a LimiterFunc chose
+// no limiter and no default limiter is configured.
+var ErrNoLimiter = errors.New("ratewindow: no limiter for this request")
+
+// Flow is a compiled middleware configuration. It is immutable and safe for
+// concurrent use.
+type Flow struct {
+	limiter     *core.Limiter
+	limiterFunc ratewindow.LimiterFunc
+	key         keyfuncs.KeyFunc
+	cost        ratewindow.CostFunc
+	skip        func(keyfuncs.Request) bool
+	observe     bool
+	observeFunc func(keyfuncs.Request) bool
+	failClosed  bool
+	timeout     time.Duration
+	headers     headers.Writer
+	deny        ratewindow.Handler
+	onError     ratewindow.Handler
+	hook        func(ratewindow.Event)
+}
+
+// New checks cfg and compiles it. Every problem is an error wrapping
+// core.ErrInvalidConfig that names the field.
+func New(cfg ratewindow.Config) (*Flow, error) {
+	if cfg.Limiter == nil && cfg.LimiterFunc == nil {
+		return nil, fmt.Errorf("%w: ratewindow: Limiter is nil (pass a *core.Limiter, or set WithLimiterFunc)", core.ErrInvalidConfig)
+	}
+	if cfg.Timeout < 0 {
+		return nil, fmt.Errorf("%w: ratewindow: Timeout must not be negative, got %v", core.ErrInvalidConfig, cfg.Timeout)
+	}
+	if cfg.Headers.Mode > headers.None {
+		return nil, fmt.Errorf("%w: ratewindow: Headers.Mode: unknown mode %v", core.ErrInvalidConfig, cfg.Headers.Mode)
+	}
+	f := &Flow{
+		limiter:     cfg.Limiter,
+		limiterFunc: cfg.LimiterFunc,
+		key:         cfg.KeyFunc,
+		cost:        cfg.CostFunc,
+		skip:        cfg.Skip,
+		observe:     cfg.ObserveOnly,
+		observeFunc: cfg.ObserveOnlyFunc,
+		failClosed:  cfg.FailClosed,
+		timeout:     cfg.Timeout,
+		headers:     cfg.Headers,
+		deny:        cfg.DenyHandler,
+		onError:     cfg.ErrorHandler,
+		hook:        cfg.OnDecision,
+	}
+	if f.key == nil {
+		f.key = keyfuncs.RemoteIP
+	}
+	if f.deny == nil {
+		f.deny = ratewindow.DefaultDenyHandler
+	}
+	if f.onError == nil {
+		f.onError = ratewindow.DefaultErrorHandler
+	}
+	return f, nil
+}
+
+// FromOptions applies opts over a Config holding l and compiles it: the
+// body of every adapter's New.
+func FromOptions(l *core.Limiter, opts []ratewindow.Option) (*Flow, error) {
+	cfg := ratewindow.Apply(opts...)
+	if l != nil {
+		cfg.Limiter = l
+	}
+	return New(cfg)
+}

@@ -1,0 +1,169 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// Handle runs the flow for one request. It returns true when the adapter
+// must call the next handler, and false when the response has been written
+// (denied, or failed closed) and the chain must stop.
+func (f *Flow) Handle(x Exchange) bool {
+	if f.skip != nil && f.skip(x) {
+		return f.skipped(x, "")
+	}
+	key, err := f.key(x)
+	if err != nil {
+		if errors.Is(err, keyfuncs.ErrSkip) {
+			return f.skipped(x, "")
+		}
+		return f.failed(x, "", 0, err, 0)
+	}
+	l := f.limiter
+	if f.limiterFunc != nil {
+		chosen, err := f.limiterFunc(x, key)
+		if err != nil {
+			if errors.Is(err, keyfuncs.ErrSkip) {
+				return f.skipped(x, key)
+			}
+			return f.failed(x, key, 0, err, 0)
+		}
+		if chosen != nil {
+			l = chosen
+		}
+	}
+	if l == nil {
+		return f.failed(x, key, 0, ErrNoLimiter, 0)
+	}
+	cost := int64(1)
+	if f.cost != nil {
+		cost = f.cost(x)
+	}
+
+	var start time.Time
+	if f.hook != nil {
+		start = time.Now()
+	}
+	d, err := f.allow(x.Context(), l, key, cost)
+	var latency time.Duration
+	if f.hook != nil {
+		latency = time.Since(start)
+	}
+	if err != nil {
+		return f.failed(x, key, cost, err, latency)
+	}
+
+	observe := f.observeOnly(x)
+	f.headers.WriteKey(x.SetHeader, &d, key, f.now(l))
+	if d.Allowed || observe {
+		if f.hook != nil {
+			f.report(x, key, cost, &d, observe, latency)
+		}
+		return true
+	}
+	f.denied(x, key, cost, &d, latency)
+	return false
+}
+
+// allow asks the limiter, under the configured timeout if any. This is the
+// one store call of the flow; a circuit breaker or local fallback limiter
+// (issue #7) would wrap it.
+func (f *Flow) allow(ctx context.Context, l *core.Limiter, key string, cost int64) (core.Decision, error) {
+	if f.timeout <= 0 {
+		return l.AllowN(ctx, key, cost)
+	}
+	return allowWithin(ctx, f.timeout, l, key, cost)
+}
+
+// allowWithin is kept apart so the derived context is only built when a
+// timeout is configured.
+func allowWithin(ctx context.Context, d time.Duration, l *core.Limiter, key string, cost int64) (core.Decision, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return l.AllowN(ctx, key, cost)
+}
+
+// now is the time the header writer needs: only the legacy epoch form
+// reads it, so the clock is not consulted otherwise.
+func (f *Flow) now(l *core.Limiter) time.Time {
+	if f.headers.Mode == headers.Legacy && f.headers.LegacyEpoch {
+		return l.Clock().Now()
+	}
+	return time.Time{}
+}
+
+func (f *Flow) observeOnly(x Exchange) bool {
+	return f.observe || (f.observeFunc != nil && f.observeFunc(x))
+}
+
+// event starts the Event of a request.
+func event(x Exchange, o ratewindow.Outcome, key string, cost int64) ratewindow.Event {
+	return ratewindow.Event{
+		Outcome: o,
+		Key:     key,
+		Route:   x.Route(),
+		Method:  x.Method(),
+		Path:    x.Path(),
+		Cost:    cost,
+	}
+}
+
+func (f *Flow) skipped(x Exchange, key string) bool {
+	if f.hook != nil {
+		f.hook(event(x, ratewindow.Skipped, key, 0))
+	}
+	return true
+}
+
+// report tells the hook about a request that passes with a decision.
+func (f *Flow) report(x Exchange, key string, cost int64, d *core.Decision, observe bool, latency time.Duration) {
+	ev := event(x, ratewindow.Allowed, key, cost)
+	if !d.Allowed {
+		ev.Outcome = ratewindow.WouldDeny
+		ev.WouldDeny = true
+	}
+	ev.Decision = *d
+	ev.ObserveOnly = observe
+	ev.Latency = latency
+	f.hook(ev)
+}
+
+// denied writes Retry-After and the deny response, then reports.
+func (f *Flow) denied(x Exchange, key string, cost int64, d *core.Decision, latency time.Duration) {
+	ev := event(x, ratewindow.Denied, key, cost)
+	ev.Decision = *d
+	ev.WouldDeny = true
+	ev.Latency = latency
+	headers.WriteRetryAfter(x.SetHeader, d)
+	f.deny(x, x, ev)
+	if f.hook != nil {
+		f.hook(ev)
+	}
+}
+
+// failed applies the fail policy to a limiter failure. Observe-only
+// requests always pass.
+func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency time.Duration) bool {
+	observe := f.observeOnly(x)
+	if !f.failClosed || observe {
+		if f.hook != nil {
+			ev := event(x, ratewindow.StoreErrorPassed, key, cost)
+			ev.Err, ev.FailedOpen, ev.ObserveOnly, ev.Latency = err, true, observe, latency
+			f.hook(ev)
+		}
+		return true
+	}
+	ev := event(x, ratewindow.StoreErrorRejected, key, cost)
+	ev.Err, ev.Latency = err, latency
+	f.onError(x, x, ev)
+	if f.hook != nil {
+		f.hook(ev)
+	}
+	return false
+}
