@@ -5,11 +5,16 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/ratewindow/ratewindow/internal/middleware"
 )
 
 // exchange is an echo.Context seen as the flow's request view and response
 // surface. Exchanges are pooled; one is valid only until the flow returns.
-type exchange struct{ c echo.Context }
+type exchange struct {
+	c   echo.Context
+	set middleware.HeaderSetter
+}
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
@@ -21,6 +26,7 @@ func getExchange(c echo.Context) *exchange {
 
 func putExchange(x *exchange) {
 	x.c = nil
+	x.set.Reset()
 	exchanges.Put(x)
 }
 
@@ -31,7 +37,7 @@ func (x *exchange) Header(name string) string         { return x.c.Request().Hea
 func (x *exchange) HeaderValues(name string) []string { return x.c.Request().Header.Values(name) }
 func (x *exchange) RemoteAddr() string                { return x.c.Request().RemoteAddr }
 func (x *exchange) Context() context.Context          { return x.c.Request().Context() }
-func (x *exchange) SetHeader(name, value string)      { x.c.Response().Header().Set(name, value) }
+func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.c.Response().Header(), name, value) }
 
 func (x *exchange) Send(status int, body []byte) {
 	r := x.c.Response()

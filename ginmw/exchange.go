@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/ratewindow/ratewindow/internal/middleware"
 )
 
 // exchange is a *gin.Context seen as the flow's request view and response
@@ -18,7 +20,9 @@ func (x *exchange) Header(name string) string         { return x.Request.Header.
 func (x *exchange) HeaderValues(name string) []string { return x.Request.Header.Values(name) }
 func (x *exchange) RemoteAddr() string                { return x.Request.RemoteAddr }
 func (x *exchange) Context() context.Context          { return x.Request.Context() }
-func (x *exchange) SetHeader(name, value string)      { x.Writer.Header().Set(name, value) }
+func (x *exchange) SetHeader(name, value string) {
+	x.Writer.Header()[middleware.CanonicalHeaderKey(name)] = []string{value}
+}
 
 func (x *exchange) Send(status int, body []byte) {
 	x.Writer.WriteHeader(status)

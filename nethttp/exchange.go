@@ -4,14 +4,17 @@ import (
 	"context"
 	"net/http"
 	"sync"
+
+	"github.com/ratewindow/ratewindow/internal/middleware"
 )
 
 // exchange is the request view and response surface of one net/http
 // request. Exchanges are pooled, so the middleware allocates none per
 // request; an exchange is valid only until the flow returns.
 type exchange struct {
-	w http.ResponseWriter
-	r *http.Request
+	w   http.ResponseWriter
+	r   *http.Request
+	set middleware.HeaderSetter
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
@@ -24,6 +27,7 @@ func getExchange(w http.ResponseWriter, r *http.Request) *exchange {
 
 func putExchange(x *exchange) {
 	x.w, x.r = nil, nil
+	x.set.Reset()
 	exchanges.Put(x)
 }
 
@@ -34,7 +38,7 @@ func (x *exchange) Header(name string) string         { return x.r.Header.Get(na
 func (x *exchange) HeaderValues(name string) []string { return x.r.Header.Values(name) }
 func (x *exchange) RemoteAddr() string                { return x.r.RemoteAddr }
 func (x *exchange) Context() context.Context          { return x.r.Context() }
-func (x *exchange) SetHeader(name, value string)      { x.w.Header().Set(name, value) }
+func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.w.Header(), name, value) }
 
 func (x *exchange) Send(status int, body []byte) {
 	x.w.WriteHeader(status)
