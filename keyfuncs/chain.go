@@ -6,22 +6,21 @@ import "net/netip"
 // trusted and a configured header names someone further out.
 func (c *clientIP) clientAddr(r Request) (netip.Addr, bool) {
 	peer, ok := parseHostPort(r.RemoteAddr())
-	if !ok {
-		return netip.Addr{}, false
-	}
-	if !(c.hops > 0 || c.isTrusted(peer)) {
-		return peer, true
+	// With a hop count the peer is a proxy by configuration, even one we
+	// cannot address (a Unix socket); with ranges it must be in one.
+	if !(c.hops > 0 || ok && c.isTrusted(peer)) {
+		return peer, ok
 	}
 	for _, h := range c.headers {
 		vals := r.HeaderValues(h.name)
 		if len(vals) == 0 {
 			continue
 		}
-		if a, ok := c.fromHeader(h, vals, peer); ok {
+		if a, found := c.fromHeader(h, vals, peer); found {
 			return a, true
 		}
 	}
-	return peer, true
+	return peer, ok
 }
 
 // fromHeader reads one configured header. It reports false when the header
@@ -45,7 +44,8 @@ func (c *clientIP) fromHeader(h sourceHeader, vals []string, peer netip.Addr) (n
 // walk goes through the chain from the right and returns the first address
 // that is not trusted. The peer counts as hop 1. An entry that does not
 // parse ends the walk: the last trusted address before it (the proxy that
-// reported the garbage) is returned. A chain of nothing but trusted
+// reported the garbage) is returned, or nothing if that is a peer without
+// an address. A chain of nothing but trusted
 // addresses gives its leftmost address.
 func (c *clientIP) walk(ch *chain, peer netip.Addr) (netip.Addr, bool) {
 	if ch.n == 0 {
@@ -57,7 +57,7 @@ func (c *clientIP) walk(ch *chain, peer netip.Addr) (netip.Addr, bool) {
 		e := ch.at(i)
 		hop++
 		if !e.ok {
-			return last, true
+			return last, last.IsValid()
 		}
 		if hop > c.hops && !c.isTrusted(e.addr) {
 			return e.addr, true

@@ -153,11 +153,9 @@ func validHeaderName(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
-			continue
+		if !isTokenChar(s[i]) {
+			return false
 		}
-		return false
 	}
 	return true
 }

@@ -117,7 +117,19 @@ func unquote(s string) (value, rest string, ok bool) {
 	return "", "", false
 }
 
+// tokenChars marks the bytes that may appear in an RFC 9110 token.
+var tokenChars = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
 // isTokenChar reports whether c may appear in an RFC 9110 token.
-func isTokenChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-}
+func isTokenChar(c byte) bool { return tokenChars[c] }

@@ -1,0 +1,281 @@
+package keyfuncs_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+var errBoom = errors.New("boom")
+
+func constKey(k string) keyfuncs.KeyFunc {
+	return func(keyfuncs.Request) (string, error) { return k, nil }
+}
+
+func failing(err error) keyfuncs.KeyFunc {
+	return func(keyfuncs.Request) (string, error) { return "", err }
+}
+
+func TestHeader(t *testing.T) {
+	tests := []struct {
+		name     string
+		kv       []string
+		fallback keyfuncs.KeyFunc
+		want     string
+		err      error
+	}{
+		{"present", []string{"X-API-Key", "abc123"}, nil, "abc123", nil},
+		{"case-insensitive name", []string{"x-api-key", "abc123"}, nil, "abc123", nil},
+		{"trimmed", []string{"X-API-Key", "  abc123\t"}, nil, "abc123", nil},
+		{"first of repeated", []string{"X-API-Key", "one", "X-API-Key", "two"}, nil, "one", nil},
+		{"absent, no fallback", nil, nil, "", keyfuncs.ErrNoKey},
+		{"empty, no fallback", []string{"X-API-Key", "  "}, nil, "", keyfuncs.ErrNoKey},
+		{"absent, fallback", nil, keyfuncs.RemoteIP, "192.0.2.1", nil},
+		{"empty, fallback", []string{"X-API-Key", ""}, keyfuncs.RemoteIP, "192.0.2.1", nil},
+		{"fallback skip propagates", nil, failing(keyfuncs.ErrSkip), "", keyfuncs.ErrSkip},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := keyfuncs.Header("X-API-Key", tt.fallback)(req("192.0.2.1:5", tt.kv...))
+			if tt.err != nil {
+				assert.ErrorIs(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestHeaderIsBounded(t *testing.T) {
+	huge := strings.Repeat("A", 8192)
+	got, err := keyfuncs.Header("X-API-Key", nil)(req("192.0.2.1:5", "X-API-Key", huge))
+	require.NoError(t, err)
+	assert.Len(t, got, 34)
+	assert.True(t, strings.HasPrefix(got, "h:"))
+
+	other, err := keyfuncs.Header("X-API-Key", nil)(req("192.0.2.1:5", "X-API-Key", huge+"B"))
+	require.NoError(t, err)
+	assert.NotEqual(t, got, other, "different long keys get different quotas")
+}
+
+func TestBearerToken(t *testing.T) {
+	tok := keyfuncs.BearerToken(nil)
+	a, err := tok(req("", "Authorization", "Bearer secret-token-1"))
+	require.NoError(t, err)
+	assert.Len(t, a, 34)
+	assert.NotContains(t, a, "secret")
+
+	tests := []struct {
+		name  string
+		value string
+		same  bool
+	}{
+		{"scheme is case-insensitive", "bearer secret-token-1", true},
+		{"extra spaces", "  BEARER    secret-token-1  ", true},
+		{"tab separator", "Bearer\tsecret-token-1", true},
+		{"other token", "Bearer secret-token-2", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := tok(req("", "Authorization", tt.value))
+			require.NoError(t, err)
+			assert.Equal(t, tt.same, a == b)
+		})
+	}
+
+	for _, v := range []string{"", "Bearer", "Bearer   ", "Basic dXNlcjpwYXNz", "Bearersecret", "Token abc"} {
+		t.Run("no token: "+v, func(t *testing.T) {
+			_, err := tok(req("", "Authorization", v))
+			assert.ErrorIs(t, err, keyfuncs.ErrNoKey)
+			got, err := keyfuncs.BearerToken(keyfuncs.RemoteIP)(req("192.0.2.1:5", "Authorization", v))
+			require.NoError(t, err)
+			assert.Equal(t, "192.0.2.1", got)
+		})
+	}
+}
+
+type ctxKey struct{}
+
+type orgID int
+
+func (o orgID) String() string { return "org-" + strings.Repeat("x", int(o)) }
+
+func TestFromContext(t *testing.T) {
+	tests := []struct {
+		name  string
+		value any
+		want  string
+		err   error
+	}{
+		{"string", "user-42", "user-42", nil},
+		{"stringer", orgID(2), "org-xx", nil},
+		{"int", 42, "42", nil},
+		{"int64", int64(-7), "-7", nil},
+		{"uint32", uint32(9), "9", nil},
+		{"uint64", uint64(1 << 63), "9223372036854775808", nil},
+		{"missing", nil, "", keyfuncs.ErrNoKey},
+		{"empty string", "", "", keyfuncs.ErrNoKey},
+		{"unsupported type", 3.5, "", keyfuncs.ErrNoKey},
+		{"long value bounded", strings.Repeat("u", 500), "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := req("192.0.2.1:5")
+			r.Ctx = context.WithValue(context.Background(), ctxKey{}, tt.value)
+			got, err := keyfuncs.FromContext(ctxKey{}, nil)(r)
+			if tt.err != nil {
+				assert.ErrorIs(t, err, tt.err)
+				fb, err := keyfuncs.FromContext(ctxKey{}, keyfuncs.RemoteIP)(r)
+				require.NoError(t, err)
+				assert.Equal(t, "192.0.2.1", fb)
+				return
+			}
+			require.NoError(t, err)
+			if tt.want == "" {
+				assert.Len(t, got, 34)
+				return
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestRouteAndPath(t *testing.T) {
+	tests := []struct {
+		name, method, path, route, want string
+	}{
+		{"pattern shared by ids", "GET", "/users/1", "/users/{id}", "GET /users/{id}"},
+		{"other id same key", "GET", "/users/2", "/users/{id}", "GET /users/{id}"},
+		{"method matters", "POST", "/users/1", "/users/:id", "POST /users/:id"},
+		{"no pattern: path", "GET", "/health", "", "GET /health"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &keyfuncs.StaticRequest{MethodValue: tt.method, PathValue: tt.path, RouteValue: tt.route}
+			got, err := keyfuncs.Route(r)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			p, err := keyfuncs.Path(r)
+			require.NoError(t, err)
+			assert.Equal(t, tt.path, p)
+		})
+	}
+	long, err := keyfuncs.Route(&keyfuncs.StaticRequest{MethodValue: "GET", PathValue: "/" + strings.Repeat("a", 9000)})
+	require.NoError(t, err)
+	assert.Len(t, long, 34)
+}
+
+func TestCompose(t *testing.T) {
+	r := &keyfuncs.StaticRequest{MethodValue: "GET", PathValue: "/v1/search", RouteValue: "/v1/search",
+		Ctx: context.WithValue(context.Background(), ctxKey{}, "123")}
+	tests := []struct {
+		name string
+		f    keyfuncs.KeyFunc
+		want string
+		err  error
+	}{
+		{"org and path", keyfuncs.Prefix("org:", keyfuncs.Compose(":", keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Path)), "org:123:/v1/search", nil},
+		{"org and route", keyfuncs.Compose("|", keyfuncs.Constant("org"), keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Route), "org|123|GET /v1/search", nil},
+		{"one part", keyfuncs.Compose(":", constKey("a")), "a", nil},
+		{"empty separator", keyfuncs.Compose("", constKey("a"), constKey("b")), "ab", nil},
+		{"no parts", keyfuncs.Compose(":"), "", keyfuncs.ErrNoKey},
+		{"skip propagates", keyfuncs.Compose(":", constKey("a"), failing(keyfuncs.ErrSkip), constKey("c")), "", keyfuncs.ErrSkip},
+		{"no key propagates", keyfuncs.Compose(":", keyfuncs.Header("X-Missing", nil), constKey("c")), "", keyfuncs.ErrNoKey},
+		{"other errors propagate", keyfuncs.Compose(":", constKey("a"), failing(errBoom)), "", errBoom},
+		{"prefix error propagates", keyfuncs.Prefix("p:", failing(keyfuncs.ErrSkip)), "", keyfuncs.ErrSkip},
+		{"long result bounded", keyfuncs.Compose(":", constKey(strings.Repeat("a", 100)), constKey(strings.Repeat("b", 100))), "h:", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.f(r)
+			if tt.err != nil {
+				assert.ErrorIs(t, err, tt.err)
+				assert.Empty(t, got)
+				return
+			}
+			require.NoError(t, err)
+			if tt.want == "h:" {
+				assert.Len(t, got, 34)
+				assert.True(t, strings.HasPrefix(got, "h:"))
+				return
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestComposeCopiesParts(t *testing.T) {
+	parts := []keyfuncs.KeyFunc{constKey("a"), constKey("b")}
+	f := keyfuncs.Compose("-", parts...)
+	parts[1] = constKey("z")
+	got, err := f(req(""))
+	require.NoError(t, err)
+	assert.Equal(t, "a-b", got)
+}
+
+func TestBounded(t *testing.T) {
+	tests := []struct {
+		name   string
+		max    int
+		key    string
+		hashed bool
+	}{
+		{"short kept", 128, "192.0.2.1", false},
+		{"exactly max kept", 40, strings.Repeat("k", 40), false},
+		{"one over max hashed", 40, strings.Repeat("k", 41), true},
+		{"8 KB hashed", 128, strings.Repeat("x", 8192), true},
+		{"tiny max raised to hash length", 1, strings.Repeat("k", 34), false},
+		{"tiny max still bounds", 1, strings.Repeat("k", 35), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := keyfuncs.Bounded(tt.max, constKey(tt.key))(req(""))
+			require.NoError(t, err)
+			if !tt.hashed {
+				assert.Equal(t, tt.key, got)
+				return
+			}
+			assert.Len(t, got, 34)
+			assert.Regexp(t, `^h:[0-9a-f]{32}$`, got)
+			again, _ := keyfuncs.Bounded(tt.max, constKey(tt.key))(req(""))
+			assert.Equal(t, got, again, "hashing is deterministic")
+		})
+	}
+	_, err := keyfuncs.Bounded(10, failing(keyfuncs.ErrSkip))(req(""))
+	assert.ErrorIs(t, err, keyfuncs.ErrSkip)
+}
+
+func TestHashedAndConstant(t *testing.T) {
+	a, err := keyfuncs.Hashed(constKey("key-a"))(req(""))
+	require.NoError(t, err)
+	b, err := keyfuncs.Hashed(constKey("key-b"))(req(""))
+	require.NoError(t, err)
+	assert.Regexp(t, `^h:[0-9a-f]{32}$`, a)
+	assert.NotEqual(t, a, b)
+	_, err = keyfuncs.Hashed(failing(errBoom))(req(""))
+	assert.ErrorIs(t, err, errBoom)
+
+	c, err := keyfuncs.Constant("global")(req(""))
+	require.NoError(t, err)
+	assert.Equal(t, "global", c)
+	_, err = keyfuncs.Constant("")(req(""))
+	assert.ErrorIs(t, err, keyfuncs.ErrNoKey)
+}
+
+func TestStaticRequest(t *testing.T) {
+	r := &keyfuncs.StaticRequest{Headers: map[string][]string{"x-custom": {"a", "b"}}}
+	assert.Equal(t, "a", r.Header("X-Custom"))
+	assert.Equal(t, []string{"a", "b"}, r.HeaderValues("X-CUSTOM"))
+	assert.Empty(t, r.Header("X-Absent"))
+	assert.Nil(t, r.HeaderValues("X-Absent"))
+	assert.NotNil(t, r.Context())
+	var zero keyfuncs.StaticRequest
+	assert.Empty(t, zero.Header("Anything"))
+}
