@@ -1,0 +1,45 @@
+package redisstore
+
+import (
+	"context"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// contextAware reports whether client bounds its network waits by the
+// context's deadline. go-redis does so only with ContextTimeoutEnabled;
+// without it a silent server holds a call for the client's ReadTimeout
+// (seconds), whatever the request's deadline.
+func contextAware(client redis.UniversalClient) bool {
+	switch c := client.(type) {
+	case *redis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return false
+}
+
+// call runs f so that it returns no later than ctx's deadline. When the
+// client honours the deadline itself, or ctx has none, f runs inline.
+// Otherwise f runs on its own goroutine and call stops waiting when ctx is
+// done; f then finishes in the background within the client's own
+// timeouts, and its result is dropped.
+func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
+	if s.ctxAware || ctx.Done() == nil {
+		return f(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- f(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

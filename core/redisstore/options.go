@@ -1,0 +1,40 @@
+package redisstore
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// DefaultPrefix starts every key the store writes unless WithPrefix says
+// otherwise.
+const DefaultPrefix = "ratewindow"
+
+// Option configures a Store.
+type Option func(*config)
+
+type config struct {
+	prefix     string
+	serverTime bool
+}
+
+// WithPrefix sets the first part of every key, so several applications can
+// share one Redis. It must not be empty and must not hold '{' or '}', which
+// would move the cluster hash tag.
+func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = prefix } }
+
+// WithServerTime makes the script read the time from Redis (the TIME
+// command) instead of using the now passed to Take and Peek, so application
+// nodes whose clocks disagree still agree on every window.
+func WithServerTime() Option { return func(c *config) { c.serverTime = true } }
+
+func (c *config) validate() error {
+	switch {
+	case c.prefix == "":
+		return fmt.Errorf("redisstore: %w: WithPrefix: prefix must not be empty", core.ErrInvalidConfig)
+	case strings.ContainsAny(c.prefix, "{}"):
+		return fmt.Errorf("redisstore: %w: WithPrefix: prefix %q must not contain '{' or '}'", core.ErrInvalidConfig, c.prefix)
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// Store is the Redis core.Store. Create one with New; it is safe for
+// concurrent use, and any number of processes may share one Redis.
+type Store struct {
+	client     redis.UniversalClient
+	prefix     string
+	serverTime bool
+	// ctxAware is true when the client itself bounds every network wait by
+	// the context's deadline (ContextTimeoutEnabled); otherwise the store
+	// does, see call.
+	ctxAware bool
+}
+
+var _ core.Store = (*Store)(nil)
+
+// New returns a store that keeps its counters in Redis through client: a
+// *redis.Client, *redis.ClusterClient, *redis.Ring or a Sentinel-backed
+// client. The store does not close the client.
+func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
+	if client == nil {
+		return nil, fmt.Errorf("redisstore: %w: client must not be nil", core.ErrInvalidConfig)
+	}
+	c := config{prefix: DefaultPrefix}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client)}, nil
+}
+
+// Take implements core.Store: one EVALSHA evaluates every policy and
+// charges cost to all of them only if all allow.
+func (s *Store) Take(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	return s.run(ctx, "take", key, policies, cost, now, true)
+}
+
+// Peek implements core.Store. It charges nothing (though it drops sliding
+// log entries that have left their window, as Take would).
+func (s *Store) Peek(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	return s.run(ctx, "peek", key, policies, cost, now, false)
+}
+
+// Reset implements core.Store: one DEL of every policy's key (they share a
+// hash tag, so this works on a cluster too).
+func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) error {
+	if err := checkCall(policies, 1); err != nil {
+		return fmt.Errorf("redisstore: reset: %w", err)
+	}
+	keys := s.keys(key, policies)
+	err := s.call(ctx, func(ctx context.Context) error {
+		return s.client.Del(ctx, keys...).Err()
+	})
+	if err != nil {
+		return fmt.Errorf("redisstore: reset: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy, cost int64, now time.Time, charge bool) (core.Result, error) {
+	var r core.Result
+	if err := checkCall(policies, cost); err != nil {
+		return r, fmt.Errorf("redisstore: %s: %w", op, err)
+	}
+	keys := s.keys(key, policies)
+	args := make([]any, 0, 4+3*len(policies))
+	args = append(args, now.UnixMilli(), cost, flag(charge), flag(s.serverTime))
+	for i := range policies {
+		p := &policies[i]
+		args = append(args, algCode(p.Algorithm), p.Limit, p.WindowMillis())
+	}
+	var reply []int64
+	err := s.call(ctx, func(ctx context.Context) error {
+		var err error
+		reply, err = takeScript.Run(ctx, s.client, keys, args...).Int64Slice()
+		return err
+	})
+	if err != nil {
+		return r, fmt.Errorf("redisstore: %s: %w", op, err)
+	}
+	if err := decode(&r, reply, len(policies)); err != nil {
+		return r, fmt.Errorf("redisstore: %s: %w", op, err)
+	}
+	return r, nil
+}
+
+// decode fills r from the script's reply: four integers per policy.
+func decode(r *core.Result, reply []int64, n int) error {
+	if len(reply) != 4*n {
+		return fmt.Errorf("script returned %d values for %d policies", len(reply), n)
+	}
+	for i := 0; i < n; i++ {
+		v := reply[4*i : 4*i+4]
+		r.States[i] = core.PolicyState{
+			Allowed:    v[0] == 1,
+			Remaining:  v[1],
+			ResetAfter: time.Duration(v[2]) * time.Millisecond,
+			RetryAfter: time.Duration(v[3]) * time.Millisecond,
+		}
+	}
+	return nil
+}
+
+// checkCall rejects what would break the script or the key builder; the
+// policies themselves were validated when the Limiter was built.
+func checkCall(policies []core.Policy, cost int64) error {
+	switch {
+	case len(policies) == 0:
+		return fmt.Errorf("%w: no policies", core.ErrInvalidConfig)
+	case len(policies) > core.MaxPolicies:
+		return fmt.Errorf("%w: %d policies, at most %d", core.ErrInvalidConfig, len(policies), core.MaxPolicies)
+	case cost <= 0:
+		return fmt.Errorf("%w: cost must be positive, got %d", core.ErrInvalidCost, cost)
+	}
+	return nil
+}
+
+func flag(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
