@@ -1,0 +1,119 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// silentServer accepts connections on loopback and never answers: a Redis
+// that hangs.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// A store whose Redis is unreachable or silent returns an error by the
+// context's deadline, whatever the client's own (long) timeouts.
+func TestDeadline(t *testing.T) {
+	const deadline = 150 * time.Millisecond
+	// The client's timeouts are far longer than the deadline, so only the
+	// context can end the call early. The bound below sits well under them.
+	const bound = 3 * time.Second
+	ps := policies(t, core.PerSecond(5))
+	targets := map[string]string{
+		"nothing listens": testredis.DeadAddr(t),
+		"never answers":   silentServer(t),
+	}
+	for name, addr := range targets {
+		for _, ctxTimeouts := range []bool{false, true} {
+			opts := &redis.Options{
+				Addr:                  addr,
+				DialTimeout:           10 * time.Second,
+				ReadTimeout:           10 * time.Second,
+				WriteTimeout:          10 * time.Second,
+				ContextTimeoutEnabled: ctxTimeouts,
+			}
+			label := name
+			if ctxTimeouts {
+				label += "/ContextTimeoutEnabled"
+			}
+			t.Run(label, func(t *testing.T) {
+				c := redis.NewClient(opts)
+				t.Cleanup(func() { _ = c.Close() })
+				s, err := redisstore.New(c)
+				require.NoError(t, err)
+				calls := map[string]func(ctx context.Context) error{
+					"take": func(ctx context.Context) error {
+						_, err := s.Take(ctx, "k", ps, 1, base)
+						return err
+					},
+					"peek": func(ctx context.Context) error {
+						_, err := s.Peek(ctx, "k", ps, 1, base)
+						return err
+					},
+					"reset": func(ctx context.Context) error { return s.Reset(ctx, "k", ps) },
+				}
+				for op, call := range calls {
+					ctx, cancel := context.WithTimeout(context.Background(), deadline)
+					start := time.Now()
+					err := call(ctx)
+					elapsed := time.Since(start)
+					cancel()
+					require.Error(t, err, op)
+					assert.Contains(t, err.Error(), "redisstore: "+op, op)
+					assert.Less(t, elapsed, bound, "%s returned after %v; the deadline was %v", op, elapsed, deadline)
+				}
+			})
+		}
+	}
+}
+
+// A context already done fails at once, without touching the network.
+func TestCanceledContext(t *testing.T) {
+	s, _ := store(t, testredis.Standalone(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := s.Take(ctx, "k", policies(t, core.PerSecond(5)), 1, base)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+}

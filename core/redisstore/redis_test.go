@@ -1,0 +1,197 @@
+package redisstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+func store(t *testing.T, c redis.UniversalClient, opts ...redisstore.Option) (*redisstore.Store, string) {
+	t.Helper()
+	prefix := testredis.Prefix(t)
+	s, err := redisstore.New(c, append([]redisstore.Option{redisstore.WithPrefix(prefix)}, opts...)...)
+	require.NoError(t, err)
+	return s, prefix
+}
+
+// prefixKeys lists the keys under prefix on every node.
+func prefixKeys(t *testing.T, c redis.UniversalClient, prefix string) []string {
+	t.Helper()
+	ctx := context.Background()
+	if cc, ok := c.(*redis.ClusterClient); ok {
+		var keys []string
+		ch := make(chan []string, 3)
+		require.NoError(t, cc.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			k, err := n.Keys(ctx, prefix+":*").Result()
+			ch <- k
+			return err
+		}))
+		close(ch)
+		for k := range ch {
+			keys = append(keys, k...)
+		}
+		return keys
+	}
+	keys, err := c.Keys(ctx, prefix+":*").Result()
+	require.NoError(t, err)
+	return keys
+}
+
+func TestScriptFlushHeals(t *testing.T) {
+	for name, c := range testredis.Universal(t) {
+		t.Run(name, func(t *testing.T) {
+			s, _ := store(t, c)
+			ctx := context.Background()
+			ps := policies(t, core.PerMinute(5).Using(core.FixedWindow), core.PerMinute(5).Named("log").Using(core.SlidingLog), core.PerMinute(5).Named("sw"))
+			for i := range 5 {
+				flush(t, c)
+				r, err := s.Take(ctx, "k", ps, 1, base)
+				require.NoError(t, err, "take %d after SCRIPT FLUSH", i)
+				for j := range ps {
+					require.Equal(t, int64(4-i), r.States[j].Remaining, "policy %s after take %d", ps[j].Name, i)
+				}
+			}
+		})
+	}
+}
+
+func flush(t *testing.T, c redis.UniversalClient) {
+	t.Helper()
+	ctx := context.Background()
+	if cc, ok := c.(*redis.ClusterClient); ok {
+		require.NoError(t, cc.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			return n.ScriptFlush(ctx).Err()
+		}))
+		return
+	}
+	require.NoError(t, c.ScriptFlush(ctx).Err())
+}
+
+// Keys with braces, spaces and 3 KB lengths never fail with CROSSSLOT on a
+// cluster, stay apart from each other and can be reset.
+func TestOddKeysOnCluster(t *testing.T) {
+	c := testredis.Cluster(t)
+	s, prefix := store(t, c)
+	ctx := context.Background()
+	ps := policies(t,
+		core.PerMinute(2).Named("a").Using(core.FixedWindow),
+		core.PerMinute(2).Named("b"),
+		core.PerMinute(2).Named("c").Using(core.SlidingLog),
+	)
+	big := strings.Repeat("k", 3*1024)
+	keys := []string{
+		"{", "}", "{}", "}{", "{user}", "a{b}c", "{a}{b}", "with space", " ", "  two  spaces {x}",
+		big, big + "{", "{" + big, big[:3*1024-1] + "x", "#hash", "ключ{ü}",
+	}
+	for _, k := range keys {
+		for i, want := range []bool{true, true, false} {
+			r, err := s.Take(ctx, k, ps, 1, base)
+			require.NoError(t, err, "key %.40q", k)
+			for j := range ps {
+				require.Equal(t, want, r.States[j].Allowed, "key %.40q request %d policy %s", k, i, ps[j].Name)
+			}
+		}
+	}
+	stored := prefixKeys(t, c, prefix)
+	require.Len(t, stored, len(keys)*len(ps))
+	for _, k := range stored {
+		assert.LessOrEqual(t, len(k), len(prefix)+100, "long user keys are hashed to a fixed length")
+	}
+	for _, k := range keys {
+		require.NoError(t, s.Reset(ctx, k, ps), "key %.40q", k)
+		r, err := s.Take(ctx, k, ps, 1, base)
+		require.NoError(t, err)
+		require.True(t, r.States[0].Allowed && r.States[1].Allowed && r.States[2].Allowed, "key %.40q after reset", k)
+	}
+}
+
+// Every key a call writes has a TTL of a little over what its state needs.
+func TestKeysExpire(t *testing.T) {
+	c := testredis.Standalone(t)
+	s, prefix := store(t, c)
+	ctx := context.Background()
+	ps := policies(t,
+		core.PerMinute(5).Named("fixed").Using(core.FixedWindow),
+		core.PerMinute(5).Named("sliding"),
+		core.PerMinute(5).Named("log").Using(core.SlidingLog),
+	)
+	_, err := s.Take(ctx, "ttl", ps, 1, base)
+	require.NoError(t, err)
+	want := map[string]time.Duration{"fixed": time.Minute, "sliding": 2 * time.Minute, "log": time.Minute}
+	keys := prefixKeys(t, c, prefix)
+	require.Len(t, keys, 3)
+	for _, k := range keys {
+		name := k[strings.LastIndexByte(k, ':')+1:]
+		ttl, err := c.PTTL(ctx, k).Result()
+		require.NoError(t, err)
+		assert.Greater(t, ttl, want[name], name)
+		assert.LessOrEqual(t, ttl, want[name]+time.Second, name)
+	}
+
+	// A key whose TTL ran out is gone from Redis.
+	short := policies(t, core.Per(5, 10*time.Millisecond).Using(core.FixedWindow))
+	_, err = s.Take(ctx, "short", short, 1, base)
+	require.NoError(t, err)
+	k := prefix + ":{short}:f10:" + short[0].Name
+	require.EqualValues(t, 1, c.Exists(ctx, k).Val())
+	require.NoError(t, c.PExpire(ctx, k, time.Millisecond).Err())
+	require.Eventually(t, func() bool { return c.Exists(ctx, k).Val() == 0 }, 5*time.Second, 5*time.Millisecond)
+}
+
+// Requests in the same millisecond are separate log members, never one.
+func TestSlidingLogMembersUnique(t *testing.T) {
+	c := testredis.Standalone(t)
+	s, prefix := store(t, c)
+	ctx := context.Background()
+	ps := policies(t, core.PerMinute(1000).Named("log").Using(core.SlidingLog))
+	for _, cost := range []int64{1, 1, 3, 700} {
+		_, err := s.Take(ctx, "u", ps, cost, base)
+		require.NoError(t, err)
+	}
+	k := prefix + ":{u}:l60000:log"
+	n, err := c.ZCard(ctx, k).Result()
+	require.NoError(t, err)
+	assert.EqualValues(t, 705, n)
+	// Pruned on every call: a minute later, all are gone.
+	r, err := s.Take(ctx, "u", ps, 1, base.Add(time.Minute))
+	require.NoError(t, err)
+	assert.EqualValues(t, 999, r.States[0].Remaining)
+	n, err = c.ZCard(ctx, k).Result()
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, n)
+}
+
+// WithServerTime ignores the now passed in and uses Redis TIME.
+func TestServerTime(t *testing.T) {
+	for name, c := range testredis.Universal(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			ps := policies(t, core.PerHour(10).Using(core.FixedWindow))
+			s, _ := store(t, c, redisstore.WithServerTime())
+			// Callers whose clocks are decades apart share one window.
+			for i, now := range []time.Time{time.Unix(0, 0), time.Now().AddDate(50, 0, 0), time.Now().AddDate(-20, 0, 0)} {
+				r, err := s.Take(ctx, "skewed", ps, 1, now)
+				require.NoError(t, err)
+				require.EqualValues(t, 10-1-i, r.States[0].Remaining)
+				require.Greater(t, r.States[0].ResetAfter, time.Duration(0))
+				require.LessOrEqual(t, r.States[0].ResetAfter, time.Hour)
+			}
+			// Without the option the callers' clocks decide: separate windows.
+			local, _ := store(t, c)
+			for _, now := range []time.Time{time.Unix(0, 0), time.Now().AddDate(50, 0, 0)} {
+				r, err := local.Take(ctx, "skewed", ps, 1, now)
+				require.NoError(t, err)
+				require.EqualValues(t, 9, r.States[0].Remaining)
+			}
+		})
+	}
+}
