@@ -1,0 +1,103 @@
+package resilient
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// breaker is a consecutive-failure circuit breaker.
+//
+// Closed is the hot path and costs one atomic load per call (and a store
+// only when a failure streak ends). Every transition happens under mu, so
+// OnStateChange sees them in order.
+type breaker struct {
+	threshold int64
+	interval  time.Duration
+	clock     core.Clock
+	onChange  func(from, to State)
+
+	state    atomic.Int32 // a State
+	failures atomic.Int64 // consecutive failures while closed
+
+	mu       sync.Mutex
+	openedAt time.Time // when the breaker last opened
+	probing  bool      // a half-open probe is in flight
+}
+
+// admit reports whether a call may go to the primary, and whether that call
+// is the half-open probe.
+func (b *breaker) admit() (ok, probe bool) {
+	if State(b.state.Load()) == Closed {
+		return true, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch State(b.state.Load()) {
+	case Closed:
+		return true, false
+	case Open:
+		if b.clock.Now().Sub(b.openedAt) < b.interval {
+			return false, false
+		}
+		b.set(HalfOpen)
+		b.probing = true
+		return true, true
+	default: // HalfOpen
+		if b.probing {
+			return false, false
+		}
+		b.probing = true
+		return true, true
+	}
+}
+
+// record tells the breaker how a call it admitted ended.
+func (b *breaker) record(probe bool, o outcome) {
+	if !probe {
+		switch o {
+		case success:
+			if b.failures.Load() != 0 {
+				b.failures.Store(0)
+			}
+		case failure:
+			if b.failures.Add(1) >= b.threshold {
+				b.trip()
+			}
+		}
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.probing = false
+	switch o {
+	case success:
+		b.failures.Store(0)
+		b.set(Closed)
+	case failure:
+		b.openedAt = b.clock.Now()
+		b.set(Open)
+	}
+	// neutral: stay half-open; the next call probes.
+}
+
+// trip opens a closed breaker.
+func (b *breaker) trip() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if State(b.state.Load()) != Closed {
+		return
+	}
+	b.openedAt = b.clock.Now()
+	b.set(Open)
+}
+
+// set moves to state to and reports the change. Called with mu held.
+func (b *breaker) set(to State) {
+	from := State(b.state.Swap(int32(to)))
+	if from != to && b.onChange != nil {
+		b.onChange(from, to)
+	}
+}

@@ -1,0 +1,84 @@
+// Package resilient keeps a rate limiter working when its store does not.
+//
+// It is a core.Store decorator: wrap the store a Limiter uses, and every
+// limiter and every HTTP adapter gets the same protection.
+//
+//	redis, err := redisstore.New(client)
+//	...
+//	store, err := resilient.New(redis,
+//		resilient.WithFallback(4),  // 4 app instances share this Redis
+//		resilient.WithDenyCache(),
+//	)
+//	...
+//	limiter, err := core.NewLimiter(store, policies)
+//
+// # Circuit breaker
+//
+// Every call to the primary store ends as a success, a failure or neither.
+// Any error counts as a failure, a context deadline included (a store too
+// slow to answer is failing); caller mistakes (core.ErrInvalidCost,
+// core.ErrEmptyKey, core.ErrInvalidConfig) and contexts the caller
+// cancelled count as neither, and are returned as they are.
+//
+// After WithFailureThreshold consecutive failures (default 5) the breaker
+// opens: for WithOpenInterval (default 1s) no call reaches the primary. Each
+// call fails at once with an error wrapping ErrCircuitOpen, so a dead Redis
+// costs nothing per request instead of a timeout each. Then one call, the
+// probe, goes through (State is HalfOpen while it runs; other calls still
+// fail fast). If it succeeds the breaker closes; if it fails the breaker
+// opens for another interval. WithOnStateChange reports each transition.
+//
+// # Local fallback
+//
+// With WithFallback(replicas), a call that the breaker stops, or whose
+// primary call fails, is decided on a local in-memory store instead of
+// returning an error. Each policy's Limit is divided by replicas (at least
+// 1 is kept) so that the application instances, each limiting alone, admit
+// together about what the shared store would. The local decision is
+// returned with a nil error: the Limiter turns it into a Decision and the
+// middleware enforces it, headers and 429 included. It can be told apart
+// only through WithOnFallback (called for each fallback decision), State
+// and Stats. The local counts start empty when the primary first fails and
+// are not copied back when it recovers: during an outage a client can get
+// up to its local share on top of what it had used on the primary.
+//
+// # Deny cache
+//
+// With WithDenyCache, a denial from the primary for (key, policy set,
+// cost) is remembered until its RetryAfter has passed, measured on the
+// decisions' own now (a fake clock works). Meanwhile a Take or Peek for the
+// same key, policy set and cost is answered from memory: the same states,
+// RetryAfter and ResetAfter reduced by the time elapsed (a policy whose own
+// RetryAfter has passed is reported as allowing). An attacker hammering one key costs one primary call per
+// RetryAfter instead of one per request.
+//
+// It never denies what the primary would allow, because
+//
+//   - time only relaxes a limit, and a denied request is not charged: a
+//     denial at t whose longest RetryAfter is R still holds at any t' < t+R
+//     (requests admitted meanwhile for this key, by other processes or
+//     under another policy set sharing a policy's counts, only make it
+//     stricter);
+//   - the policy set is identified by every policy's Name, Window,
+//     Algorithm and Limit, so a Limiter's SetPolicies, or another Limiter
+//     on the same Store, never meets a denial computed for other limits;
+//   - Reset through this Store forgets the key's denials, and an allowed
+//     Take forgets them too;
+//   - a denial is reused only for the same cost (a smaller one may fit);
+//   - decisions of the fallback are never remembered.
+//
+// The one thing it cannot see is a Reset made on the primary directly, or
+// by another process: until the remembered RetryAfter passes, this process
+// keeps denying that key. Remaining in a remembered denial is the value at
+// the time of the denial: for a lone client never more than the primary
+// would report now.
+//
+// The deny cache and the fallback store each hold at most WithLocalMaxKeys
+// entries (default 100,000), in shards, dropping expired entries first.
+//
+// # Deadlines
+//
+// The Store does not start goroutines or timers of its own: it passes the
+// caller's context to the primary (core/redisstore honours it) and, when
+// the context is already done, answers without calling the primary.
+package resilient

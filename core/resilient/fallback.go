@@ -1,0 +1,82 @@
+package resilient
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+)
+
+// fallback decides on an in-memory store with every Limit divided by the
+// number of replicas.
+type fallback struct {
+	store    *memory.Store
+	replicas int64
+	last     atomic.Pointer[scaledSet] // the policy set scaled most recently
+}
+
+// scaledSet is a policy set and its scaled copy. A Limiter passes the same
+// slice on every call until its policies change, so one cached copy makes
+// the degraded path allocation-free in the common case.
+type scaledSet struct {
+	src    *core.Policy  // &policies[0] of the set it was made from
+	orig   []core.Policy // a copy of that set, to detect reuse of the slice
+	scaled []core.Policy
+}
+
+func newFallback(replicas, maxKeys int) *fallback {
+	return &fallback{store: memory.New(memory.WithMaxKeys(maxKeys)), replicas: int64(replicas)}
+}
+
+// scale returns policies with each Limit divided by the replicas, at least
+// 1. Name, Window and Algorithm are kept, so counts survive a change of
+// Limit as they do on the primary.
+func (f *fallback) scale(policies []core.Policy) []core.Policy {
+	if f.replicas == 1 {
+		return policies
+	}
+	if s := f.last.Load(); s != nil && s.src == &policies[0] && same(s.orig, policies) {
+		return s.scaled
+	}
+	orig := append([]core.Policy(nil), policies...)
+	out := append([]core.Policy(nil), policies...)
+	for i := range out {
+		out[i].Limit = max(1, out[i].Limit/f.replicas)
+	}
+	f.last.Store(&scaledSet{src: &policies[0], orig: orig, scaled: out})
+	return out
+}
+
+// same reports whether two policy sets are equal field by field.
+func same(a, b []core.Policy) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		p, q := &a[i], &b[i]
+		if p.Name != q.Name || p.Limit != q.Limit || p.Window != q.Window || p.Algorithm != q.Algorithm {
+			return false
+		}
+	}
+	return true
+}
+
+// decide takes or peeks on the local store. A cost above a scaled limit
+// could never be admitted locally; it is charged as the whole local quota
+// instead, so such a request gets one chance per window on each replica.
+func (f *fallback) decide(key string, policies []core.Policy, cost int64, now time.Time, charge bool) core.Result {
+	ps := f.scale(policies)
+	for i := range ps {
+		cost = min(cost, ps[i].Limit)
+	}
+	ctx := context.Background()
+	var r core.Result
+	if charge {
+		r, _ = f.store.Take(ctx, key, ps, cost, now)
+	} else {
+		r, _ = f.store.Peek(ctx, key, ps, cost, now)
+	}
+	return r
+}

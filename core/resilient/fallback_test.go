@@ -1,0 +1,163 @@
+package resilient_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/resilient"
+)
+
+func TestFallbackScalesLimits(t *testing.T) {
+	tests := []struct {
+		name     string
+		limit    int64
+		replicas int
+		cost     int64
+		admitted int // Takes admitted in one window
+	}{
+		{"divides", 10, 4, 1, 2},
+		{"one replica keeps the limit", 10, 1, 1, 10},
+		{"at least one", 3, 8, 1, 1},
+		{"cost above the share takes the whole share", 10, 4, 5, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps := policies(core.Per(tt.limit, time.Minute).Using(core.FixedWindow))
+			d := newDouble()
+			d.down.Store(true)
+			var mu sync.Mutex
+			var causes []error
+			s, err := resilient.New(d, resilient.WithFallback(tt.replicas),
+				resilient.WithOnFallback(func(key string, cause error) {
+					mu.Lock()
+					defer mu.Unlock()
+					assert.Equal(t, "k", key)
+					causes = append(causes, cause)
+				}))
+			require.NoError(t, err)
+
+			admitted := 0
+			for range 20 {
+				r, err := s.Take(context.Background(), "k", ps, tt.cost, t0)
+				require.NoError(t, err, "the fallback answers instead of an error")
+				if r.States[0].Allowed {
+					admitted++
+				} else {
+					assert.Equal(t, time.Minute, r.States[0].RetryAfter)
+				}
+			}
+			assert.Equal(t, tt.admitted, admitted)
+			require.Len(t, causes, 20)
+			assert.ErrorIs(t, causes[0], errDown)
+			assert.ErrorIs(t, causes[19], resilient.ErrCircuitOpen, "after the threshold the breaker is open")
+			st := s.Stats()
+			assert.Equal(t, int64(20), st.Fallbacks)
+			assert.Equal(t, int64(resilient.DefaultFailureThreshold), st.PrimaryCalls)
+		})
+	}
+}
+
+func TestFallbackOnlyWhilePrimaryFails(t *testing.T) {
+	ctx := context.Background()
+	ps := policies(core.Per(4, time.Minute).Using(core.FixedWindow))
+	d := newDouble()
+	clock := core.NewFakeClock(t0)
+	s, err := resilient.New(d, resilient.WithFallback(2), resilient.WithFailureThreshold(1), resilient.WithClock(clock))
+	require.NoError(t, err)
+	l, err := core.NewLimiter(s, ps, core.WithClock(clock))
+	require.NoError(t, err)
+
+	// Primary healthy: its limit of 4.
+	for i := range 4 {
+		dec, err := l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, dec.Allowed, "request %d", i)
+	}
+	dec, err := l.Allow(ctx, "k")
+	require.NoError(t, err)
+	require.False(t, dec.Allowed)
+
+	// Primary down: local share of 2, counted from zero.
+	d.down.Store(true)
+	for i := range 2 {
+		dec, err := l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, dec.Allowed, "fallback request %d", i)
+		assert.Equal(t, int64(4), dec.Limit, "the decision names the limiter's policy")
+		assert.Equal(t, int64(1-i), dec.Remaining, "remaining is counted against the local share")
+	}
+	dec, err = l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, dec.Allowed)
+
+	// Primary back: after the interval the probe succeeds and the
+	// primary's own count (still full) decides again.
+	d.down.Store(false)
+	clock.Advance(time.Second)
+	dec, err = l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, dec.Allowed)
+	assert.Equal(t, resilient.Closed, s.State())
+}
+
+func TestFallbackPeekDoesNotCharge(t *testing.T) {
+	ctx := context.Background()
+	ps := policies(core.Per(2, time.Minute).Using(core.FixedWindow))
+	d := newDouble()
+	d.down.Store(true)
+	s, err := resilient.New(d, resilient.WithFallback(1))
+	require.NoError(t, err)
+	for range 10 {
+		r, err := s.Peek(ctx, "k", ps, 1, t0)
+		require.NoError(t, err)
+		require.True(t, r.States[0].Allowed)
+	}
+	for range 2 {
+		r, err := s.Take(ctx, "k", ps, 1, t0)
+		require.NoError(t, err)
+		require.True(t, r.States[0].Allowed)
+	}
+	r, err := s.Take(ctx, "k", ps, 1, t0)
+	require.NoError(t, err)
+	require.False(t, r.States[0].Allowed)
+}
+
+func TestFallbackFollowsPolicyChanges(t *testing.T) {
+	ctx := context.Background()
+	d := newDouble()
+	d.down.Store(true)
+	s, err := resilient.New(d, resilient.WithFallback(2))
+	require.NoError(t, err)
+	clock := core.NewFakeClock(t0)
+	l, err := core.NewLimiter(s, policies(core.Per(4, time.Minute).Using(core.FixedWindow).Named("m")), core.WithClock(clock))
+	require.NoError(t, err)
+	dec, err := l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), dec.Remaining, "local share 4/2")
+	require.NoError(t, l.SetPolicies(core.Per(40, time.Minute).Using(core.FixedWindow).Named("m")))
+	dec, err = l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, int64(18), dec.Remaining, "local share 40/2, and the count survives a change of limit")
+}
+
+func TestResetClearsFallback(t *testing.T) {
+	ctx := context.Background()
+	ps := policies(core.Per(1, time.Minute).Using(core.FixedWindow))
+	d := newDouble()
+	d.down.Store(true)
+	s, err := resilient.New(d, resilient.WithFallback(1), resilient.WithFailureThreshold(100))
+	require.NoError(t, err)
+	r, err := s.Take(ctx, "k", ps, 1, t0)
+	require.NoError(t, err)
+	require.True(t, r.States[0].Allowed)
+	require.ErrorIs(t, s.Reset(ctx, "k", ps), errDown, "the primary could not be reset")
+	r, err = s.Take(ctx, "k", ps, 1, t0)
+	require.NoError(t, err)
+	assert.True(t, r.States[0].Allowed, "the local count was reset")
+}

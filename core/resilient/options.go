@@ -1,0 +1,106 @@
+package resilient
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// Defaults of the options.
+const (
+	// DefaultFailureThreshold is how many consecutive primary failures open
+	// the breaker.
+	DefaultFailureThreshold = 5
+	// DefaultOpenInterval is how long the breaker stays open before it
+	// lets one probe through.
+	DefaultOpenInterval = time.Second
+	// DefaultLocalMaxKeys bounds the entries of the fallback store and of
+	// the deny cache, each.
+	DefaultLocalMaxKeys = 100_000
+)
+
+// Option configures a Store.
+type Option func(*config)
+
+type config struct {
+	threshold    int
+	interval     time.Duration
+	clock        core.Clock
+	onChange     func(from, to State)
+	onFallback   func(key string, cause error)
+	fallback     bool
+	replicas     int
+	denyCache    bool
+	localMaxKeys int
+}
+
+// WithFailureThreshold sets how many consecutive primary failures open the
+// breaker (default 5). It must be at least 1.
+func WithFailureThreshold(n int) Option { return func(c *config) { c.threshold = n } }
+
+// WithOpenInterval sets how long the breaker stays open before one probe
+// call goes to the primary (default 1s). It must be positive.
+func WithOpenInterval(d time.Duration) Option { return func(c *config) { c.interval = d } }
+
+// WithClock sets the clock the breaker measures its open interval on (the
+// system clock by default). Tests pass a *core.FakeClock. The deny cache
+// does not use it: it goes by the now of each decision.
+func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }
+
+// WithOnStateChange sets a hook called on every breaker transition, in
+// order, synchronously on the goroutine whose call caused it. It runs under
+// the breaker's lock: keep it short and do not call the Store from it
+// (reading State is fine).
+func WithOnStateChange(f func(from, to State)) Option {
+	return func(c *config) { c.onChange = f }
+}
+
+// WithFallback makes the Store decide locally while the primary fails or
+// the breaker is open, instead of returning an error. Every policy's Limit
+// is divided by replicas (the number of application instances sharing the
+// primary; at least 1 is kept), so the instances together admit about what
+// the primary would. replicas must be at least 1.
+//
+// A fallback decision is returned with a nil error, so the limiter and the
+// middleware enforce it like any other (429 on denial). To observe it, use
+// WithOnFallback, State or Stats.
+func WithFallback(replicas int) Option {
+	return func(c *config) { c.fallback, c.replicas = true, replicas }
+}
+
+// WithOnFallback sets a hook called once for every decision the fallback
+// makes, synchronously, with the key and the reason the primary was not
+// used (an error wrapping ErrCircuitOpen, or the primary's error). It runs
+// before the Store returns, so before the middleware's OnDecision hook for
+// the same request. Keep it fast.
+func WithOnFallback(f func(key string, cause error)) Option {
+	return func(c *config) { c.onFallback = f }
+}
+
+// WithDenyCache remembers each denial the primary gives for a key and
+// policy set until its RetryAfter has passed, and answers repeated requests
+// for that key from memory, without calling the primary. See the package
+// documentation for why that never denies a request the primary would
+// allow.
+func WithDenyCache() Option { return func(c *config) { c.denyCache = true } }
+
+// WithLocalMaxKeys bounds the number of entries the fallback store and the
+// deny cache each hold (default 100,000). It must be at least 1.
+func WithLocalMaxKeys(n int) Option { return func(c *config) { c.localMaxKeys = n } }
+
+func (c *config) validate() error {
+	switch {
+	case c.threshold < 1:
+		return fmt.Errorf("resilient: %w: WithFailureThreshold: must be at least 1, got %d", core.ErrInvalidConfig, c.threshold)
+	case c.interval <= 0:
+		return fmt.Errorf("resilient: %w: WithOpenInterval: must be positive, got %v", core.ErrInvalidConfig, c.interval)
+	case c.clock == nil:
+		return fmt.Errorf("resilient: %w: WithClock: clock is nil", core.ErrInvalidConfig)
+	case c.fallback && c.replicas < 1:
+		return fmt.Errorf("resilient: %w: WithFallback: replicas must be at least 1, got %d", core.ErrInvalidConfig, c.replicas)
+	case c.localMaxKeys < 1:
+		return fmt.Errorf("resilient: %w: WithLocalMaxKeys: must be at least 1, got %d", core.ErrInvalidConfig, c.localMaxKeys)
+	}
+	return nil
+}

@@ -1,0 +1,40 @@
+package resilient
+
+import "sync/atomic"
+
+// Stats counts what a Store did since it was created.
+type Stats struct {
+	// PrimaryCalls is the number of calls made to the primary store.
+	PrimaryCalls int64
+	// PrimaryErrors is the number of those calls that failed (and counted
+	// towards opening the breaker).
+	PrimaryErrors int64
+	// FastFails is the number of calls the open breaker kept from the
+	// primary.
+	FastFails int64
+	// Fallbacks is the number of decisions made by the local fallback.
+	Fallbacks int64
+	// DenyCacheHits is the number of decisions answered by the deny cache.
+	DenyCacheHits int64
+	// DenyCacheEntries is the number of denials the cache holds now.
+	DenyCacheEntries int
+}
+
+type counters struct {
+	primaryCalls, primaryErrors, fastFails, fallbacks, denyHits atomic.Int64
+}
+
+// Stats returns the Store's counters.
+func (s *Store) Stats() Stats {
+	st := Stats{
+		PrimaryCalls:  s.stats.primaryCalls.Load(),
+		PrimaryErrors: s.stats.primaryErrors.Load(),
+		FastFails:     s.stats.fastFails.Load(),
+		Fallbacks:     s.stats.fallbacks.Load(),
+		DenyCacheHits: s.stats.denyHits.Load(),
+	}
+	if s.deny != nil {
+		st.DenyCacheEntries = s.deny.len()
+	}
+	return st
+}

@@ -1,0 +1,172 @@
+package resilient
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// Store is a core.Store that guards a primary store with a circuit breaker,
+// an optional local fallback and an optional deny cache. Create one with
+// New; it is safe for concurrent use.
+type Store struct {
+	primary    core.Store
+	breaker    breaker
+	fallback   *fallback  // nil: no fallback
+	deny       *denyCache // nil: no deny cache
+	onFallback func(key string, cause error)
+	stats      counters
+}
+
+var _ core.Store = (*Store)(nil)
+
+// New returns a Store that guards primary. Invalid options are reported as
+// an error wrapping core.ErrInvalidConfig that names the option.
+func New(primary core.Store, opts ...Option) (*Store, error) {
+	if primary == nil {
+		return nil, fmt.Errorf("resilient: %w: primary store is nil", core.ErrInvalidConfig)
+	}
+	c := config{
+		threshold:    DefaultFailureThreshold,
+		interval:     DefaultOpenInterval,
+		clock:        core.SystemClock{},
+		localMaxKeys: DefaultLocalMaxKeys,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	s := &Store{primary: primary, onFallback: c.onFallback}
+	s.breaker = breaker{threshold: int64(c.threshold), interval: c.interval, clock: c.clock, onChange: c.onChange}
+	if c.fallback {
+		s.fallback = newFallback(c.replicas, c.localMaxKeys)
+	}
+	if c.denyCache {
+		s.deny = newDenyCache(c.localMaxKeys)
+	}
+	return s, nil
+}
+
+// Primary returns the guarded store.
+func (s *Store) Primary() core.Store { return s.primary }
+
+// State returns the breaker's state.
+func (s *Store) State() State { return State(s.breaker.state.Load()) }
+
+// Take implements core.Store. See the package documentation for the order
+// in which the deny cache, the breaker, the primary and the fallback are
+// consulted.
+func (s *Store) Take(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	return s.decide(ctx, key, policies, cost, now, true)
+}
+
+// Peek implements core.Store.
+func (s *Store) Peek(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	return s.decide(ctx, key, policies, cost, now, false)
+}
+
+// Reset implements core.Store. It clears the key's remembered denials and
+// fallback counts, then resets the primary through the breaker: while the
+// breaker is open it returns an error wrapping ErrCircuitOpen, since the
+// primary's counts could not be reset.
+func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) error {
+	if s.deny != nil {
+		s.deny.forget(key)
+	}
+	if s.fallback != nil {
+		_ = s.fallback.store.Reset(ctx, key, policies)
+	}
+	ok, probe := s.breaker.admit()
+	if !ok {
+		s.stats.fastFails.Add(1)
+		return errOpen
+	}
+	if err := ctx.Err(); err != nil {
+		s.breaker.record(probe, neutral)
+		return fmt.Errorf("resilient: reset: %w", err)
+	}
+	s.stats.primaryCalls.Add(1)
+	err := s.primary.Reset(ctx, key, policies)
+	o := classify(ctx, err)
+	s.breaker.record(probe, o)
+	if o == failure {
+		s.stats.primaryErrors.Add(1)
+	}
+	return err
+}
+
+func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time, charge bool) (core.Result, error) {
+	var set uint64
+	if s.deny != nil {
+		set = setID(policies)
+		if r, ok := s.deny.lookup(key, set, cost, now); ok {
+			s.stats.denyHits.Add(1)
+			return r, nil
+		}
+	}
+	ok, probe := s.breaker.admit()
+	if !ok {
+		s.stats.fastFails.Add(1)
+		return s.degrade(key, policies, cost, now, charge, errOpen)
+	}
+	if err := ctx.Err(); err != nil {
+		// Out of time before the primary was asked: not the primary's
+		// fault, and nothing left to wait for.
+		s.breaker.record(probe, neutral)
+		return s.degrade(key, policies, cost, now, charge, fmt.Errorf("resilient: %w", err))
+	}
+	s.stats.primaryCalls.Add(1)
+	var r core.Result
+	var err error
+	if charge {
+		r, err = s.primary.Take(ctx, key, policies, cost, now)
+	} else {
+		r, err = s.primary.Peek(ctx, key, policies, cost, now)
+	}
+	o := classify(ctx, err)
+	s.breaker.record(probe, o)
+	switch o {
+	case failure:
+		s.stats.primaryErrors.Add(1)
+		return s.degrade(key, policies, cost, now, charge, err)
+	case neutral:
+		return r, err
+	}
+	if s.deny != nil {
+		if denied(&r, len(policies)) {
+			s.deny.remember(key, set, len(policies), cost, now, &r)
+		} else if charge {
+			s.deny.forget(key)
+		}
+	}
+	return r, nil
+}
+
+// degrade answers when the primary could not: from the fallback if there
+// is one, else with cause.
+func (s *Store) degrade(key string, policies []core.Policy, cost int64, now time.Time, charge bool, cause error) (core.Result, error) {
+	if s.fallback == nil {
+		return core.Result{}, cause
+	}
+	s.stats.fallbacks.Add(1)
+	if s.onFallback != nil {
+		s.onFallback(key, cause)
+	}
+	return s.fallback.decide(key, policies, cost, now, charge), nil
+}
+
+// denied reports whether some policy of r denies.
+func denied(r *core.Result, n int) bool {
+	for i := range n {
+		if !r.States[i].Allowed {
+			return true
+		}
+	}
+	return false
+}
