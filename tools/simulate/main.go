@@ -45,5 +45,11 @@ func generate(s setup) (svg, md []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return plot(s, &runs[figureRun]), report(s, runs), nil
+	svg, md = render(s, runs)
+	return svg, md, nil
+}
+
+// render draws the plot and writes the report from the runs of s.
+func render(s setup, runs []run) (svg, md []byte) {
+	return plot(s, &runs[figureRun]), report(s, runs)
 }

@@ -56,8 +56,8 @@ func workloadSection(m *markdown, runs []run) {
 	for _, r := range runs {
 		m.row(r.W.Name, fmt.Sprint(r.W.Clients), fmt.Sprint(len(r.W.Reqs)), r.W.About)
 	}
-	m.printf("\nRandom arrivals are drawn per millisecond (a Bernoulli trial each millisecond: Poisson arrivals at\n")
-	m.printf("the clock's 1 ms resolution) from a PCG generator with a fixed seed.\n\n")
+	m.printf("\nRandom arrivals are Poisson at the clock's 1 ms resolution (a Bernoulli trial every millisecond;\n")
+	m.printf("the gaps between arrivals are drawn, geometric, from a PCG generator with a fixed seed).\n\n")
 }
 
 func worstSection(m *markdown, s setup, runs []run) {
@@ -87,9 +87,10 @@ func worstSection(m *markdown, s setup, runs []run) {
 	m.printf("- **Sliding window counter** reached %d (%s L). In theory it can approach 2L over a whole window:\n", counter, fraction(int64(counter), s.Limit))
 	m.printf("  when the previous bucket was spent at its very end, the estimate assumes those requests were spread\n")
 	m.printf("  evenly and lets the current bucket refill as the previous one \"slides out\", while in truth they\n")
-	m.printf("  are all still inside the rolling window (the \"burst, then pressure\" workload). It never does so in\n")
-	m.printf("  a short interval: across one bucket boundary it admits at most about L·(1 + d/W) within any\n")
-	m.printf("  d < W, here %d in any %s.\n\n", s.Limit+s.Limit*s.short()/s.Window, dur(s.short()))
+	m.printf("  are all still inside the rolling window (the \"counter's worst case\" workload, and the middle\n")
+	m.printf("  panel of the plot). It never does so in a short interval: across one bucket boundary it admits\n")
+	m.printf("  at most L·(1 + d/W) within any d < W (the tests assert it), here %d in any %s.\n\n",
+		s.Limit+s.Limit*s.short()/s.Window, dur(s.short()))
 }
 
 // worst returns the most admitted in any rolling window w, over every
@@ -167,13 +168,13 @@ func choosingSection(m *markdown, s setup, runs []run) {
 		fmt.Sprintf("%d (L, never more)", log))
 	m.row(fmt.Sprintf("worst case in any %s (W/10)", dur(s.short())),
 		fmt.Sprintf("%d: 2L fit in a moment", sFixed),
-		fmt.Sprintf("%d: about L·(1 + 1/10) at most", sCounter),
+		fmt.Sprintf("%d: at most L·(1 + 1/10)", sCounter),
 		fmt.Sprintf("%d", sLog))
 	m.row("memory per key and policy", "16 B (window start, count)", "24 B (bucket start, previous, current)",
 		fmt.Sprintf("8 B per admitted unit in the window: at most 8·L B (%d B here)", 8*s.Limit))
 	m.row("Redis per decision", "1 round trip (one script call)", "1 round trip (one script call)", "1 round trip (one script call)")
 	m.row("choose it for", "coarse quotas (per hour, per day) where twice the limit across a boundary is harmless",
-		"almost everything: constant memory, no boundary burst, close to exact",
+		"almost everything: constant memory, no 2L burst at a boundary, close to exact",
 		"small limits that must hold exactly (logins, password resets, costly calls)")
 }
 

@@ -20,7 +20,7 @@ type setup struct {
 
 // defaultSetup is the configuration of `go run ./tools/simulate`.
 func defaultSetup() setup {
-	return setup{Limit: 100, Window: 10_000, Seed: 8, Clients: 50, Windows: 20}
+	return setup{Limit: 100, Window: 10_000, Seed: 8, Clients: 25, Windows: 12}
 }
 
 // algorithms are the algorithms compared, the exact reference last.

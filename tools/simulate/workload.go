@@ -3,8 +3,10 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"sort"
 )
 
 // request is one request of cost 1: who sent it and when.
@@ -23,8 +25,11 @@ type workload struct {
 }
 
 func newWorkload(name, about string, clients int, length int64, reqs []request) *workload {
-	// Stable: requests of the same millisecond keep their generation order.
-	slices.SortStableFunc(reqs, func(a, b request) int { return cmp.Compare(a.at, b.at) })
+	// Requests that compare equal are identical, so the order is fully
+	// determined.
+	slices.SortFunc(reqs, func(a, b request) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.client, b.client))
+	})
 	return &workload{Name: name, About: about, Clients: clients, Length: length, Reqs: reqs}
 }
 
@@ -36,22 +41,39 @@ func evenly(reqs []request, client int, from, span, n int64) []request {
 	return reqs
 }
 
-// bernoulli appends, for every millisecond of [from, to), a request of
-// client with probability ppb parts per billion: Poisson arrivals at the
-// clock's 1 ms resolution, drawn with integers only.
-func bernoulli(reqs []request, rng *rand.Rand, client int, from, to int64, ppb uint64) []request {
-	for t := from; t < to; t++ {
-		if rng.Uint64N(1_000_000_000) < ppb {
-			reqs = append(reqs, request{at: t, client: client})
-		}
+// arrivals appends the requests of client in [from, to) of a Bernoulli
+// process: in every millisecond, a request with probability p (in units of
+// 2^-32). That is Poisson arrivals at the clock's 1 ms resolution. The gaps
+// between arrivals are geometric and drawn by inversion on a table of
+// integers, so the stream is the same on every machine.
+func arrivals(reqs []request, rng *rand.Rand, client int, from, to int64, p uint64) []request {
+	if p == 0 {
+		return reqs
 	}
-	return reqs
+	// survival[k] is (1 − p)^k in units of 2^-62: the chance that the next
+	// arrival is more than k milliseconds away. Cut where it is below 2^-40.
+	const one = uint64(1) << 62
+	survival := []uint64{one}
+	for cur := one; cur > one>>40 && len(survival) < 1<<20; {
+		hi, lo := bits.Mul64(cur, p)
+		cur -= hi<<32 | lo>>32
+		survival = append(survival, cur)
+	}
+	for t := from - 1; ; {
+		u := rng.Uint64() >> 2
+		// The gap is the least k with survival[k] ≤ u (k ≥ 1, as u < one).
+		t += int64(sort.Search(len(survival), func(k int) bool { return survival[k] <= u }))
+		if t >= to {
+			return reqs
+		}
+		reqs = append(reqs, request{at: t, client: client})
+	}
 }
 
-// perMillePPB converts a rate given in thousandths of L/W into a per
-// millisecond probability in parts per billion.
-func (s setup) perMillePPB(perMille int64) uint64 {
-	return uint64(perMille * s.Limit * 1_000_000 / s.Window)
+// rate converts a rate given in thousandths of L/W into a per millisecond
+// probability in units of 2^-32.
+func (s setup) rate(perMille int64) uint64 {
+	return uint64(perMille) * uint64(s.Limit) << 32 / uint64(1000*s.Window)
 }
 
 // boundaryBurst is the textbook attack on a fixed window: one client sends L
@@ -93,7 +115,7 @@ func figureWorkload(s setup) *workload {
 	rng := rand.New(rand.NewPCG(s.Seed, 1))
 	w, span := s.Window, s.Window/20
 	gap := max(1, w/(2*s.Limit)) // spacing at 2·L/W
-	reqs := bernoulli(nil, rng, 0, 0, 5*w, s.perMillePPB(300))
+	reqs := arrivals(nil, rng, 0, 0, 5*w, s.rate(300))
 	reqs = evenly(reqs, 0, w-span, span, s.Limit)
 	reqs = evenly(reqs, 0, w, span, s.Limit)
 	for t := w + span; t < 2*w; t += gap {
@@ -118,7 +140,7 @@ func randomWorkload(s setup, name string, lo, hi int64, stream uint64) *workload
 	var reqs []request
 	for c := range s.Clients {
 		rate := lo + int64(rng.Uint64N(uint64(hi-lo+1)))
-		reqs = bernoulli(reqs, rng, c, 0, length, s.perMillePPB(rate))
+		reqs = arrivals(reqs, rng, c, 0, length, s.rate(rate))
 		for k := range s.Windows {
 			if rng.Uint64N(4) != 0 {
 				continue
