@@ -3,6 +3,7 @@ package nethttp
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/ratewindow/ratewindow/internal/middleware"
@@ -33,7 +34,6 @@ func putExchange(x *exchange) {
 
 func (x *exchange) Method() string                    { return x.r.Method }
 func (x *exchange) Path() string                      { return x.r.URL.Path }
-func (x *exchange) Route() string                     { return x.r.Pattern }
 func (x *exchange) Header(name string) string         { return x.r.Header.Get(name) }
 func (x *exchange) HeaderValues(name string) []string { return x.r.Header.Values(name) }
 func (x *exchange) RemoteAddr() string                { return x.r.RemoteAddr }
@@ -43,4 +43,14 @@ func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.w.Header(), 
 func (x *exchange) Send(status int, body []byte) {
 	x.w.WriteHeader(status)
 	_, _ = x.w.Write(body)
+}
+
+// Route is the ServeMux pattern without its method, e.g. "/items/{id}"
+// for "GET /items/{id}", so it reads like the other frameworks' routes.
+func (x *exchange) Route() string {
+	p := x.r.Pattern
+	if i := strings.IndexAny(p, " \t"); i >= 0 {
+		p = strings.TrimLeft(p[i:], " \t")
+	}
+	return p
 }

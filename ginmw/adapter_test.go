@@ -1,0 +1,34 @@
+package ginmw_test
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/ginmw"
+	"github.com/ratewindow/ratewindow/internal/middleware/adaptertest"
+)
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, error) {
+	limit, err := ginmw.New(l, opts...)
+	if err != nil {
+		return "", err
+	}
+	ok := func(c *gin.Context) { c.String(200, "ok\n") }
+	r := gin.New()
+	r.GET("/", limit, ok)
+	r.GET("/items/:id", limit, ok)
+	r.GET("/healthz", ok)
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	return srv.URL, nil
+}
+
+func TestAdapter(t *testing.T) {
+	adaptertest.Run(t, adaptertest.Adapter{Name: "gin", Mount: mount, ItemsRoute: "/items/:id"})
+}

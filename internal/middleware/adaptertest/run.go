@@ -1,0 +1,170 @@
+package adaptertest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// clientTimeout bounds every request, so a middleware that hangs fails
+// the test instead of blocking it.
+const clientTimeout = 10 * time.Second
+
+// tracked are the response fields a step compares exactly: a field listed
+// here and absent from Step.Want must be absent from the response.
+var tracked = []string{
+	headers.FieldPolicy, headers.FieldRateLimit,
+	headers.FieldLimit, headers.FieldRemaining, headers.FieldReset,
+	headers.FieldLegacyLimit, headers.FieldLegacyRemaining, headers.FieldLegacyReset,
+	headers.FieldRetryAfter,
+}
+
+func runScenario(t *testing.T, a Adapter, client *http.Client, sc Scenario) {
+	env := newEnv(t, a, sc)
+	var opts []ratewindow.Option
+	if sc.Options != nil {
+		opts = sc.Options(env)
+	}
+	base, err := a.Mount(t, env.Limiter, opts)
+	require.NoError(t, err)
+	for i, st := range sc.Steps {
+		env.Clock.Advance(st.Advance)
+		for n := range max(st.Repeat, 1) {
+			if st.Do != nil {
+				st.Do(t, env)
+				continue
+			}
+			got := do(t, client, base, st)
+			where := a.Name + ": step " + strconv.Itoa(i) + " request " + strconv.Itoa(n) + " " + st.path()
+			assert.Equal(t, st.Status, got.status, where)
+			if st.Want != nil {
+				assert.Equal(t, st.Want, got.fields, where)
+			}
+			if st.Body != "" {
+				assert.Equal(t, st.Body, got.body, where)
+			}
+			if st.ContentType != "" {
+				assert.Equal(t, st.ContentType, got.contentType, where)
+			}
+		}
+	}
+	if sc.Check != nil {
+		sc.Check(t, env)
+	}
+}
+
+type response struct {
+	status      int
+	fields      map[string]string
+	body        string
+	contentType string
+}
+
+func do(t *testing.T, client *http.Client, base string, st Step) response {
+	t.Helper()
+	r, err := roundTrip(client, base, st)
+	require.NoError(t, err)
+	return r
+}
+
+// roundTrip sends the step's request; safe to call from any goroutine.
+func roundTrip(client *http.Client, base string, st Step) (response, error) {
+	req, err := http.NewRequest(http.MethodGet, base+st.path(), nil)
+	if err != nil {
+		return response{}, err
+	}
+	for k, v := range st.Header {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return response{}, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return response{}, err
+	}
+	r := response{status: resp.StatusCode, fields: map[string]string{}, body: string(body), contentType: resp.Header.Get("Content-Type")}
+	for _, name := range tracked {
+		if vs := resp.Header.Values(name); len(vs) > 0 {
+			if len(vs) > 1 {
+				return r, fmt.Errorf("field %s written %d times", name, len(vs))
+			}
+			r.fields[name] = vs[0]
+		}
+	}
+	return r, nil
+}
+
+func checkInvalidConfig(t *testing.T, a Adapter) {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerSecond(1)})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name  string
+		l     *core.Limiter
+		opts  []ratewindow.Option
+		field string
+	}{
+		{"nil limiter", nil, nil, "Limiter"},
+		{"negative timeout", l, []ratewindow.Option{ratewindow.WithTimeout(-time.Second)}, "Timeout"},
+		{"unknown header mode", l, []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.None + 1})}, "Headers.Mode"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := a.Mount(t, c.l, c.opts)
+			require.ErrorIs(t, err, core.ErrInvalidConfig)
+			assert.Contains(t, err.Error(), c.field)
+		})
+	}
+}
+
+// checkConcurrency sends many requests at once from several clients, on a
+// clock that does not move: exactly the limit is admitted, for the two
+// algorithms that promise it.
+func checkConcurrency(t *testing.T, a Adapter, client *http.Client) {
+	const limit, workers, each = 20, 8, 10
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingLog} {
+		t.Run(alg.String(), func(t *testing.T) {
+			clock := core.NewFakeClock(T0)
+			l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(limit).Using(alg)}, core.WithClock(clock))
+			require.NoError(t, err)
+			base, err := a.Mount(t, l, []ratewindow.Option{ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", nil))})
+			require.NoError(t, err)
+			var (
+				mu     sync.Mutex
+				counts = map[int]int{}
+				errs   []error
+				wg     sync.WaitGroup
+			)
+			for range workers {
+				wg.Go(func() {
+					for range each {
+						got, err := roundTrip(client, base, Step{Header: map[string]string{"X-Client": "shared"}})
+						mu.Lock()
+						if err != nil {
+							errs = append(errs, err)
+						}
+						counts[got.status]++
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			require.Empty(t, errs)
+			assert.Equal(t, map[int]int{http.StatusOK: limit, http.StatusTooManyRequests: workers*each - limit}, counts)
+		})
+	}
+}
