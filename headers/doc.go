@@ -32,8 +32,10 @@
 //
 //   - w, the window, is at least 1: a 500ms window is advertised as w=1 and a
 //     1500ms window as w=2.
-//   - t is the time until more quota: for an allowed request the policy's
-//     ResetAfter, for a policy that denies its RetryAfter, rounded up.
+//   - t is the time until more quota: for a policy that denies, its
+//     RetryAfter (the shortest wait after which the request is admitted);
+//     otherwise its ResetAfter (until the quota is whole again, which for
+//     the sliding-window algorithm can be up to two windows), rounded up.
 //   - A policy that denies reports r=0 (also in observe-only mode, where the
 //     request goes through but the fields say what enforcement would do).
 //   - Retry-After is the binding policy's RetryAfter rounded up, at least 1,

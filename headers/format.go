@@ -15,7 +15,7 @@ func (w Writer) writeIETF(set func(name, value string), v *decisionView, key str
 	}
 	var buf [256]byte
 	b := buf[:0]
-	for i := range v.policies {
+	for i := range v.len() {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
@@ -33,7 +33,7 @@ func (w Writer) writeIETF(set func(name, value string), v *decisionView, key str
 
 	b = buf[:0]
 	first := true
-	for i := range v.policies {
+	for i := range v.len() {
 		if !w.AllPolicies && i != v.bind {
 			continue
 		}
@@ -62,27 +62,27 @@ func writeTriple(set func(name, value string), v *decisionView, limit, remaining
 	set(remaining, strconv.FormatInt(v.remaining(i), 10))
 	t := v.reset(i)
 	if !epoch.IsZero() {
-		t = clampInt(ceilUnix(epoch, t))
+		t = clampInt(ceilUnix(epoch.Add(max(v.resetAfter(i), 0))))
 	}
 	set(reset, strconv.FormatInt(t, 10))
 }
 
-// ceilUnix is the Unix time, in whole seconds rounded up, delta seconds
-// after now.
-func ceilUnix(now time.Time, delta int64) int64 {
-	s := now.Unix()
-	if now.Nanosecond() > 0 {
+// ceilUnix is t as Unix time in whole seconds, rounded up.
+func ceilUnix(t time.Time) int64 {
+	s := t.Unix()
+	if t.Nanosecond() > 0 {
 		s++
 	}
-	return s + delta
+	return s
 }
 
 // policyName is the name written for policy i.
 func policyName(v *decisionView, i int) string {
-	if n := v.policies[i].Name; n != "" {
-		return n
+	p := v.policy(i)
+	if p.Name != "" {
+		return p.Name
 	}
-	return v.policies[i].DefaultName()
+	return p.DefaultName()
 }
 
 // appendInt appends n in decimal.

@@ -10,35 +10,50 @@ import (
 const maxInteger = 999_999_999_999_999
 
 // decisionView is a decision seen as n policies with their states, so a
-// hand-made Decision without Policies is handled like a one-policy one.
+// hand-made Decision without Policies is handled like a one-policy one. It
+// holds no pointer into itself, so it stays on the stack.
 type decisionView struct {
-	policies []core.Policy
-	states   *[core.MaxPolicies]core.PolicyState
+	policies []core.Policy // nil: the single policy below
+	single   core.Policy
+	states   [core.MaxPolicies]core.PolicyState
 	bind     int
-	single   [1]core.Policy
-	one      [core.MaxPolicies]core.PolicyState
 }
 
 func view(d *core.Decision) decisionView {
-	v := decisionView{policies: d.Policies, states: &d.States, bind: d.Index}
+	v := decisionView{policies: d.Policies, states: d.States, bind: d.Index}
 	if len(v.policies) == 0 || len(v.policies) > core.MaxPolicies {
-		v.single[0] = d.Policy
-		if v.single[0].Limit == 0 {
-			v.single[0].Limit = d.Limit
+		v.policies = nil
+		v.single = d.Policy
+		if v.single.Limit == 0 {
+			v.single.Limit = d.Limit
 		}
-		v.one[0] = core.PolicyState{Allowed: d.Allowed, Remaining: d.Remaining, ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter}
-		v.policies = v.single[:]
-		v.states = &v.one
+		v.states[0] = core.PolicyState{Allowed: d.Allowed, Remaining: d.Remaining, ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter}
 		v.bind = 0
 	}
-	if v.bind < 0 || v.bind >= len(v.policies) {
+	if v.bind < 0 || v.bind >= v.len() {
 		v.bind = 0
 	}
 	return v
 }
 
+// len is the number of policies.
+func (v *decisionView) len() int {
+	if v.policies == nil {
+		return 1
+	}
+	return len(v.policies)
+}
+
+// policy returns policy i.
+func (v *decisionView) policy(i int) *core.Policy {
+	if v.policies == nil {
+		return &v.single
+	}
+	return &v.policies[i]
+}
+
 // limit is policy i's quota.
-func (v *decisionView) limit(i int) int64 { return clampInt(v.policies[i].Limit) }
+func (v *decisionView) limit(i int) int64 { return clampInt(v.policy(i).Limit) }
 
 // remaining is policy i's r: 0 when it denies, else its Remaining.
 func (v *decisionView) remaining(i int) int64 {
@@ -51,17 +66,21 @@ func (v *decisionView) remaining(i int) int64 {
 
 // reset is policy i's t in whole seconds, rounded up: RetryAfter when it
 // denies, else ResetAfter.
-func (v *decisionView) reset(i int) int64 {
+func (v *decisionView) reset(i int) int64 { return ceilSeconds(v.resetAfter(i)) }
+
+// resetAfter is policy i's time until more quota: RetryAfter when it
+// denies, else ResetAfter.
+func (v *decisionView) resetAfter(i int) time.Duration {
 	s := &v.states[i]
 	if !s.Allowed {
-		return ceilSeconds(s.RetryAfter)
+		return s.RetryAfter
 	}
-	return ceilSeconds(s.ResetAfter)
+	return s.ResetAfter
 }
 
 // window is policy i's w: whole seconds, rounded up, at least 1.
 func (v *decisionView) window(i int) int64 {
-	w := ceilSeconds(v.policies[i].Window)
+	w := ceilSeconds(v.policy(i).Window)
 	if w < 1 {
 		w = 1
 	}

@@ -1,6 +1,7 @@
 package headers
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
@@ -75,8 +76,7 @@ func WriteRetryAfter(set func(name, value string), d *core.Decision) {
 	if d == nil || set == nil || d.Allowed {
 		return
 	}
-	var buf [20]byte
-	set(FieldRetryAfter, string(appendInt(buf[:0], RetryAfterSeconds(d))))
+	set(FieldRetryAfter, strconv.FormatInt(RetryAfterSeconds(d), 10))
 }
 
 // RetryAfterSeconds is the Retry-After value for d: its RetryAfter rounded

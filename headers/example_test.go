@@ -1,0 +1,64 @@
+package headers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/headers"
+)
+
+// A decision from a limiter with two policies, written in the default IETF
+// mode, then with one item per policy. t is the time until the quota is
+// whole again: with the default sliding-window algorithm a request weighs on
+// the estimate for up to two windows, hence t=2 for a one-second window.
+func ExampleWriter_Write() {
+	clock := core.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	lim, err := core.NewLimiter(memoryStore(), []core.Policy{
+		core.PerSecond(10).Named("burst"),
+		core.PerMinute(600).Named("steady"),
+	}, core.WithClock(clock))
+	if err != nil {
+		panic(err)
+	}
+	d, _ := lim.Allow(context.Background(), "client")
+
+	h := http.Header{}
+	set := func(name, value string) { h[name] = []string{value} }
+	headers.Writer{}.Write(set, &d, clock.Now())
+	fmt.Println(h["RateLimit-Policy"][0])
+	fmt.Println(h["RateLimit"][0])
+
+	headers.Writer{AllPolicies: true}.Write(set, &d, clock.Now())
+	fmt.Println(h["RateLimit"][0])
+	// Output:
+	// "burst";q=10;w=1, "steady";q=600;w=60
+	// "burst";r=9;t=2
+	// "burst";r=9;t=2, "steady";r=599;t=120
+}
+
+// The older header sets, for clients that read them.
+func ExampleWriter_legacy() {
+	p := core.PerHour(5000).Named("api")
+	d := &core.Decision{Allowed: false, Policies: []core.Policy{p}, Policy: p, Limit: 5000, RetryAfter: 90 * time.Second}
+	d.States[0] = core.PolicyState{Allowed: false, RetryAfter: 90 * time.Second, ResetAfter: time.Hour}
+	now := time.Unix(1_700_000_000, 0)
+
+	print := func(name, value string) { fmt.Printf("%s: %s\n", name, value) }
+	headers.Writer{Mode: headers.Draft7}.Write(print, d, now)
+	headers.Writer{Mode: headers.Legacy, LegacyEpoch: true}.Write(print, d, now)
+	headers.WriteRetryAfter(print, d)
+	// Output:
+	// RateLimit-Limit: 5000
+	// RateLimit-Remaining: 0
+	// RateLimit-Reset: 90
+	// X-RateLimit-Limit: 5000
+	// X-RateLimit-Remaining: 0
+	// X-RateLimit-Reset: 1700000090
+	// Retry-After: 90
+}
+
+func memoryStore() core.Store { return memory.New() }

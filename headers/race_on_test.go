@@ -1,0 +1,5 @@
+//go:build race
+
+package headers_test
+
+const raceEnabled = true

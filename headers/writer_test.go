@@ -1,0 +1,350 @@
+package headers_test
+
+import (
+	"math"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/headers"
+)
+
+var (
+	burst  = core.PerSecond(10).Named("burst")
+	steady = core.PerMinute(600).Named("steady")
+	t0     = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+)
+
+// decision builds a two-policy decision by hand; bind is the binding index.
+func decision(allowed bool, bind int, states ...core.PolicyState) *core.Decision {
+	d := &core.Decision{Allowed: allowed, Policies: []core.Policy{burst, steady}, Index: bind}
+	copy(d.States[:], states)
+	d.Policy = d.Policies[bind]
+	d.Limit = d.Policy.Limit
+	d.Remaining = states[bind].Remaining
+	d.ResetAfter = states[bind].ResetAfter
+	if !allowed {
+		d.RetryAfter = states[bind].RetryAfter
+	}
+	return d
+}
+
+// capture collects what a writer sets.
+func capture() (http.Header, func(name, value string)) {
+	h := http.Header{}
+	return h, func(name, value string) {
+		if _, dup := h[name]; dup {
+			panic("field set twice: " + name)
+		}
+		h[name] = []string{value}
+	}
+}
+
+var (
+	allowedDecision = decision(true, 0,
+		core.PolicyState{Allowed: true, Remaining: 3, ResetAfter: 700 * time.Millisecond},
+		core.PolicyState{Allowed: true, Remaining: 590, ResetAfter: 59*time.Second + time.Millisecond})
+	deniedDecision = decision(false, 1,
+		core.PolicyState{Allowed: true, Remaining: 4, ResetAfter: 300 * time.Millisecond},
+		core.PolicyState{Allowed: false, Remaining: 0, ResetAfter: 60 * time.Second, RetryAfter: 12*time.Second + 1})
+)
+
+func TestWriterModes(t *testing.T) {
+	tests := []struct {
+		name string
+		w    headers.Writer
+		d    *core.Decision
+		want map[string]string
+	}{
+		{"ietf allowed, binding only", headers.Writer{}, allowedDecision, map[string]string{
+			"RateLimit-Policy": `"burst";q=10;w=1, "steady";q=600;w=60`,
+			"RateLimit":        `"burst";r=3;t=1`,
+		}},
+		{"ietf allowed, all policies", headers.Writer{AllPolicies: true}, allowedDecision, map[string]string{
+			"RateLimit-Policy": `"burst";q=10;w=1, "steady";q=600;w=60`,
+			"RateLimit":        `"burst";r=3;t=1, "steady";r=590;t=60`,
+		}},
+		{"ietf denied: r=0, t is RetryAfter rounded up", headers.Writer{Mode: headers.IETF}, deniedDecision, map[string]string{
+			"RateLimit-Policy": `"burst";q=10;w=1, "steady";q=600;w=60`,
+			"RateLimit":        `"steady";r=0;t=13`,
+		}},
+		{"ietf denied, all policies", headers.Writer{AllPolicies: true}, deniedDecision, map[string]string{
+			"RateLimit-Policy": `"burst";q=10;w=1, "steady";q=600;w=60`,
+			"RateLimit":        `"burst";r=4;t=1, "steady";r=0;t=13`,
+		}},
+		{"draft7 allowed", headers.Writer{Mode: headers.Draft7}, allowedDecision, map[string]string{
+			"RateLimit-Limit": "10", "RateLimit-Remaining": "3", "RateLimit-Reset": "1",
+		}},
+		{"draft7 denied", headers.Writer{Mode: headers.Draft7}, deniedDecision, map[string]string{
+			"RateLimit-Limit": "600", "RateLimit-Remaining": "0", "RateLimit-Reset": "13",
+		}},
+		{"legacy delta", headers.Writer{Mode: headers.Legacy}, deniedDecision, map[string]string{
+			"X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "13",
+		}},
+		{"legacy epoch", headers.Writer{Mode: headers.Legacy, LegacyEpoch: true}, deniedDecision, map[string]string{
+			"X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1767323058", // t0 + 13 s
+		}},
+		{"epoch ignored outside legacy", headers.Writer{Mode: headers.Draft7, LegacyEpoch: true}, allowedDecision, map[string]string{
+			"RateLimit-Limit": "10", "RateLimit-Remaining": "3", "RateLimit-Reset": "1",
+		}},
+		{"none", headers.Writer{Mode: headers.None}, deniedDecision, map[string]string{}},
+		{"nil decision", headers.Writer{}, nil, map[string]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, set := capture()
+			tt.w.Write(set, tt.d, t0)
+			got := map[string]string{}
+			for k, v := range h {
+				got[k] = v[0]
+			}
+			assert.Equal(t, tt.want, got)
+			if _, ok := h["Retry-After"]; ok {
+				t.Fatal("Write must never set Retry-After")
+			}
+		})
+	}
+}
+
+func TestWriterEpochRoundsUp(t *testing.T) {
+	// t0 is Unix 1767323045.
+	tests := []struct {
+		name  string
+		now   time.Duration // after t0
+		reset time.Duration
+		want  string
+	}{
+		{"whole", 0, 2 * time.Second, "1767323047"},
+		{"crossing a second", 400 * time.Millisecond, 700 * time.Millisecond, "1767323047"},
+		{"within the second", 400 * time.Millisecond, 500 * time.Millisecond, "1767323046"},
+		{"nothing to wait", 400 * time.Millisecond, 0, "1767323046"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := decision(true, 0, core.PolicyState{Allowed: true, Remaining: 1, ResetAfter: tt.reset}, core.PolicyState{Allowed: true, Remaining: 9})
+			h, set := capture()
+			headers.Writer{Mode: headers.Legacy, LegacyEpoch: true}.Write(set, d, t0.Add(tt.now))
+			assert.Equal(t, tt.want, get(h, "X-RateLimit-Reset"))
+		})
+	}
+}
+
+func TestWriterParsesAsStructuredFields(t *testing.T) {
+	for _, d := range []*core.Decision{allowedDecision, deniedDecision} {
+		h, set := capture()
+		headers.Writer{AllPolicies: true}.Write(set, d, t0)
+		pol, err := parseSFList(get(h, "RateLimit-Policy"))
+		require.NoError(t, err)
+		require.Len(t, pol, 2)
+		lim, err := parseSFList(get(h, "RateLimit"))
+		require.NoError(t, err)
+		require.Len(t, lim, 2)
+		for i, p := range d.Policies {
+			assert.Equal(t, p.Name, pol[i].Value)
+			assert.Equal(t, p.Name, lim[i].Value)
+			q, _ := pol[i].Param("q")
+			assert.Equal(t, p.Limit, q)
+		}
+	}
+}
+
+func TestWriterWindowRounding(t *testing.T) {
+	tests := []struct {
+		window time.Duration
+		w      string
+	}{
+		{time.Millisecond, "1"},
+		{500 * time.Millisecond, "1"},
+		{time.Second, "1"},
+		{1001 * time.Millisecond, "2"},
+		{1500 * time.Millisecond, "2"},
+		{time.Hour, "3600"},
+		{24 * time.Hour, "86400"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.window.String(), func(t *testing.T) {
+			p := core.Per(5, tt.window).Named("p")
+			d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Policy: p, Limit: 5}
+			d.States[0] = core.PolicyState{Allowed: true, Remaining: 5}
+			h, set := capture()
+			headers.Writer{}.Write(set, d, t0)
+			assert.Equal(t, `"p";q=5;w=`+tt.w, get(h, "RateLimit-Policy"))
+			assert.Equal(t, `"p";r=5;t=0`, get(h, "RateLimit"))
+		})
+	}
+}
+
+func TestWriterNames(t *testing.T) {
+	tests := []struct {
+		name string
+		want string
+	}{
+		{`plain`, `"plain"`},
+		{`with space`, `"with space"`},
+		{`quote"inside`, `"quote\"inside"`},
+		{`back\slash`, `"back\\slash"`},
+		{"tab\there", `"tab_here"`},
+		{"newline\r\nattack: x", `"newline__attack: x"`},
+		{"café", `"caf_"`},
+		{"日本", `"__"`},
+		{"bad\xffutf8", `"bad_utf8"`},
+		{"del\x7f", `"del_"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := core.PerSecond(1).Named(tt.name)
+			d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Policy: p, Limit: 1}
+			d.States[0] = core.PolicyState{Allowed: true, Remaining: 1}
+			h, set := capture()
+			headers.Writer{}.Write(set, d, t0)
+			assert.Equal(t, tt.want+";q=1;w=1", get(h, "RateLimit-Policy"))
+			items, err := parseSFList(get(h, "RateLimit"))
+			require.NoError(t, err)
+			require.Len(t, items, 1)
+		})
+	}
+}
+
+func TestWriterEmptyNameUsesDefault(t *testing.T) {
+	p := core.PerMinute(100)
+	d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Policy: p, Limit: 100}
+	d.States[0] = core.PolicyState{Allowed: true, Remaining: 99, ResetAfter: time.Second}
+	h, set := capture()
+	headers.Writer{}.Write(set, d, t0)
+	assert.Equal(t, `"100-per-1m";q=100;w=60`, get(h, "RateLimit-Policy"))
+}
+
+func TestWriterDecisionWithoutPolicies(t *testing.T) {
+	// A hand-made decision with only the binding fields still writes.
+	d := &core.Decision{Allowed: false, Limit: 7, Remaining: 2, RetryAfter: 2500 * time.Millisecond,
+		Policy: core.Per(7, 10*time.Second).Named("solo")}
+	h, set := capture()
+	headers.Writer{}.Write(set, d, t0)
+	assert.Equal(t, `"solo";q=7;w=10`, get(h, "RateLimit-Policy"))
+	assert.Equal(t, `"solo";r=0;t=3`, get(h, "RateLimit"))
+	assert.Equal(t, int64(3), headers.RetryAfterSeconds(d))
+}
+
+func TestWriterClampsValues(t *testing.T) {
+	p := core.Policy{Name: "odd", Limit: 1 << 62, Window: time.Duration(math.MaxInt64)}
+	d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Policy: p}
+	d.States[0] = core.PolicyState{Allowed: true, Remaining: -5, ResetAfter: -time.Second}
+	h, set := capture()
+	headers.Writer{AllPolicies: true}.Write(set, d, t0)
+	assert.Equal(t, `"odd";q=999999999999999;w=9223372037`, get(h, "RateLimit-Policy"))
+	assert.Equal(t, `"odd";r=0;t=0`, get(h, "RateLimit"))
+	_, err := parseSFList(get(h, "RateLimit-Policy"))
+	require.NoError(t, err)
+}
+
+func TestWriterPartitionKey(t *testing.T) {
+	w := headers.Writer{PartitionKey: true, PartitionSecret: []byte("secret")}
+	h, set := capture()
+	w.WriteKey(set, allowedDecision, "203.0.113.9", t0)
+	items, err := parseSFList(get(h, "RateLimit"))
+	require.NoError(t, err)
+	pk, ok := items[0].Param("pk")
+	require.True(t, ok)
+	require.IsType(t, []byte{}, pk)
+	assert.Len(t, pk, 12)
+	assert.NotContains(t, get(h, "RateLimit"), "203.0.113.9")
+	pol, err := parseSFList(get(h, "RateLimit-Policy"))
+	require.NoError(t, err)
+	pk2, _ := pol[1].Param("pk")
+	assert.Equal(t, pk, pk2, "same key, same pk on every item")
+
+	// Stable for a key and secret; different for another key or secret.
+	again, set2 := capture()
+	w.WriteKey(set2, allowedDecision, "203.0.113.9", t0)
+	assert.Equal(t, h, again)
+	other, set3 := capture()
+	w.WriteKey(set3, allowedDecision, "203.0.113.10", t0)
+	assert.NotEqual(t, get(h, "RateLimit"), get(other, "RateLimit"))
+	otherSecret, set4 := capture()
+	headers.Writer{PartitionKey: true, PartitionSecret: []byte("other")}.WriteKey(set4, allowedDecision, "203.0.113.9", t0)
+	assert.NotEqual(t, get(h, "RateLimit"), get(otherSecret, "RateLimit"))
+
+	// Off by default, and never without a key.
+	off, set5 := capture()
+	headers.Writer{}.WriteKey(set5, allowedDecision, "203.0.113.9", t0)
+	assert.NotContains(t, get(off, "RateLimit"), "pk=")
+	assert.NotContains(t, get(off, "RateLimit-Policy"), "pk=")
+	nokey, set6 := capture()
+	w.Write(set6, allowedDecision, t0)
+	assert.NotContains(t, get(nokey, "RateLimit"), "pk=")
+
+	// Without a secret, a per-process one is used.
+	proc, set7 := capture()
+	headers.Writer{PartitionKey: true}.WriteKey(set7, allowedDecision, "203.0.113.9", t0)
+	items, err = parseSFList(get(proc, "RateLimit"))
+	require.NoError(t, err)
+	_, ok = items[0].Param("pk")
+	assert.True(t, ok)
+}
+
+func TestRetryAfter(t *testing.T) {
+	tests := []struct {
+		name  string
+		d     *core.Decision
+		want  int64
+		field string
+	}{
+		{"allowed: none", allowedDecision, 0, ""},
+		{"nil: none", nil, 0, ""},
+		{"rounded up", deniedDecision, 13, "13"},
+		{"whole seconds stay", decision(false, 0, core.PolicyState{RetryAfter: 2 * time.Second}, core.PolicyState{Allowed: true}), 2, "2"},
+		{"at least one", decision(false, 0, core.PolicyState{RetryAfter: time.Millisecond}, core.PolicyState{Allowed: true}), 1, "1"},
+		{"zero becomes one", decision(false, 0, core.PolicyState{}, core.PolicyState{Allowed: true}), 1, "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, headers.RetryAfterSeconds(tt.d))
+			h, set := capture()
+			headers.WriteRetryAfter(set, tt.d)
+			assert.Equal(t, tt.field, get(h, "Retry-After"))
+			if tt.field == "" {
+				assert.Empty(t, h)
+			}
+		})
+	}
+}
+
+func TestModeStringAndParse(t *testing.T) {
+	for _, m := range []headers.Mode{headers.IETF, headers.Draft7, headers.Legacy, headers.None} {
+		got, err := headers.ParseMode(m.String())
+		require.NoError(t, err)
+		assert.Equal(t, m, got)
+	}
+	for in, want := range map[string]headers.Mode{" IETF ": headers.IETF, "Draft7": headers.Draft7, "LEGACY": headers.Legacy, "none": headers.None} {
+		got, err := headers.ParseMode(in)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	for _, bad := range []string{"", "draft-7", "x-ratelimit", "ietf10"} {
+		_, err := headers.ParseMode(bad)
+		assert.ErrorIs(t, err, core.ErrInvalidConfig, bad)
+	}
+	assert.Equal(t, "Mode(9)", headers.Mode(9).String())
+}
+
+func TestValidatePolicyName(t *testing.T) {
+	for _, ok := range []string{"burst", "per user", `a"b\c`, "~!@#$%^&*()", ""} {
+		assert.NoError(t, headers.ValidatePolicyName(ok), ok)
+	}
+	for _, bad := range []string{"café", "tab\t", "nl\n", "del\x7f", "\xff"} {
+		assert.ErrorIs(t, headers.ValidatePolicyName(bad), core.ErrInvalidConfig, bad)
+	}
+}
+
+// get returns a captured field by its exact name (http.Header.Get would
+// canonicalise "RateLimit-Policy" to "Ratelimit-Policy").
+func get(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
