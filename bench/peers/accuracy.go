@@ -83,3 +83,52 @@ func MaxInWindow(times []time.Time, window time.Duration) int {
 	}
 	return best
 }
+
+// FakeStart is the instant fake-clock accuracy runs begin at: a multiple
+// of every window of a whole number of seconds up to 100 s, so windows
+// aligned to the epoch begin there too.
+var FakeStart = time.Unix(1_800_000_000, 0)
+
+// AccuracyResult is the outcome of one boundary attack on one peer.
+type AccuracyResult struct {
+	Peer      string
+	Algorithm string
+	Limit     int64
+	Window    time.Duration
+	// RealTime is true when the run used the wall clock.
+	RealTime bool
+	// Admitted counts every request admitted during the run (3 windows).
+	Admitted int
+	// MaxInWindow is the most admitted in any rolling window [t, t+W).
+	MaxInWindow int
+}
+
+// MeasureAccuracy runs BoundaryAttack on a fresh limiter of p, with limit
+// per window on a fake clock, or, for a peer that runs only in real time,
+// per realWindow (at least twice the peer's clock granularity) on the wall
+// clock. A real-time run lasts three windows plus the wait of p.Align.
+func MeasureAccuracy(p Peer, limit int64, window, realWindow time.Duration) (AccuracyResult, error) {
+	res := AccuracyResult{Peer: p.Name, Algorithm: p.Algorithm, Limit: limit, Window: window, RealTime: p.RealTimeOnly}
+	var (
+		clk core.Clock
+		tl  Timeline = RealTimeline{}
+	)
+	if p.RealTimeOnly {
+		res.Window = max(realWindow, 2*p.Granularity)
+	} else {
+		fc := core.NewFakeClock(FakeStart)
+		clk, tl = fc, FakeTimeline{fc}
+	}
+	l, err := p.New(limit, res.Window, clk)
+	if err != nil {
+		return res, err
+	}
+	defer l.Close()
+	if p.Align != nil {
+		p.Align()
+	}
+	admitted := BoundaryAttack(l, "attacker", limit, res.Window, res.Window/100, tl)
+	res.Admitted = len(admitted)
+	res.MaxInWindow = MaxInWindow(admitted, res.Window)
+	return res, nil
+}

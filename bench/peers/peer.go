@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gofiber/fiber/v2/middleware/limiter"
+
 	"github.com/ratewindow/ratewindow/core"
 )
 
@@ -32,6 +34,12 @@ type Peer struct {
 	// Shared is true when the limiter keeps one state for all keys (one
 	// x/time/rate bucket): it has no per-key cost to measure.
 	Shared bool
+	// Granularity is the resolution of the limiter's own clock; zero means
+	// fine enough not to matter.
+	Granularity time.Duration
+	// Align, if set, is called just before an accuracy run starts, to
+	// begin it on a tick of the limiter's own clock.
+	Align func()
 	// New builds the limiter for limit requests per window. clk is the
 	// clock to read; nil means the library's own, the way it runs in
 	// production. Peers with RealTimeOnly ignore clk.
@@ -53,9 +61,25 @@ func All() []Peer {
 	}
 }
 
-// Find returns the peer called name among All.
-func Find(name string) (Peer, error) {
+// Accuracy returns the peers of the accuracy comparison: every peer of
+// All that keeps a state per key, and Fiber's limiter middleware with its
+// fixed and its sliding window.
+func Accuracy() []Peer {
+	var ps []Peer
 	for _, p := range All() {
+		if !p.Shared {
+			ps = append(ps, p)
+		}
+	}
+	return append(ps,
+		fiberPeer("fiber-limiter", "fixed window from first request", limiter.FixedWindow{}),
+		fiberPeer("fiber-limiter-sliding", "sliding window counter", limiter.SlidingWindow{}),
+	)
+}
+
+// Find returns the peer called name among All and Accuracy.
+func Find(name string) (Peer, error) {
+	for _, p := range append(All(), Accuracy()...) {
 		if p.Name == name {
 			return p, nil
 		}

@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ var start = time.Unix(1_800_000_000, 0)
 // a second key has its own L (except the shared bucket).
 func TestAdmitsExactlyLimit(t *testing.T) {
 	const limit = 100
-	for _, p := range All() {
+	for _, p := range every() {
 		t.Run(p.Name, func(t *testing.T) {
 			l, err := p.New(limit, time.Hour, core.NewFakeClock(start))
 			require.NoError(t, err)
@@ -34,8 +35,19 @@ func TestAdmitsExactlyLimit(t *testing.T) {
 	}
 }
 
+// every returns All and the peers only Accuracy has.
+func every() []Peer {
+	ps := All()
+	for _, p := range Accuracy() {
+		if !slices.ContainsFunc(ps, func(q Peer) bool { return q.Name == p.Name }) {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
 func TestNewRejectsWhatNoAdapterExpresses(t *testing.T) {
-	for _, p := range All() {
+	for _, p := range every() {
 		for _, c := range []struct {
 			name   string
 			limit  int64
@@ -116,4 +128,44 @@ func TestBoundaryAttack(t *testing.T) {
 			assert.LessOrEqual(t, got, c.max)
 		})
 	}
+}
+
+func TestAccuracyPeers(t *testing.T) {
+	names := map[string]bool{}
+	for _, p := range Accuracy() {
+		assert.False(t, p.Shared, "%s: a shared bucket has no per-key accuracy", p.Name)
+		assert.False(t, names[p.Name], "%s listed twice", p.Name)
+		names[p.Name] = true
+	}
+	for _, want := range []string{"ratewindow-log", "httprate", "sethvargo", "ulule", "throttled", "xrate-map", "fiber-limiter", "fiber-limiter-sliding"} {
+		assert.True(t, names[want], want)
+	}
+}
+
+func TestMeasureAccuracyOnFakeClock(t *testing.T) {
+	p, err := Find("ratewindow-fixed")
+	require.NoError(t, err)
+	r, err := MeasureAccuracy(p, 100, 10*time.Second, time.Second)
+	require.NoError(t, err)
+	assert.False(t, r.RealTime)
+	assert.Equal(t, 10*time.Second, r.Window)
+	assert.Equal(t, 199, r.MaxInWindow)
+	// 1 + 99 before the first boundary, 100 in each of the next two windows.
+	assert.Equal(t, 300, r.Admitted)
+}
+
+// TestMeasureAccuracyInRealTime runs one real-time peer on a short window
+// (about a second of wall time). Sleeps may overshoot on a loaded machine,
+// so it checks only what holds regardless: the run spans three windows of
+// a fixed window, so it admits more than 2L, and some rolling window holds
+// at least L.
+func TestMeasureAccuracyInRealTime(t *testing.T) {
+	p, err := Find("sethvargo")
+	require.NoError(t, err)
+	r, err := MeasureAccuracy(p, 20, 10*time.Second, 300*time.Millisecond)
+	require.NoError(t, err)
+	assert.True(t, r.RealTime)
+	assert.Equal(t, 300*time.Millisecond, r.Window)
+	assert.Greater(t, r.Admitted, 40)
+	assert.GreaterOrEqual(t, r.MaxInWindow, 20)
 }
