@@ -68,6 +68,7 @@ func plot(s setup, r *run) []byte {
 	b.printf(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	b.printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n",
 		plotWidth, plotHeight, plotWidth, plotHeight)
+	b.printf(`<title>Requests admitted over time by the fixed window, the sliding window counter and the sliding log, under the same traffic</title>` + "\n")
 	b.printf(`<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", plotWidth, plotHeight)
 	b.printf(`<text x="%d" y="28" font-size="18" font-weight="bold">Same traffic, three algorithms: %d requests per %s</text>`+"\n",
 		plotLeft, s.Limit, dur(s.Window))
@@ -134,7 +135,7 @@ func panel(b *svg, s setup, f frame, i int, o *outcome, offered []int, phases bo
 	// Time axis: a tick every W/2, window boundaries dashed.
 	for t := int64(0); t <= f.length; t += s.Window / 2 {
 		x := f.x(t)
-		b.printf(`<text x="%s" y="%s" text-anchor="middle" fill="#444">%d</text>`+"\n", x, bottom+150, t/1000)
+		b.printf(`<text x="%s" y="%s" text-anchor="middle" fill="#444">%s</text>`+"\n", x, bottom+150, ratio(t))
 		if t%s.Window == 0 && t > 0 && t < f.length {
 			b.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#999999" stroke-dasharray="3 3"/>`+"\n", x, top, x, bottom)
 		}

@@ -32,8 +32,8 @@ const reference = len(algorithms) - 1
 // validate reports a setup the workloads cannot be built from.
 func (s setup) validate() error {
 	switch {
-	case s.Limit < 4:
-		return fmt.Errorf("simulate: Limit must be at least 4, got %d", s.Limit)
+	case s.Limit < 4 || s.Limit > 100_000:
+		return fmt.Errorf("simulate: Limit must be between 4 and 100000, got %d", s.Limit)
 	case s.Window < 1000 || s.Window%1000 != 0:
 		return fmt.Errorf("simulate: Window must be a whole number of seconds, got %d ms", s.Window)
 	case s.Clients < 1:

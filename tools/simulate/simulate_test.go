@@ -48,6 +48,14 @@ func TestWorkloadsAreWellFormed(t *testing.T) {
 		}
 		assert.Len(t, boundaryBurst(s).Reqs, int(2*s.Limit))
 	}
+	// The positions the report relies on.
+	ws := workloads(defaultSetup())
+	for i, name := range map[int]string{
+		boundaryRun: "boundary burst", counterRun: "counter's worst case", figureRun: "burst, then pressure",
+		overloadedRun: "random, overloaded", nearLimitRun: "random, near the limit", typicalRun: "random, mostly under",
+	} {
+		assert.Equal(t, name, ws[i].Name)
+	}
 }
 
 func TestInvariantsOnEveryWorkload(t *testing.T) {
@@ -121,6 +129,7 @@ func TestInvalidSetup(t *testing.T) {
 		{Limit: 10, Window: 1500, Clients: 1, Windows: 1},
 		{Limit: 10, Window: 1000, Clients: 0, Windows: 1},
 		{Limit: 10, Window: 1000, Clients: 1, Windows: 0},
+		{Limit: 1 << 40, Window: 1000, Clients: 1, Windows: 1},
 	} {
 		_, _, err := generate(s)
 		assert.Error(t, err, "%+v", s)

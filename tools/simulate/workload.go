@@ -43,13 +43,15 @@ func evenly(reqs []request, client int, from, span, n int64) []request {
 
 // arrivals appends the requests of client in [from, to) of a Bernoulli
 // process: in every millisecond, a request with probability p (in units of
-// 2^-32). That is Poisson arrivals at the clock's 1 ms resolution. The gaps
-// between arrivals are geometric and drawn by inversion on a table of
-// integers, so the stream is the same on every machine.
+// 2^-32; 2^32 or more means every millisecond). That is Poisson arrivals at
+// the clock's 1 ms resolution. The gaps between arrivals are geometric and
+// drawn by inversion on a table of integers, so the stream is the same on
+// every machine.
 func arrivals(reqs []request, rng *rand.Rand, client int, from, to int64, p uint64) []request {
 	if p == 0 {
 		return reqs
 	}
+	p = min(p, 1<<32)
 	// survival[k] is (1 − p)^k in units of 2^-62: the chance that the next
 	// arrival is more than k milliseconds away. Cut where it is below 2^-40.
 	const one = uint64(1) << 62

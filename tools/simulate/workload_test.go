@@ -16,6 +16,8 @@ func TestArrivalsRate(t *testing.T) {
 		{"2 per 100 ms", 1 << 32 / 50, 0.02},
 		{"every other millisecond", 1 << 31, 0.5},
 		{"1 per second", 1 << 32 / 1000, 0.001},
+		{"certain", 1 << 32, 1},
+		{"more than certain is certain", 1 << 40, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
