@@ -27,6 +27,9 @@ const (
 
 var modeNames = [...]string{IETF: "ietf", Draft7: "draft7", Legacy: "legacy", None: "none"}
 
+// Valid reports whether m is one of the modes above.
+func (m Mode) Valid() bool { return m <= None }
+
 // String returns "ietf", "draft7", "legacy" or "none".
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {

@@ -1,6 +1,7 @@
 package headers
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -42,8 +43,8 @@ type Writer struct {
 }
 
 // Write sets the rate-limit fields for d through set (never Retry-After;
-// see WriteRetryAfter). now is used for epoch resets. A nil d writes
-// nothing.
+// see WriteRetryAfter). now is read only for the Legacy epoch form (a zero
+// now then means the system clock). A nil d writes nothing.
 func (w Writer) Write(set func(name, value string), d *core.Decision, now time.Time) {
 	w.WriteKey(set, d, "", now)
 }
@@ -65,9 +66,20 @@ func (w Writer) WriteKey(set func(name, value string), d *core.Decision, key str
 		epoch := time.Time{}
 		if w.LegacyEpoch {
 			epoch = now
+			if epoch.IsZero() {
+				epoch = time.Now()
+			}
 		}
 		writeTriple(set, &v, FieldLegacyLimit, FieldLegacyRemaining, FieldLegacyReset, epoch)
 	}
+}
+
+// Validate reports an unknown Mode, wrapping core.ErrInvalidConfig.
+func (w Writer) Validate() error {
+	if !w.Mode.Valid() {
+		return fmt.Errorf("%w: headers: Writer.Mode: unknown mode %v", core.ErrInvalidConfig, w.Mode)
+	}
+	return nil
 }
 
 // WriteRetryAfter sets Retry-After (integer seconds ≥ 1, rounded up) when d

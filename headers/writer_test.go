@@ -3,6 +3,7 @@ package headers_test
 import (
 	"math"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -347,4 +348,31 @@ func get(h http.Header, name string) string {
 		return v[0]
 	}
 	return ""
+}
+
+func TestWriterValidate(t *testing.T) {
+	for _, m := range []headers.Mode{headers.IETF, headers.Draft7, headers.Legacy, headers.None} {
+		assert.True(t, m.Valid())
+		assert.NoError(t, headers.Writer{Mode: m}.Validate())
+	}
+	assert.False(t, (headers.None + 1).Valid())
+	err := headers.Writer{Mode: headers.None + 1}.Validate()
+	assert.ErrorIs(t, err, core.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "Writer.Mode")
+
+	// An unknown mode writes nothing rather than something wrong.
+	h, set := capture()
+	headers.Writer{Mode: 42}.Write(set, allowedDecision, t0)
+	assert.Empty(t, h)
+}
+
+func TestWriterEpochWithoutNow(t *testing.T) {
+	before := time.Now().Unix()
+	h, set := capture()
+	headers.Writer{Mode: headers.Legacy, LegacyEpoch: true}.Write(set, deniedDecision, time.Time{})
+	after := time.Now().Unix()
+	got, err := strconv.ParseInt(get(h, "X-RateLimit-Reset"), 10, 64)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, got, before+13, "a zero now means the system clock, never the year 1")
+	assert.LessOrEqual(t, got, after+14)
 }

@@ -27,11 +27,17 @@ type ClientIPConfig struct {
 	// path. When both are set, an address is trusted if either says so.
 	TrustedHops int
 
-	// Headers are the headers consulted, in order; the first one present
-	// is used. "X-Forwarded-For" and "Forwarded" (RFC 7239) are lists
-	// walked from the right; any other name (e.g. "X-Real-IP",
+	// Headers are the headers consulted, in order; the first one that
+	// holds an entry is used. "X-Forwarded-For" and "Forwarded" (RFC 7239)
+	// are lists walked from the right; any other name (e.g. "X-Real-IP",
 	// "CF-Connecting-IP") is a single address set by the trusted peer.
 	// Default: X-Forwarded-For, then Forwarded.
+	//
+	// List only headers your proxies write. If your proxy appends to
+	// Forwarded but passes X-Forwarded-For through untouched, a client
+	// could send its own X-Forwarded-For, which the default order reads
+	// first: set Headers to []string{"Forwarded"}. Likewise a single-address
+	// header is only safe if your proxy always overwrites it.
 	Headers []string
 
 	// IPv6Prefix is the prefix length, 1 to 128, by which IPv6 clients are

@@ -2,14 +2,15 @@ package keyfuncs
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 )
 
 // FromContext keys requests by a value that earlier middleware stored in the
 // request context under ctxKey, typically a user or organisation id set by
 // authentication. The value may be a string, a fmt.Stringer or any integer
-// type. When it is missing, nil, empty or of another type, the key comes
-// from fallback; a nil fallback gives ErrNoKey.
+// type. When it is missing, nil (also a nil pointer), empty or of another
+// type, the key comes from fallback; a nil fallback gives ErrNoKey.
 func FromContext(ctxKey any, fallback KeyFunc) KeyFunc {
 	return func(r Request) (string, error) {
 		if k, ok := contextString(r.Context().Value(ctxKey)); ok && k != "" {
@@ -25,6 +26,9 @@ func contextString(v any) (string, bool) {
 	case string:
 		return v, true
 	case fmt.Stringer:
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+			return "", false // a typed nil: its String method may not cope
+		}
 		return v.String(), true
 	case int:
 		return strconv.FormatInt(int64(v), 10), true

@@ -28,8 +28,12 @@
 // they are on the right. So [NewClientIP] walks the list from the right,
 // skips addresses in trusted ranges, and returns the first one that is not
 // trusted: the address your outermost proxy saw. Entries to the left of it
-// are whatever the client chose to send and are never read. An entry that
-// does not parse as an IP address stops the walk (it can never become a key).
+// are whatever the client chose to send and are never read. Repeated header
+// lines are joined in order, as HTTP says they must be. An entry that does
+// not parse as an IP address ("unknown", an obfuscated identifier, junk)
+// stops the walk and is never a key: the address of the proxy that reported
+// it is used instead. Only the 32 rightmost entries are looked at, so a
+// huge header costs no more than a short one.
 //
 // IPv6 clients usually own a whole /64 (often more), so keys group IPv6
 // addresses by prefix (default /64): one host cannot escape its limit by

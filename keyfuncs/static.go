@@ -10,9 +10,13 @@ import (
 //
 // Header names in Headers are matched case-insensitively, as HTTP does.
 type StaticRequest struct {
-	MethodValue     string
-	PathValue       string
-	RouteValue      string
+	// MethodValue is returned by Method.
+	MethodValue string
+	// PathValue is returned by Path.
+	PathValue string
+	// RouteValue is returned by Route ("" when there is no pattern).
+	RouteValue string
+	// RemoteAddrValue is returned by RemoteAddr, e.g. "192.0.2.1:1234".
 	RemoteAddrValue string
 	// Headers maps a header name to its values, one entry per repeated
 	// header line.

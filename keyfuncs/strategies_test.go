@@ -279,3 +279,20 @@ func TestStaticRequest(t *testing.T) {
 	var zero keyfuncs.StaticRequest
 	assert.Empty(t, zero.Header("Anything"))
 }
+
+type user struct{ id string }
+
+func (u *user) String() string { return u.id }
+
+func TestFromContextTypedNil(t *testing.T) {
+	r := req("192.0.2.1:5")
+	r.Ctx = context.WithValue(context.Background(), ctxKey{}, (*user)(nil))
+	got, err := keyfuncs.FromContext(ctxKey{}, keyfuncs.RemoteIP)(r)
+	require.NoError(t, err, "a typed nil must fall back, not panic")
+	assert.Equal(t, "192.0.2.1", got)
+
+	r.Ctx = context.WithValue(context.Background(), ctxKey{}, &user{id: "u-9"})
+	got, err = keyfuncs.FromContext(ctxKey{}, nil)(r)
+	require.NoError(t, err)
+	assert.Equal(t, "u-9", got)
+}
