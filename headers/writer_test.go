@@ -158,6 +158,7 @@ func TestWriterWindowRounding(t *testing.T) {
 		window time.Duration
 		w      string
 	}{
+		{0, "1"}, // not a valid policy, but never w=0
 		{time.Millisecond, "1"},
 		{500 * time.Millisecond, "1"},
 		{time.Second, "1"},
@@ -299,6 +300,11 @@ func TestRetryAfter(t *testing.T) {
 		{"rounded up", deniedDecision, 13, "13"},
 		{"whole seconds stay", decision(false, 0, core.PolicyState{RetryAfter: 2 * time.Second}, core.PolicyState{Allowed: true}), 2, "2"},
 		{"at least one", decision(false, 0, core.PolicyState{RetryAfter: time.Millisecond}, core.PolicyState{Allowed: true}), 1, "1"},
+		{"never earlier than the binding policy's t", func() *core.Decision {
+			d := decision(false, 0, core.PolicyState{RetryAfter: 5 * time.Second}, core.PolicyState{Allowed: true})
+			d.RetryAfter = time.Second
+			return d
+		}(), 5, "5"},
 		{"zero becomes one", decision(false, 0, core.PolicyState{}, core.PolicyState{Allowed: true}), 1, "1"},
 	}
 	for _, tt := range tests {

@@ -52,7 +52,10 @@ func (p *fwdParser) element() (forValue string, ok bool) {
 			found, forValue = true, value
 		}
 	}
-	return forValue, found && !bad
+	if !found || bad {
+		return "", false
+	}
+	return forValue, true
 }
 
 // pair consumes name=value.
