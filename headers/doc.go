@@ -1,26 +1,25 @@
 // Package headers writes the rate-limit response fields for a decision.
 //
 // A [Writer] turns a core.Decision into header fields through a
-// set(name, value) func, so it works with any framework. Four modes:
+// set(name, value) func, so it works with any framework. The default mode,
+// [IETF], follows draft-ietf-httpapi-ratelimit-headers-10:
 //
-//   - [IETF] (the default), draft-ietf-httpapi-ratelimit-headers-10:
+//	RateLimit-Policy: "burst";q=10;w=1, "steady";q=600;w=60
+//	RateLimit: "burst";r=3;t=1
 //
-//     RateLimit-Policy: "burst";q=10;w=1, "steady";q=600;w=60
-//     RateLimit: "burst";r=3;t=1
-//
-//     RateLimit-Policy is a Structured Field List (RFC 9651) with one item
-//     per policy: the policy name as a String, q its quota (Limit) and w its
-//     window in whole seconds. RateLimit reports, for the binding policy (or
-//     for every policy with AllPolicies), r the remaining quota and t the
-//     seconds until more quota is available.
+// RateLimit-Policy is a Structured Field List (RFC 9651) with one item per
+// policy: the policy name as a String, q its quota (Limit) and w its window
+// in whole seconds. RateLimit reports, for the binding policy (or for every
+// policy with AllPolicies), r the remaining quota and t the seconds until
+// more quota is available. The other modes:
 //
 //   - [Draft7]: RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset
 //     (delta seconds), the older draft many clients still read.
-//
 //   - [Legacy]: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset
 //     (delta seconds, or Unix epoch seconds as GitHub does with LegacyEpoch).
-//
 //   - [None]: no rate-limit fields.
+//
+// The older modes describe the binding policy only.
 //
 // Retry-After is written separately by [WriteRetryAfter], on every enforced
 // denial, in every mode.
@@ -56,5 +55,8 @@
 // The draft's pk parameter lets a client tell quotas apart. It is off by
 // default; when enabled ([Writer.PartitionKey] with [Writer.WriteKey]) it is
 // a keyed hash of the rate-limit key, never the key itself: a raw IP address
-// or API key is never sent back.
+// or API key is never sent back. pk is the first 12 bytes of
+// HMAC-SHA256(secret, key) as an sf-binary. Clients can compare it between
+// responses (same pk, same quota) but cannot compute it; a plain hash would
+// let anyone recover an IPv4 key by trying all 2^32 addresses.
 package headers
