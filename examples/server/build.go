@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/gofiber/fiber/v2"
+	"github.com/labstack/echo/v4"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/echomw"
+	"github.com/ratewindow/ratewindow/fibermw"
+	"github.com/ratewindow/ratewindow/ginmw"
+	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/nethttp"
+)
+
+// storeTimeout bounds every store call, so a Redis that does not answer
+// turns into the fail policy instead of a hung request.
+const storeTimeout = 2 * time.Second
+
+// app is a server of one framework.
+type app interface {
+	serve(ln net.Listener) error
+	shutdown(ctx context.Context) error
+}
+
+// build makes the store, the limiter, the middleware and the server of
+// cfg. The returned func releases the store.
+func build(cfg *config) (app, func(), error) {
+	var (
+		store   core.Store = memory.New()
+		release            = func() {}
+	)
+	if cfg.store == "redis" {
+		s, closeFn, err := newRedisStore(cfg.redisAddrs)
+		if err != nil {
+			return nil, nil, err
+		}
+		store, release = s, closeFn
+	}
+	l, err := core.NewLimiter(store, cfg.policies)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	opts := []ratewindow.Option{
+		ratewindow.WithKeyFunc(cfg.key),
+		ratewindow.WithObserveOnly(cfg.observe),
+		ratewindow.WithHeaders(headers.Writer{Mode: cfg.headers}),
+		ratewindow.WithTimeout(storeTimeout),
+	}
+	if cfg.failClosed {
+		opts = append(opts, ratewindow.WithFailClosed())
+	}
+	a, err := newApp(cfg.framework, l, opts)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return a, release, nil
+}
+
+const okBody = "ok\n"
+
+func newApp(framework string, l *core.Limiter, opts []ratewindow.Option) (app, error) {
+	switch framework {
+	case "gin":
+		return newGin(l, opts)
+	case "echo":
+		return newEcho(l, opts)
+	case "fiber":
+		return newFiber(l, opts)
+	}
+	return newNetHTTP(l, opts)
+}
+
+// httpApp serves any http.Handler.
+type httpApp struct{ srv *http.Server }
+
+func newHTTPApp(h http.Handler) *httpApp {
+	return &httpApp{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
+}
+
+func (a *httpApp) serve(ln net.Listener) error {
+	if err := a.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (a *httpApp) shutdown(ctx context.Context) error { return a.srv.Shutdown(ctx) }
+
+func newNetHTTP(l *core.Limiter, opts []ratewindow.Option) (app, error) {
+	limit, err := nethttp.New(l, opts...)
+	if err != nil {
+		return nil, err
+	}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, okBody) })
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", limit(ok))
+	mux.Handle("GET /healthz", ok)
+	return newHTTPApp(mux), nil
+}
+
+func newGin(l *core.Limiter, opts []ratewindow.Option) (app, error) {
+	// Release mode and discarded writers: Gin prints nothing to stdout.
+	gin.SetMode(gin.ReleaseMode)
+	gin.DefaultWriter, gin.DefaultErrorWriter = io.Discard, io.Discard
+	limit, err := ginmw.New(l, opts...)
+	if err != nil {
+		return nil, err
+	}
+	ok := func(c *gin.Context) { c.String(http.StatusOK, okBody) }
+	r := gin.New()
+	r.GET("/", limit, ok)
+	r.GET("/healthz", ok)
+	return newHTTPApp(r), nil
+}
+
+func newEcho(l *core.Limiter, opts []ratewindow.Option) (app, error) {
+	limit, err := echomw.New(l, opts...)
+	if err != nil {
+		return nil, err
+	}
+	ok := func(c echo.Context) error { return c.String(http.StatusOK, okBody) }
+	e := echo.New()
+	// Served through net/http, so Echo's banner and port line never print.
+	e.HideBanner, e.HidePort = true, true
+	e.GET("/", ok, limit)
+	e.GET("/healthz", ok)
+	return newHTTPApp(e), nil
+}
+
+// fiberApp serves a Fiber app.
+type fiberApp struct{ app *fiber.App }
+
+func newFiber(l *core.Limiter, opts []ratewindow.Option) (app, error) {
+	limit, err := fibermw.New(l, opts...)
+	if err != nil {
+		return nil, err
+	}
+	ok := func(c *fiber.Ctx) error { return c.SendString(okBody) }
+	a := fiber.New(fiber.Config{DisableStartupMessage: true})
+	a.Get("/", limit, ok)
+	a.Get("/healthz", ok)
+	return &fiberApp{app: a}, nil
+}
+
+func (a *fiberApp) serve(ln net.Listener) error        { return a.app.Listener(ln) }
+func (a *fiberApp) shutdown(ctx context.Context) error { return a.app.ShutdownWithContext(ctx) }

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// config is the server's parsed and checked command line.
+type config struct {
+	addr       string
+	framework  string
+	store      string
+	redisAddrs []string
+	policies   []core.Policy
+	key        keyfuncs.KeyFunc
+	observe    bool
+	failClosed bool
+	headers    headers.Mode
+}
+
+var frameworks = []string{"nethttp", "gin", "echo", "fiber"}
+
+// parseFlags reads args (without the program name). Every problem is
+// reported as one error, before anything is bound or connected.
+func parseFlags(args []string) (*config, error) {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		addr       = fs.String("addr", ":8080", "listen address host:port (port 0 picks a free port)")
+		framework  = fs.String("framework", "nethttp", "HTTP framework: nethttp, gin, echo or fiber")
+		store      = fs.String("store", "memory", "store: memory or redis")
+		redisAddrs = fs.String("redis-addrs", "127.0.0.1:6379", "Redis host:port list, comma-separated: one = standalone, several = Redis Cluster")
+		algorithm  = fs.String("algorithm", "sliding-window", "sliding-window, sliding-log or fixed-window")
+		limits     = fs.String("limits", "100/1m", "LIMIT/WINDOW list, comma-separated, WINDOW a Go duration, e.g. 10/1s,600/1m")
+		key        = fs.String("key", "ip", "key: ip, or header:NAME (falls back to the client IP)")
+		proxies    = fs.String("trusted-proxies", "", "CIDRs of trusted reverse proxies, comma-separated (default none: X-Forwarded-For ignored)")
+		observe    = fs.Bool("observe", false, "observe-only: never block, only write headers and report")
+		fail       = fs.String("fail", "open", "when the store fails: open (pass) or closed (503)")
+		mode       = fs.String("headers", "ietf", "rate-limit headers: ietf, draft7, legacy or none")
+	)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errors.New(strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	c := &config{addr: *addr, framework: *framework, store: *store, observe: *observe}
+	if err := checkAddr(*addr); err != nil {
+		return nil, fmt.Errorf("-addr: %w", err)
+	}
+	if !contains(frameworks, c.framework) {
+		return nil, fmt.Errorf("-framework: %q is not one of %s", c.framework, strings.Join(frameworks, ", "))
+	}
+	switch c.store {
+	case "memory":
+	case "redis":
+		addrs, err := parseRedisAddrs(*redisAddrs)
+		if err != nil {
+			return nil, fmt.Errorf("-redis-addrs: %w", err)
+		}
+		c.redisAddrs = addrs
+	default:
+		return nil, fmt.Errorf("-store: %q is not memory or redis", c.store)
+	}
+	alg, err := core.ParseAlgorithm(*algorithm)
+	if err != nil {
+		return nil, fmt.Errorf("-algorithm: %w", err)
+	}
+	if c.policies, err = parseLimits(*limits, alg); err != nil {
+		return nil, fmt.Errorf("-limits: %w", err)
+	}
+	if c.key, err = parseKey(*key, *proxies); err != nil {
+		return nil, err
+	}
+	switch *fail {
+	case "open":
+	case "closed":
+		c.failClosed = true
+	default:
+		return nil, fmt.Errorf("-fail: %q is not open or closed", *fail)
+	}
+	if c.headers, err = headers.ParseMode(*mode); err != nil {
+		return nil, fmt.Errorf("-headers: %w", err)
+	}
+	return c, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAddr accepts host:port with a numeric port (0 to 65535) and an empty
+// host, an IP address or a name.
+func checkAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("port %q is not a number from 0 to 65535", port)
+	}
+	if strings.ContainsAny(host, " /") {
+		return fmt.Errorf("host %q is not a host name or IP address", host)
+	}
+	return nil
+}
+
+// parseRedisAddrs reads a comma-separated list of host:port.
+func parseRedisAddrs(s string) ([]string, error) {
+	var addrs []string
+	for _, a := range strings.Split(s, ",") {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		host, _, err := net.SplitHostPort(a)
+		if err != nil || host == "" || checkAddr(a) != nil {
+			return nil, fmt.Errorf("%q is not host:port", a)
+		}
+		addrs = append(addrs, a)
+	}
+	if len(addrs) == 0 {
+		return nil, errors.New("no address")
+	}
+	return addrs, nil
+}
+
+// parseLimits reads "10/1s,600/1m" into policies counted by alg.
+func parseLimits(s string, alg core.Algorithm) ([]core.Policy, error) {
+	var ps []core.Policy
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		limit, window, ok := strings.Cut(item, "/")
+		if !ok {
+			return nil, fmt.Errorf("%q is not LIMIT/WINDOW", item)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(limit), 10, 64)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q: limit %q is not a positive integer", item, limit)
+		}
+		w, err := time.ParseDuration(strings.TrimSpace(window))
+		if err != nil {
+			return nil, fmt.Errorf("%q: window %q is not a Go duration such as 1s or 1m", item, window)
+		}
+		ps = append(ps, core.Per(n, w).Using(alg))
+	}
+	ps, err := core.ValidatePolicies(ps)
+	if err != nil {
+		return nil, err
+	}
+	return ps, nil
+}
+
+// parseKey builds the key func of -key and -trusted-proxies.
+func parseKey(key, proxies string) (keyfuncs.KeyFunc, error) {
+	var cidrs []string
+	for _, p := range strings.Split(proxies, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			cidrs = append(cidrs, p)
+		}
+	}
+	ip, err := keyfuncs.NewClientIP(keyfuncs.ClientIPConfig{TrustedProxies: cidrs})
+	if err != nil {
+		return nil, fmt.Errorf("-trusted-proxies: %w", err)
+	}
+	if key == "ip" {
+		return ip, nil
+	}
+	name, ok := strings.CutPrefix(key, "header:")
+	if !ok || !validHeaderName(name) {
+		return nil, fmt.Errorf("-key: %q is not ip or header:NAME", key)
+	}
+	return keyfuncs.Header(name, ip), nil
+}
+
+// validHeaderName reports whether s is a non-empty HTTP token.
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/headers"
+)
+
+func TestParseFlagsDefaults(t *testing.T) {
+	c, err := parseFlags(nil)
+	require.NoError(t, err)
+	assert.Equal(t, ":8080", c.addr)
+	assert.Equal(t, "nethttp", c.framework)
+	assert.Equal(t, "memory", c.store)
+	assert.Nil(t, c.redisAddrs)
+	require.Len(t, c.policies, 1)
+	assert.Equal(t, int64(100), c.policies[0].Limit)
+	assert.Equal(t, time.Minute, c.policies[0].Window)
+	assert.Equal(t, core.SlidingWindow, c.policies[0].Algorithm)
+	assert.False(t, c.observe)
+	assert.False(t, c.failClosed)
+	assert.Equal(t, headers.IETF, c.headers)
+	assert.NotNil(t, c.key)
+}
+
+func TestParseFlags(t *testing.T) {
+	c, err := parseFlags([]string{
+		"-addr", "127.0.0.1:0", "-framework", "fiber", "-store", "redis", "-redis-addrs", "10.0.0.1:7000, 10.0.0.2:7001",
+		"-algorithm", "sliding-log", "-limits", "10/1s,600/1m", "-key", "header:X-Api-Key",
+		"-trusted-proxies", "10.0.0.0/8", "-observe", "-fail", "closed", "-headers", "legacy",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "fiber", c.framework)
+	assert.Equal(t, []string{"10.0.0.1:7000", "10.0.0.2:7001"}, c.redisAddrs)
+	require.Len(t, c.policies, 2)
+	assert.Equal(t, "10-per-1s", c.policies[0].Name)
+	assert.Equal(t, core.SlidingLog, c.policies[1].Algorithm)
+	assert.Equal(t, int64(600), c.policies[1].Limit)
+	assert.True(t, c.observe)
+	assert.True(t, c.failClosed)
+	assert.Equal(t, headers.Legacy, c.headers)
+}
+
+func TestParseFlagsErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // part of the message
+	}{
+		{[]string{"-addr", "8080"}, "-addr"},
+		{[]string{"-addr", "127.0.0.1:70000"}, "-addr"},
+		{[]string{"-addr", "127.0.0.1:http"}, "-addr"},
+		{[]string{"-framework", "chi"}, "-framework"},
+		{[]string{"-store", "etcd"}, "-store"},
+		{[]string{"-store", "redis", "-redis-addrs", "localhost"}, "-redis-addrs"},
+		{[]string{"-store", "redis", "-redis-addrs", " , "}, "-redis-addrs"},
+		{[]string{"-algorithm", "token-bucket"}, "-algorithm"},
+		{[]string{"-limits", ""}, "-limits"},
+		{[]string{"-limits", "10"}, "-limits"},
+		{[]string{"-limits", "-1/1s"}, "-limits"},
+		{[]string{"-limits", "10/soon"}, "-limits"},
+		{[]string{"-limits", "10/1s,10/1s"}, "-limits"},
+		{[]string{"-limits", "10/1500us"}, "-limits"},
+		{[]string{"-key", "cookie:session"}, "-key"},
+		{[]string{"-key", "header:"}, "-key"},
+		{[]string{"-key", "header:X Api"}, "-key"},
+		{[]string{"-trusted-proxies", "not-a-cidr"}, "-trusted-proxies"},
+		{[]string{"-fail", "maybe"}, "-fail"},
+		{[]string{"-headers", "rfc"}, "-headers"},
+		{[]string{"-observe=perhaps"}, "observe"},
+		{[]string{"extra"}, "extra"},
+	} {
+		_, err := parseFlags(c.args)
+		require.Error(t, err, "%v", c.args)
+		assert.Contains(t, err.Error(), c.want, "%v", c.args)
+		assert.NotContains(t, err.Error(), "\n", "%v", c.args)
+	}
+}
