@@ -1,0 +1,192 @@
+package faulttest
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/core/resilient"
+)
+
+// events records the middleware's OnDecision events.
+type events struct {
+	mu  sync.Mutex
+	all []ratewindow.Event
+}
+
+func (e *events) record(ev ratewindow.Event) {
+	e.mu.Lock()
+	e.all = append(e.all, ev)
+	e.mu.Unlock()
+}
+
+func (e *events) take() []ratewindow.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := e.all
+	e.all = nil
+	return out
+}
+
+// TestBreakerStopsCallingDeadRedis: with Redis down, the breaker lets
+// exactly the threshold of calls reach Redis, then none for the rest of
+// the open interval (counted by a go-redis hook); the middleware's
+// OnDecision hook sees ErrCircuitOpen; after the interval one probe finds
+// Redis back and closes the breaker.
+func TestBreakerStopsCallingDeadRedis(t *testing.T) {
+	srv := startRedis(t)
+	var calls counter
+	rs, err := redisstore.New(srv.client(t, &calls))
+	require.NoError(t, err)
+	breakerClock := core.NewFakeClock(time.Now())
+	var mu sync.Mutex
+	var changes []string
+	store, err := resilient.New(rs,
+		resilient.WithFailureThreshold(5),
+		resilient.WithOpenInterval(time.Second),
+		resilient.WithClock(breakerClock),
+		resilient.WithOnStateChange(func(from, to resilient.State) {
+			mu.Lock()
+			changes = append(changes, from.String()+"->"+to.String())
+			mu.Unlock()
+		}))
+	require.NoError(t, err)
+	l, err := core.NewLimiter(store, []core.Policy{core.Per(100, time.Hour).Using(core.FixedWindow)},
+		core.WithClock(frozenClock()))
+	require.NoError(t, err)
+	var seen events
+	a := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithOnDecision(seen.record))
+
+	s, _ := a.get(t, "warm")
+	require.Equal(t, http.StatusOK, s)
+	seen.take()
+
+	srv.stop()
+	before := calls.n.Load()
+	for i := range 200 {
+		s, d := a.get(t, "k"+strconv.Itoa(i%7))
+		require.Equal(t, http.StatusOK, s, "fail-open")
+		require.Less(t, d, answerBound)
+	}
+	assert.Equal(t, int64(5), calls.n.Load()-before, "only the threshold of calls reached the dead Redis")
+	assert.Equal(t, resilient.Open, store.State())
+	evs := seen.take()
+	require.Len(t, evs, 200)
+	for i, ev := range evs {
+		assert.Equal(t, ratewindow.StoreErrorPassed, ev.Outcome)
+		assert.Equal(t, i >= 5, errors.Is(ev.Err, resilient.ErrCircuitOpen), "event %d: %v", i, ev.Err)
+	}
+
+	srv.restart()
+	before = calls.n.Load()
+	s, _ = a.get(t, "k0")
+	assert.Equal(t, http.StatusOK, s)
+	assert.Equal(t, before, calls.n.Load(), "still open: Redis not called")
+	breakerClock.Advance(time.Second)
+	s, _ = a.get(t, "k0")
+	assert.Equal(t, http.StatusOK, s)
+	assert.Equal(t, resilient.Closed, store.State(), "the probe found Redis back")
+	ev := seen.take()
+	require.Len(t, ev, 2)
+	assert.Equal(t, ratewindow.Allowed, ev[1].Outcome)
+	mu.Lock()
+	assert.Equal(t, []string{"closed->open", "open->half-open", "half-open->closed"}, changes)
+	mu.Unlock()
+}
+
+// TestFallbackWhileRedisIsDown: with WithFallback(replicas), requests are
+// still limited while Redis is down, each app instance to limit/replicas,
+// and the primary decides again once it is back.
+func TestFallbackWhileRedisIsDown(t *testing.T) {
+	srv := startRedis(t)
+	rs, err := redisstore.New(srv.client(t))
+	require.NoError(t, err)
+	var fellBack sync.Map
+	store, err := resilient.New(rs, resilient.WithFallback(4), resilient.WithOpenInterval(50*time.Millisecond),
+		resilient.WithOnFallback(func(key string, _ error) { fellBack.Store(key, true) }))
+	require.NoError(t, err)
+	const limit = 20
+	l, err := core.NewLimiter(store, []core.Policy{core.Per(limit, time.Hour).Using(core.FixedWindow)},
+		core.WithClock(frozenClock()))
+	require.NoError(t, err)
+	a := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithFailClosed())
+
+	srv.stop()
+	got := a.count(t, "down", 12)
+	assert.Equal(t, map[int]int{http.StatusOK: limit / 4, http.StatusTooManyRequests: 12 - limit/4}, got,
+		"limited locally to limit/replicas, never 503")
+	_, ok := fellBack.Load("down")
+	assert.True(t, ok, "OnFallback saw the key")
+
+	srv.restart()
+	require.Eventually(t, func() bool {
+		a.count(t, "probe", 1) // calls are what move the breaker
+		return store.State() == resilient.Closed
+	}, 5*time.Second, 60*time.Millisecond)
+	assert.Equal(t, map[int]int{http.StatusOK: limit, http.StatusTooManyRequests: 5}, a.count(t, "up", limit+5),
+		"Redis decides again")
+}
+
+// TestDenyCacheSparesRedis: an attacker hammering one key costs one Redis
+// call per RetryAfter, not one per request (counted by a go-redis hook),
+// and the deny cache never denies what Redis would allow: every decision
+// is checked against a Peek on Redis itself at the same instant.
+func TestDenyCacheSparesRedis(t *testing.T) {
+	srv := startRedis(t)
+	var calls counter
+	rs, err := redisstore.New(srv.client(t, &calls))
+	require.NoError(t, err)
+	store, err := resilient.New(rs, resilient.WithDenyCache())
+	require.NoError(t, err)
+	clock := frozenClock()
+	ps := []core.Policy{core.Per(5, time.Second).Named("burst"), core.Per(30, time.Minute).Using(core.SlidingLog).Named("minute")}
+	l, err := core.NewLimiter(store, ps, core.WithClock(clock))
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	// Hammer: 1,000 requests in 100 ms of fake time.
+	for range 5 {
+		d, err := l.Allow(ctx, "attacker")
+		require.NoError(t, err)
+		require.True(t, d.Allowed)
+	}
+	before := calls.n.Load()
+	for range 1000 {
+		d, err := l.Allow(ctx, "attacker")
+		require.NoError(t, err)
+		require.False(t, d.Allowed)
+		clock.Advance(100 * time.Microsecond)
+	}
+	assert.Equal(t, int64(1), calls.n.Load()-before, "one Redis call for 1,000 denials")
+	assert.Equal(t, int64(999), store.Stats().DenyCacheHits)
+
+	// Random traffic on a few keys: the cached verdict always equals
+	// what Redis says at that instant.
+	rng := rand.New(rand.NewPCG(1, 2))
+	hits := store.Stats().DenyCacheHits
+	for i := range 600 {
+		clock.Advance(time.Duration(rng.IntN(120)) * time.Millisecond)
+		key := "k" + strconv.Itoa(rng.IntN(3))
+		truth, err := rs.Peek(ctx, key, l.Policies(), 1, clock.Now())
+		require.NoError(t, err)
+		d, err := l.Allow(ctx, key)
+		require.NoError(t, err)
+		want := truth.States[0].Allowed && truth.States[1].Allowed
+		require.Equal(t, want, d.Allowed, "request %d for %s", i, key)
+		if rng.IntN(50) == 0 {
+			require.NoError(t, l.Reset(ctx, key))
+		}
+	}
+	assert.Greater(t, store.Stats().DenyCacheHits-hits, int64(50), "the cache answered part of the traffic")
+}
