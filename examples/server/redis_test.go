@@ -1,0 +1,93 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// TestRedisDown: with nothing listening at the Redis address, -fail closed
+// answers 503 and -fail open passes; /healthz answers either way.
+func TestRedisDown(t *testing.T) {
+	dead := testredis.DeadAddr(t)
+	for _, c := range []struct {
+		fail   string
+		status int
+	}{{"closed", 503}, {"open", 200}} {
+		t.Run(c.fail, func(t *testing.T) {
+			p := start(t, "-store", "redis", "-redis-addrs", dead, "-fail", c.fail)
+			r := get(t, p.url+"/", nil)
+			assert.Equal(t, c.status, r.status)
+			assert.Empty(t, r.header.Get("RateLimit"))
+			if c.status == 503 {
+				assert.Equal(t, "application/json", r.header.Get("Content-Type"))
+				assert.Contains(t, r.body, `"error":"rate_limiter_unavailable"`)
+			} else {
+				assert.Equal(t, "ok\n", r.body)
+			}
+			assert.Equal(t, 200, get(t, p.url+"/healthz", nil).status)
+			code, _ := p.stop(t, syscall.SIGTERM)
+			assert.Equal(t, 0, code)
+		})
+	}
+}
+
+// TestTwoProcessesShareOneLimit: two servers (different frameworks) on
+// one Redis admit exactly the limit between them, under concurrent load.
+func TestTwoProcessesShareOneLimit(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		addrs func(t *testing.T) string
+		alg   string
+	}{
+		{"standalone", func(t *testing.T) string { return testredis.Addr(t) }, "fixed-window"},
+		{"cluster", func(t *testing.T) string { return strings.Join(testredis.ClusterAddrs(t), ",") }, "sliding-log"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			addrs := c.addrs(t)
+			const limit, workers, each = 10, 6, 5
+			args := []string{"-store", "redis", "-redis-addrs", addrs, "-algorithm", c.alg,
+				"-limits", "10/24h", "-key", "header:X-Api-Key", "-fail", "closed"}
+			a := start(t, append([]string{"-framework", "nethttp"}, args...)...)
+			b := start(t, append([]string{"-framework", "fiber"}, args...)...)
+			// A fresh key per run: the test Redis outlives this test.
+			var rnd [8]byte
+			_, _ = rand.Read(rnd[:])
+			key := map[string]string{"X-Api-Key": "shared-" + hex.EncodeToString(rnd[:])}
+
+			var (
+				mu     sync.Mutex
+				counts = map[int]int{}
+				wg     sync.WaitGroup
+			)
+			for i := range workers {
+				url := a.url
+				if i%2 == 1 {
+					url = b.url
+				}
+				wg.Go(func() {
+					for range each {
+						r, err := roundTrip(url+"/", key)
+						mu.Lock()
+						if err != nil {
+							counts[-1]++
+						} else {
+							counts[r]++
+						}
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			require.Equal(t, map[int]int{ok: limit, deny: workers*each - limit}, counts)
+		})
+	}
+}
