@@ -1,6 +1,7 @@
 package keyfuncs_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,4 +61,28 @@ func TestClientIPAllocations(t *testing.T) {
 	require.Equal(t, "203.0.113.7", k)
 	allocs := testing.AllocsPerRun(100, func() { _, _ = f(r) })
 	assert.LessOrEqual(t, allocs, 2.0)
+}
+
+// An attacker's megabyte of X-Forwarded-For costs a bounded number of
+// address parses: compare with BenchmarkClientIPXForwardedFor5.
+func BenchmarkClientIPHugeXForwardedFor(b *testing.B) {
+	f := mustClientIP(b, keyfuncs.ClientIPConfig{TrustedProxies: []string{"10.0.0.0/8"}})
+	r := req("10.0.0.1:443", "X-Forwarded-For", strings.Repeat("198.51.100.66, ", 1<<16)+"203.0.113.7, 10.1.1.1")
+	b.ReportAllocs()
+	for b.Loop() {
+		if k, err := f(r); err != nil || k != "203.0.113.7" {
+			b.Fatal(k, err)
+		}
+	}
+}
+
+func BenchmarkClientIPHugeForwarded(b *testing.B) {
+	f := mustClientIP(b, keyfuncs.ClientIPConfig{TrustedProxies: []string{"10.0.0.0/8"}, Headers: []string{"Forwarded"}})
+	r := req("10.0.0.1:443", "Forwarded", strings.Repeat("for=198.51.100.66, ", 1<<16)+"for=203.0.113.7, for=10.1.1.1")
+	b.ReportAllocs()
+	for b.Loop() {
+		if k, err := f(r); err != nil || k != "203.0.113.7" {
+			b.Fatal(k, err)
+		}
+	}
 }

@@ -45,16 +45,16 @@ func (c *clientIP) fromHeader(h sourceHeader, vals []string, peer netip.Addr) (n
 // that is not trusted. The peer counts as hop 1. An entry that does not
 // parse ends the walk: the last trusted address before it (the proxy that
 // reported the garbage) is returned, or nothing if that is a peer without
-// an address. A chain of nothing but trusted
-// addresses gives its leftmost address.
+// an address. A chain of nothing but trusted addresses gives its leftmost
+// address (of the maxChain read).
 func (c *clientIP) walk(ch *chain, peer netip.Addr) (netip.Addr, bool) {
 	if ch.n == 0 {
 		return netip.Addr{}, false
 	}
 	last := peer
 	hop := 1
-	for i := ch.n - 1; i >= 0; i-- {
-		e := ch.at(i)
+	for i := 0; i < ch.n; i++ {
+		e := ch.e[i]
 		hop++
 		if !e.ok {
 			return last, last.IsValid()

@@ -218,6 +218,9 @@ func TestClientIPForwarded(t *testing.T) {
 		{"missing equals: peer", []string{"for"}, "10.0.0.1"},
 		{"malformed element left of the client is never read", []string{`for="oops, for=203.0.113.1`, "for=198.51.100.7"}, "198.51.100.7"},
 		{"empty elements ignored", []string{", ,for=203.0.113.1,,"}, "203.0.113.1"},
+		{"client's open quote cannot swallow what the proxy appended", []string{`for="oops;x="y, for=203.0.113.1`}, "203.0.113.1"},
+		{"client's quoted comma cannot split the proxy's element", []string{`x="a, for=6.6.6.6", for=203.0.113.1`}, "203.0.113.1"},
+		{"bracketed ipv6 proxy element then the client", []string{`for=203.0.113.1, for="[2001:db8:ffff::9]:80"`}, "203.0.113.1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

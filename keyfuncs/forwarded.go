@@ -2,37 +2,25 @@ package keyfuncs
 
 import "strings"
 
-// fwdParser reads the elements of one RFC 7239 Forwarded field value:
+// fwdParser reads one element of an RFC 7239 Forwarded field value:
 //
 //	Forwarded: for=192.0.2.43, for="[2001:db8:cafe::17]:4711";proto=https
 //
-// Elements are separated by commas, parameters by semicolons, and values are
-// tokens or quoted strings (which may hold commas and semicolons).
+// Elements are separated by commas (split off by lastElement), parameters by
+// semicolons, and values are tokens or quoted strings (which may hold commas
+// and semicolons).
 type fwdParser struct {
 	s string
 }
 
-// more reports whether an element remains.
-func (p *fwdParser) more() bool {
-	p.s = trimOWS(p.s)
-	for strings.HasPrefix(p.s, ",") {
-		p.s = trimOWS(p.s[1:])
-	}
-	return p.s != ""
-}
-
-// element consumes one element and returns its for= value, unquoted. ok is
-// false when the element has no for= parameter, more than one, or is
-// malformed; the parser then resumes after the next top-level comma.
+// element parses the whole input as one element and returns its for=
+// value, unquoted. ok is false when the element has no for= parameter,
+// more than one, or is malformed in any way.
 func (p *fwdParser) element() (forValue string, ok bool) {
-	found, bad := false, false
+	found := false
 	for {
 		p.s = trimOWS(p.s)
 		if p.s == "" {
-			break
-		}
-		if p.s[0] == ',' {
-			p.s = p.s[1:]
 			break
 		}
 		if p.s[0] == ';' {
@@ -40,19 +28,17 @@ func (p *fwdParser) element() (forValue string, ok bool) {
 			continue
 		}
 		name, value, good := p.pair()
-		if !good {
-			bad = true
-			p.skipElement()
-			break
+		if !good || strings.EqualFold(name, "for") && found {
+			return "", false
 		}
 		if strings.EqualFold(name, "for") {
-			if found {
-				bad = true
-			}
 			found, forValue = true, value
 		}
+		if p.s = trimOWS(p.s); p.s != "" && p.s[0] != ';' {
+			return "", false // junk after a value
+		}
 	}
-	if !found || bad {
+	if !found {
 		return "", false
 	}
 	return forValue, true
@@ -85,24 +71,6 @@ func (p *fwdParser) pair() (name, value string, ok bool) {
 	}
 	value, p.s = p.s[:i], p.s[i:]
 	return name, value, true
-}
-
-// skipElement drops input up to and including the next comma outside
-// quotes.
-func (p *fwdParser) skipElement() {
-	quoted := false
-	for i := 0; i < len(p.s); i++ {
-		switch c := p.s[i]; {
-		case quoted && c == '\\':
-			i++
-		case c == '"':
-			quoted = !quoted
-		case !quoted && c == ',':
-			p.s = p.s[i+1:]
-			return
-		}
-	}
-	p.s = ""
 }
 
 // unquote reads a quoted string at the start of s. Escapes (\x) are only

@@ -12,17 +12,23 @@ type fwdElem struct {
 }
 
 func fwdElements(s string) []fwdElem {
-	p := fwdParser{s: s}
 	var out []fwdElem
-	for p.more() {
+	for s != "" {
+		var item string
+		item, s = lastElement(s)
+		if trimOWS(item) == "" {
+			continue
+		}
+		p := fwdParser{s: item}
 		v, ok := p.element()
-		out = append(out, fwdElem{v, ok})
+		out = append([]fwdElem{{v, ok}}, out...)
 	}
 	return out
 }
 
-// A malformed element is skipped up to the next comma outside quotes, with
-// escaped quotes honoured, so one bad element never splits into several.
+// Elements split at commas outside quoted strings, escaped quotes honoured,
+// so one bad element never splits into several; a malformed element is one
+// unparsable entry.
 func TestForwardedSkipsMalformedElement(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -32,6 +38,11 @@ func TestForwardedSkipsMalformedElement(t *testing.T) {
 		{`for=192.0.2.9;x="a, for=6.6.6.6";=bad, for=192.0.2.1`, []fwdElem{{"", false}, {"192.0.2.1", true}}},
 		{`for=192.0.2.9 junk "q,q" , for=192.0.2.1`, []fwdElem{{"", false}, {"192.0.2.1", true}}},
 		{`for=192.0.2.9;x="open`, []fwdElem{{"", false}}},
+		{`for=192.0.2.9;x="a\\", for=192.0.2.1`, []fwdElem{{"192.0.2.9", true}, {"192.0.2.1", true}}},
+		{`x="a\"b", for=192.0.2.1`, []fwdElem{{"", false}, {"192.0.2.1", true}}},
+		{`for=192.0.2.1 trailing`, []fwdElem{{"", false}}},
+		{`for=192.0.2.1;for=192.0.2.2`, []fwdElem{{"", false}}},
+		{`proto=https`, []fwdElem{{"", false}}},
 		{`for="[2001:db8::1]:80";proto=https;by="[::1]"`, []fwdElem{{"[2001:db8::1]:80", true}}},
 		{`;;for=192.0.2.1;;`, []fwdElem{{"192.0.2.1", true}}},
 	}

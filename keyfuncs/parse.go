@@ -5,9 +5,11 @@ import (
 	"strings"
 )
 
-// maxChain is how many rightmost entries of a forwarding chain are kept.
+// maxChain is how many rightmost entries of a forwarding chain are read.
 // Entries further left could only matter behind more trusted proxies than
-// that; they are otherwise whatever the client chose to send.
+// that; they are otherwise whatever the client chose to send. Reading from
+// the right and stopping there bounds the work an attacker's megabyte of
+// X-Forwarded-For can cause to 32 address parses.
 const maxChain = 32
 
 // entry is one address of a forwarding chain; ok is false when it did not
@@ -17,35 +19,32 @@ type entry struct {
 	ok   bool
 }
 
-// chain holds the last maxChain entries of a forwarding chain in a ring,
-// oldest (leftmost) first. It lives on the stack.
+// chain holds up to maxChain entries of a forwarding chain, rightmost
+// first: e[0] was appended last. It lives on the stack.
 type chain struct {
-	ring  [maxChain]entry
-	n     int // entries held, at most maxChain
-	start int // index of the leftmost entry held
+	e [maxChain]entry
+	n int
 }
 
-// push appends an entry on the right, dropping the leftmost when full.
-func (ch *chain) push(e entry) {
+// full reports whether no more entries fit.
+func (ch *chain) full() bool { return ch.n == maxChain }
+
+// addLeft adds the entry to the left of those held.
+func (ch *chain) addLeft(e entry) {
 	if ch.n < maxChain {
-		ch.ring[(ch.start+ch.n)%maxChain] = e
+		ch.e[ch.n] = e
 		ch.n++
-		return
 	}
-	ch.ring[ch.start] = e
-	ch.start = (ch.start + 1) % maxChain
 }
 
-// at returns the i-th entry held, 0 being the leftmost.
-func (ch *chain) at(i int) entry { return ch.ring[(ch.start+i)%maxChain] }
-
-// readXFF parses X-Forwarded-For lines, joined in order.
+// readXFF reads X-Forwarded-For lines, joined in order, from the right.
 func (ch *chain) readXFF(lines []string) {
-	for _, line := range lines {
-		for line != "" {
+	for li := len(lines) - 1; li >= 0 && !ch.full(); li-- {
+		line := lines[li]
+		for line != "" && !ch.full() {
 			var item string
-			if i := strings.IndexByte(line, ','); i >= 0 {
-				item, line = line[:i], line[i+1:]
+			if i := strings.LastIndexByte(line, ','); i >= 0 {
+				item, line = line[i+1:], line[:i]
 			} else {
 				item, line = line, ""
 			}
@@ -54,27 +53,67 @@ func (ch *chain) readXFF(lines []string) {
 				continue // empty list elements are allowed and ignored
 			}
 			a, ok := parseHostPort(item)
-			ch.push(entry{a, ok})
+			ch.addLeft(entry{a, ok})
 		}
 	}
 }
 
-// readForwarded parses RFC 7239 Forwarded lines, joined in order, keeping the
-// for= parameter of each element. An element without one, or with a value
-// that is not an address ("unknown", "_hidden"), is an unparsable entry.
+// readForwarded reads RFC 7239 Forwarded lines, joined in order, from the
+// right, keeping the for= parameter of each element. An element without
+// one, or with a value that is not an address ("unknown", "_hidden"), is an
+// unparsable entry. A quote opened in one line never reaches into the next.
 func (ch *chain) readForwarded(lines []string) {
-	for _, line := range lines {
-		p := fwdParser{s: line}
-		for p.more() {
+	for li := len(lines) - 1; li >= 0 && !ch.full(); li-- {
+		line := lines[li]
+		for line != "" && !ch.full() {
+			var item string
+			item, line = lastElement(line)
+			item = trimOWS(item)
+			if item == "" {
+				continue
+			}
+			p := fwdParser{s: item}
 			v, ok := p.element()
 			if !ok {
-				ch.push(entry{})
+				ch.addLeft(entry{})
 				continue
 			}
 			a, ok := parseHostPort(v)
-			ch.push(entry{a, ok})
+			ch.addLeft(entry{a, ok})
 		}
 	}
+}
+
+// lastElement splits a Forwarded line at its last comma outside a quoted
+// string, scanning from the right: a quote preceded by an odd number of
+// backslashes inside a quoted string is escaped. The elements your proxies
+// appended, on the right, are well-formed, so they are split exactly
+// whatever the client wrote to their left.
+func lastElement(line string) (elem, rest string) {
+	quoted := false
+	for i := len(line) - 1; i >= 0; i-- {
+		switch line[i] {
+		case '"':
+			if !quoted || !escaped(line, i) {
+				quoted = !quoted
+			}
+		case ',':
+			if !quoted {
+				return line[i+1:], line[:i]
+			}
+		}
+	}
+	return line, ""
+}
+
+// escaped reports whether line[i] is preceded by an odd number of
+// backslashes.
+func escaped(line string, i int) bool {
+	n := 0
+	for j := i - 1; j >= 0 && line[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
 }
 
 // parseHostPort parses "1.2.3.4", "1.2.3.4:80", "::1", "[::1]" or
