@@ -1,0 +1,215 @@
+// Command report runs the whole performance comparison of ratewindow and
+// its peers and writes bench/RESULTS.md: the Go benchmarks of the bench
+// module (memory and Redis, medians over -count runs), the HTTP comparison
+// under wrk, the boundary-burst accuracy table and a CPU profile of
+// ratewindow's hot path, with the machine and the date.
+//
+// Run it through scripts/bench, which starts the Redis servers the Redis
+// benchmarks need. -quick makes a rough run of about two minutes.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ratewindow/ratewindow/bench/httpbench"
+	"github.com/ratewindow/ratewindow/bench/peers"
+)
+
+type options struct {
+	dir, out, raw      string
+	bench, benchtime   string
+	count              int
+	wrk                string
+	threads, conns     int
+	httpDur, warmup    time.Duration
+	rounds             int
+	skipBench          bool
+	skipHTTP           bool
+	skipAccuracy       bool
+	skipProfile        bool
+	quick              bool
+	timeout            time.Duration
+	accuracyLimit      int64
+	accuracyWindow     time.Duration
+	accuracyRealWindow time.Duration
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.dir, "dir", "", "the bench module directory (default: . or ./bench, whichever holds it)")
+	flag.StringVar(&o.out, "out", "RESULTS.md", "the markdown file to write, relative to -dir")
+	flag.StringVar(&o.raw, "raw", "", "also write the raw go test output here (for benchstat)")
+	flag.StringVar(&o.bench, "bench", ".", "go test -bench pattern")
+	flag.StringVar(&o.benchtime, "benchtime", "1s", "go test -benchtime")
+	flag.IntVar(&o.count, "count", 5, "go test -count: runs per benchmark, medians are taken")
+	flag.StringVar(&o.wrk, "wrk", "wrk", "the wrk binary")
+	flag.IntVar(&o.threads, "t", 2, "wrk threads")
+	flag.IntVar(&o.conns, "c", 64, "wrk connections")
+	flag.DurationVar(&o.httpDur, "http-duration", 10*time.Second, "wrk measured run per server")
+	flag.DurationVar(&o.warmup, "http-warmup", time.Second, "wrk unmeasured run per server before the measured one")
+	flag.IntVar(&o.rounds, "http-rounds", 2, "rounds over all HTTP servers; req/s is the median")
+	flag.BoolVar(&o.skipBench, "skip-bench", false, "skip the Go benchmarks")
+	flag.BoolVar(&o.skipHTTP, "skip-http", false, "skip the HTTP comparison")
+	flag.BoolVar(&o.skipAccuracy, "skip-accuracy", false, "skip the accuracy table")
+	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profile")
+	flag.BoolVar(&o.quick, "quick", false, "a rough run of about two minutes: -count 1 -benchtime 100ms, 3 s per HTTP server, one round")
+	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up after this long")
+	flag.Parse()
+	o.accuracyLimit, o.accuracyWindow, o.accuracyRealWindow = 100, 10*time.Second, time.Second
+	if o.quick {
+		o.count, o.benchtime = 1, "100ms"
+		o.httpDur, o.warmup, o.rounds = 3*time.Second, 0, 1
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	dir, err := benchDir(o.dir)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	log := os.Stderr
+
+	rep := report{Machine: probeMachine(ctx)}
+	if !o.skipBench {
+		args := []string{"test", "-run", "^$", "-bench", o.bench, "-benchmem", "-count", fmt.Sprint(o.count), "-benchtime", o.benchtime, "-timeout", "60m", "."}
+		rep.Command = "go " + strings.Join(args, " ")
+		fmt.Fprintf(log, "==> %s\n", rep.Command)
+		out, err := goCommand(ctx, dir, log, args...)
+		if err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("go test failed (%v); the tables hold what finished", err))
+		}
+		if o.raw != "" {
+			if werr := os.WriteFile(o.raw, out, 0o644); werr != nil {
+				return fmt.Errorf("write %s: %w", o.raw, werr)
+			}
+		}
+		samples, err := parseBench(bytes.NewReader(out))
+		if err != nil {
+			return err
+		}
+		rep.Groups = groups(medians(samples))
+	}
+	if !o.skipHTTP {
+		load := httpbench.Load{Wrk: o.wrk, Threads: o.threads, Connections: o.conns, Duration: o.httpDur, Warmup: o.warmup}
+		rep.HTTPLoad = fmt.Sprintf("`wrk -t%d -c%d -d%v`, %v warm-up, %d round(s), servers in-process on 127.0.0.1",
+			o.threads, o.conns, o.httpDur, o.warmup, o.rounds)
+		if _, err := exec.LookPath(o.wrk); err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP comparison skipped: %v (install the Debian package wrk)", err))
+		} else {
+			fmt.Fprintf(log, "==> HTTP: %s\n", rep.HTTPLoad)
+			rep.HTTP = runHTTP(ctx, load, o.rounds, log)
+		}
+	}
+	if !o.skipAccuracy {
+		fmt.Fprintf(log, "==> accuracy\n")
+		for _, p := range peers.Accuracy() {
+			r, err := peers.MeasureAccuracy(p, o.accuracyLimit, o.accuracyWindow, o.accuracyRealWindow)
+			if err != nil {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("accuracy of %s: %v", p.Name, err))
+				continue
+			}
+			fmt.Fprintf(log, "accuracy %s: %d in a rolling window of %v\n", p.Name, r.MaxInWindow, r.Window)
+			rep.Accuracy = append(rep.Accuracy, r)
+		}
+	}
+	if !o.skipProfile {
+		fmt.Fprintf(log, "==> profile\n")
+		prof, err := profile(ctx, dir, log)
+		if err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("profile: %v", err))
+		}
+		rep.Profile = prof
+	}
+	rep.Finished = time.Now().UTC()
+
+	var buf bytes.Buffer
+	writeReport(&buf, rep)
+	path := o.out
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	fmt.Fprintf(log, "==> wrote %s in %v\n", path, rep.Finished.Sub(rep.Machine.Started).Round(time.Second))
+	return nil
+}
+
+// benchDir returns dir, or else "." or "./bench", whichever holds the bench
+// module's go.mod.
+func benchDir(dir string) (string, error) {
+	cands := []string{dir}
+	if dir == "" {
+		cands = []string{".", "bench"}
+	}
+	for _, d := range cands {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && bytes.Contains(b, []byte("module github.com/ratewindow/ratewindow/bench\n")) {
+			return filepath.Abs(d)
+		}
+	}
+	return "", fmt.Errorf("no bench module in %s (use -dir)", strings.Join(cands, " or "))
+}
+
+// goCommand runs the go command in dir, copying its output to log as it
+// comes, and returns the output.
+func goCommand(ctx context.Context, dir string, log io.Writer, args ...string) ([]byte, error) {
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Stdout = io.MultiWriter(&out, log)
+	cmd.Stderr = log
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+// profile runs ratewindow's sliding-counter hot-key benchmark under the CPU
+// profiler and returns the top of `go tool pprof -top`.
+func profile(ctx context.Context, dir string, log io.Writer) (string, error) {
+	tmp, err := os.MkdirTemp("", "ratewindow-profile-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	bin, prof := filepath.Join(tmp, "bench.test"), filepath.Join(tmp, "cpu.out")
+	if _, err := goCommand(ctx, dir, io.Discard, "test", "-run", "^$", "-bench", "^BenchmarkMemoryHotKey$/^ratewindow-sliding$",
+		"-benchtime", "2s", "-count", "1", "-cpuprofile", prof, "-o", bin, "."); err != nil {
+		return "", fmt.Errorf("go test -cpuprofile: %w", err)
+	}
+	out, err := goCommand(ctx, dir, io.Discard, "tool", "pprof", "-top", "-nodecount", "20", bin, prof)
+	if err != nil {
+		return "", fmt.Errorf("go tool pprof: %w", err)
+	}
+	return trimProfile(string(out)), nil
+}
+
+// trimProfile drops pprof's header lines (file, build ID, type, time)
+// and keeps the summary and the table.
+func trimProfile(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "File:") || strings.HasPrefix(l, "Build ID:") || strings.HasPrefix(l, "Type:") || strings.HasPrefix(l, "Time:") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n"))
+}

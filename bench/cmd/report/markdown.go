@@ -1,0 +1,210 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ratewindow/ratewindow/bench/peers"
+)
+
+// report is everything RESULTS.md shows.
+type report struct {
+	Machine  machine
+	Finished time.Time
+	Command  string // the go test command line
+	Groups   []group
+	HTTPLoad string // wrk settings
+	HTTP     []httpRow
+	Accuracy []peers.AccuracyResult
+	Profile  string // go tool pprof -top output for ratewindow's hot key
+	Notes    []string
+}
+
+// fixedUnits are the columns every benchmark table has; other units a
+// benchmark reports (B/key, B/stamp, ...) get a column of their own.
+var fixedUnits = []string{"ns/op", "decisions/s", "allocs/op", "B/op"}
+
+func writeReport(w io.Writer, rep report) {
+	m := rep.Machine
+	fmt.Fprintf(w, "# ratewindow performance: side by side with its peers\n\n")
+	fmt.Fprintf(w, "Written by `scripts/bench` (bench/cmd/report) on %s.\n\n", m.Started.Format("2006-01-02 15:04 UTC"))
+	table(w, []string{"machine", ""}, [][]string{
+		{"CPU", fmt.Sprintf("%s, %d logical CPUs", orUnknown(m.CPU), m.CPUs)},
+		{"OS", m.OS},
+		{"Go", m.Go},
+		{"Redis", orUnknown(m.Redis)},
+		{"load average at start", orUnknown(m.Load)},
+		{"run time", rep.Finished.Sub(m.Started).Round(time.Second).String()},
+	})
+	fmt.Fprintf(w, "Go benchmarks: `%s`, medians over the runs. "+
+		"\"vs fastest peer\" is the fastest peer's ns/op over the row's: 2.00× means twice as fast; "+
+		"\"vs floor\" compares with the bare floor of the same table the same way. "+
+		"decisions/s is 1e9 / ns/op (for parallel benchmarks, the whole process).\n\n", rep.Command)
+
+	if vs := verdicts(rep); len(vs) > 0 {
+		fmt.Fprintf(w, "## Targets of issue #6\n\n")
+		var rows [][]string
+		for _, v := range vs {
+			rows = append(rows, []string{v.Target, orNone(v.Measured), v.Holds})
+		}
+		table(w, []string{"target", "measured", "holds"}, rows)
+	}
+	for _, g := range rep.Groups {
+		writeGroup(w, g)
+	}
+	if len(rep.HTTP) > 0 {
+		writeHTTP(w, rep.HTTPLoad, rep.HTTP)
+	}
+	if len(rep.Accuracy) > 0 {
+		writeAccuracy(w, rep.Accuracy)
+	}
+	if rep.Profile != "" {
+		fmt.Fprintf(w, "## Where ratewindow's time goes\n\n"+
+			"CPU profile of `BenchmarkMemoryHotKey/ratewindow-sliding` (`go tool pprof -top`):\n\n```\n%s\n```\n\n",
+			strings.TrimSpace(rep.Profile))
+	}
+	if len(rep.Notes) > 0 {
+		fmt.Fprintf(w, "## Notes\n\n")
+		for _, n := range rep.Notes {
+			fmt.Fprintf(w, "- %s\n", n)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func verdicts(rep report) []verdict {
+	var vs []verdict
+	if len(rep.Groups) > 0 {
+		vs = append(vs, memoryTargets(rep.Groups)...)
+		vs = append(vs, redisTargets(rep.Groups)...)
+	}
+	if len(rep.HTTP) > 0 {
+		vs = append(vs, httpTargets(rep.HTTP)...)
+	}
+	if len(rep.Accuracy) > 0 {
+		vs = append(vs, accuracyTargets(rep.Accuracy)...)
+	}
+	return vs
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// algorithmOf names the algorithm of a peer of package peers, or "".
+func algorithmOf(name string) string {
+	if p, err := peers.Find(name); err == nil {
+		return p.Algorithm
+	}
+	return ""
+}
+
+func writeGroup(w io.Writer, g group) {
+	fmt.Fprintf(w, "## %s\n\n", g.Name)
+	var extra []string
+	for _, r := range g.Rows {
+		for u := range r.Metrics {
+			if !slices.Contains(fixedUnits, u) && !slices.Contains(extra, u) {
+				extra = append(extra, u)
+			}
+		}
+	}
+	slices.Sort(extra)
+	fastest, hasPeer := g.fastestPeer()
+	fl, hasFloor := g.floorRow()
+
+	header := []string{"limiter", "algorithm", "ns/op", "decisions/s", "allocs/op", "B/op"}
+	header = append(header, extra...)
+	if hasPeer {
+		header = append(header, "vs fastest peer")
+	}
+	if hasFloor {
+		header = append(header, "vs floor")
+	}
+	var rows [][]string
+	for _, r := range g.Rows {
+		name := r.Name
+		if name == "" {
+			name = g.Name
+		}
+		if kindOf(r.Name) == ours {
+			name = "**" + name + "**"
+		}
+		cells := []string{name, algorithmOf(r.Name), fmtNs(r.Metrics["ns/op"]), fmtRate(r.decisionsPerSec()),
+			metric(r, "allocs/op"), metric(r, "B/op")}
+		for _, u := range extra {
+			cells = append(cells, metric(r, u))
+		}
+		if hasPeer {
+			cells = append(cells, fmtRatio(speedup(r, fastest)))
+		}
+		if hasFloor {
+			cells = append(cells, fmtRatio(speedup(r, fl)))
+		}
+		rows = append(rows, cells)
+	}
+	table(w, header, rows)
+}
+
+func metric(r row, unit string) string {
+	v, ok := r.Metrics[unit]
+	if !ok {
+		return "–"
+	}
+	return fmtNum(v)
+}
+
+func writeHTTP(w io.Writer, load string, rows []httpRow) {
+	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over rounds; \"vs bare\" divides by the bare server of the same framework.\n\n", load)
+	var out [][]string
+	for _, r := range rows {
+		ratio := "–"
+		if f, ok := findHTTP(rows, r.Floor); ok && f.median() > 0 {
+			ratio = fmtRatio(r.median() / f.median())
+		}
+		name := r.Name
+		if strings.Contains(name, "ratewindow") {
+			name = "**" + name + "**"
+		}
+		note := ""
+		if r.Err != "" {
+			note = r.Err
+		}
+		out = append(out, []string{name, fmtRate(r.median()), fmt.Sprint(len(r.RPS)), orUnknown(r.Latency), ratio, note})
+	}
+	table(w, []string{"server", "req/s", "rounds", "avg latency", "vs bare", "error"}, out)
+}
+
+func writeAccuracy(w io.Writer, rs []peers.AccuracyResult) {
+	fmt.Fprintf(w, "## Accuracy: a client bursting at a window boundary\n\n"+
+		"One request at t0, nothing until just before t0 + W, then as many requests as admitted every W/100 until t0 + 3W. "+
+		"\"max in a rolling window\" is the most admitted in any interval [t, t+W). "+
+		"Peers that accept a clock run on a fake one (L = 100 per 10 s); the others run in real time on a short window.\n\n")
+	var out [][]string
+	for _, r := range rs {
+		clock := "fake"
+		if r.RealTime {
+			clock = "real"
+		}
+		name := r.Peer
+		if strings.HasPrefix(name, "ratewindow") {
+			name = "**" + name + "**"
+		}
+		out = append(out, []string{name, r.Algorithm, clock, fmt.Sprintf("%d per %v", r.Limit, r.Window),
+			fmt.Sprint(r.MaxInWindow), fmtRatio(float64(r.MaxInWindow) / float64(r.Limit))})
+	}
+	table(w, []string{"limiter", "algorithm", "clock", "limit", "max in a rolling window", "× L"}, out)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}

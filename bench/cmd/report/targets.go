@@ -1,0 +1,197 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ratewindow/ratewindow/bench/peers"
+)
+
+// verdict is one target of issue #6 checked against this run.
+type verdict struct {
+	Target   string
+	Measured string
+	Holds    string // "yes", "NO" or "not measured"
+}
+
+func holds(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "NO"
+}
+
+const notMeasured = "not measured"
+
+func findGroup(gs []group, name string) (group, bool) {
+	for _, g := range gs {
+		if g.Name == name {
+			return g, true
+		}
+	}
+	return group{}, false
+}
+
+// memoryTargets checks the in-memory targets for the fixed window and the
+// sliding counter, and the sliding log's bytes per timestamp.
+func memoryTargets(gs []group) []verdict {
+	var vs []verdict
+	for _, alg := range []string{"fixed", "sliding"} {
+		name := "ratewindow-" + alg
+		vs = append(vs,
+			vsFastestPeer(gs, "MemoryHotKey", name, "hot key", 2, true),
+			parallelNotSlower(gs, name),
+			vsFastestPeer(gs, "MemoryKeys1M", name, "1M keys", 2, false),
+			metricAtMost(gs, "MemoryKeys1M", name, "B/key", 48, name+", 1M keys: heap per key"),
+		)
+	}
+	return append(vs, metricAtMost(gs, "MemoryLogStamps", "ratewindow-log", "B/stamp", 8, "ratewindow-log: heap per stored timestamp"))
+}
+
+func vsFastestPeer(gs []group, gname, name, what string, want float64, zeroAllocs bool) verdict {
+	v := verdict{Target: fmt.Sprintf("%s, %s: ≥ %.0f× the fastest peer", name, what, want), Holds: notMeasured}
+	if zeroAllocs {
+		v.Target += ", 0 allocs/op"
+	}
+	g, ok := findGroup(gs, gname)
+	if !ok {
+		return v
+	}
+	r, ok1 := g.find(name)
+	p, ok2 := g.fastestPeer()
+	if !ok1 || !ok2 {
+		return v
+	}
+	s := speedup(r, p)
+	v.Measured = fmt.Sprintf("%s ns vs %s %s ns: %s", fmtNs(r.Metrics["ns/op"]), p.Name, fmtNs(p.Metrics["ns/op"]), fmtRatio(s))
+	ok = s >= want
+	if zeroAllocs {
+		a := r.Metrics["allocs/op"]
+		v.Measured += fmt.Sprintf(", %s allocs/op", fmtNum(a))
+		ok = ok && a == 0
+	}
+	v.Holds = holds(ok)
+	return v
+}
+
+func parallelNotSlower(gs []group, name string) verdict {
+	v := verdict{Target: name + ": parallel hot key ns/op ≤ serial", Holds: notMeasured}
+	s, ok1 := findGroup(gs, "MemoryHotKey")
+	p, ok2 := findGroup(gs, "MemoryHotKeyParallel")
+	if !ok1 || !ok2 {
+		return v
+	}
+	rs, ok1 := s.find(name)
+	rp, ok2 := p.find(name)
+	if !ok1 || !ok2 {
+		return v
+	}
+	v.Measured = fmt.Sprintf("parallel %s ns, serial %s ns", fmtNs(rp.Metrics["ns/op"]), fmtNs(rs.Metrics["ns/op"]))
+	v.Holds = holds(rp.Metrics["ns/op"] <= rs.Metrics["ns/op"])
+	return v
+}
+
+func metricAtMost(gs []group, gname, name, unit string, most float64, what string) verdict {
+	v := verdict{Target: fmt.Sprintf("%s ≤ %s %s", what, fmtNum(most), unit), Holds: notMeasured}
+	g, ok := findGroup(gs, gname)
+	if !ok {
+		return v
+	}
+	r, ok := g.find(name)
+	x, ok2 := r.Metrics[unit]
+	if !ok || !ok2 {
+		return v
+	}
+	v.Measured = fmt.Sprintf("%s %s", fmtNum(x), unit)
+	v.Holds = holds(x <= most)
+	return v
+}
+
+// redisTargets checks, in every group whose name mentions Redis, that
+// ratewindow's fixed and sliding rows reach 0.95× the floor's throughput
+// and 1.2× redis_rate's, and that a sliding key costs ≤ 100 B of Redis
+// memory (a metric whose unit ends in "B/key").
+func redisTargets(gs []group) []verdict {
+	var vs []verdict
+	for _, g := range gs {
+		if !strings.Contains(strings.ToLower(g.Name), "redis") {
+			continue
+		}
+		fl, hasFloor := g.floorRow()
+		var rr row
+		hasRR := false
+		for _, r := range g.Rows {
+			n := strings.ToLower(r.Name)
+			if kindOf(r.Name) == peer && (strings.Contains(n, "redis_rate") || strings.Contains(n, "redisrate")) {
+				rr, hasRR = r, true
+			}
+		}
+		for _, r := range g.Rows {
+			n := strings.ToLower(r.Name)
+			if kindOf(r.Name) != ours || !(strings.Contains(n, "fixed") || strings.Contains(n, "sliding")) {
+				continue
+			}
+			if hasFloor {
+				s := speedup(r, fl)
+				vs = append(vs, verdict{
+					Target:   fmt.Sprintf("%s / %s: ≥ 0.95× the %s floor", g.Name, r.Name, fl.Name),
+					Measured: fmt.Sprintf("%s vs %s decisions/s: %s", fmtRate(r.decisionsPerSec()), fmtRate(fl.decisionsPerSec()), fmtRatio(s)),
+					Holds:    holds(s >= 0.95),
+				})
+			}
+			if hasRR {
+				s := speedup(r, rr)
+				vs = append(vs, verdict{
+					Target:   fmt.Sprintf("%s / %s: ≥ 1.2× %s", g.Name, r.Name, rr.Name),
+					Measured: fmt.Sprintf("%s vs %s decisions/s: %s", fmtRate(r.decisionsPerSec()), fmtRate(rr.decisionsPerSec()), fmtRatio(s)),
+					Holds:    holds(s >= 1.2),
+				})
+			}
+			if !strings.Contains(n, "sliding") {
+				continue
+			}
+			for u, x := range r.Metrics {
+				if strings.HasSuffix(u, "B/key") {
+					vs = append(vs, verdict{
+						Target:   fmt.Sprintf("%s / %s: ≤ 100 %s", g.Name, r.Name, u),
+						Measured: fmt.Sprintf("%s %s", fmtNum(x), u),
+						Holds:    holds(x <= 100),
+					})
+				}
+			}
+		}
+	}
+	return vs
+}
+
+// httpTargets: each framework with ratewindow keeps ≥ 0.95× its bare
+// throughput.
+func httpTargets(rows []httpRow) []verdict {
+	var vs []verdict
+	for _, name := range []string{"nethttp-ratewindow", "fiber-ratewindow"} {
+		v := verdict{Target: name + ": ≥ 0.95× bare req/s", Holds: notMeasured}
+		r, ok := findHTTP(rows, name)
+		if ok {
+			if f, ok := findHTTP(rows, r.Floor); ok && r.median() > 0 && f.median() > 0 {
+				ratio := r.median() / f.median()
+				v.Measured = fmt.Sprintf("%s vs %s req/s: %s", fmtRate(r.median()), fmtRate(f.median()), fmtRatio(ratio))
+				v.Holds = holds(ratio >= 0.95)
+			}
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// accuracyTargets: the sliding log never admits more than L in a rolling
+// window.
+func accuracyTargets(rs []peers.AccuracyResult) []verdict {
+	v := verdict{Target: "ratewindow-log: never more than L in any rolling window", Holds: notMeasured}
+	for _, r := range rs {
+		if r.Peer == "ratewindow-log" {
+			v.Measured = fmt.Sprintf("%d with L = %d", r.MaxInWindow, r.Limit)
+			v.Holds = holds(int64(r.MaxInWindow) <= r.Limit)
+		}
+	}
+	return []verdict{v}
+}

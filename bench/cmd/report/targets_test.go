@@ -1,0 +1,126 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/bench/peers"
+)
+
+func m(kv ...any) map[string]float64 {
+	out := map[string]float64{}
+	for i := 0; i < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1].(float64)
+	}
+	return out
+}
+
+// sampleGroups is a run in which the fixed window meets every memory target
+// and the sliding counter misses each one.
+func sampleGroups() []group {
+	return []group{
+		{Name: "MemoryHotKey", Rows: []row{
+			{Name: "ratewindow-fixed", Metrics: m("ns/op", 40.0, "allocs/op", 0.0)},
+			{Name: "ratewindow-sliding", Metrics: m("ns/op", 50.0, "allocs/op", 1.0)},
+			{Name: "sethvargo", Metrics: m("ns/op", 84.0, "allocs/op", 0.0)},
+			{Name: "ulule", Metrics: m("ns/op", 284.0, "allocs/op", 2.0)},
+		}},
+		{Name: "MemoryHotKeyParallel", Rows: []row{
+			{Name: "ratewindow-fixed", Metrics: m("ns/op", 25.0)},
+			{Name: "ratewindow-sliding", Metrics: m("ns/op", 60.0)},
+		}},
+		{Name: "MemoryKeys1M", Rows: []row{
+			{Name: "ratewindow-fixed", Metrics: m("ns/op", 150.0, "B/key", 40.0)},
+			{Name: "ratewindow-sliding", Metrics: m("ns/op", 200.0, "B/key", 49.0)},
+			{Name: "sethvargo", Metrics: m("ns/op", 344.0, "B/key", 135.0)},
+		}},
+		{Name: "MemoryLogStamps", Rows: []row{
+			{Name: "ratewindow-log", Metrics: m("ns/op", 100.0, "B/stamp", 8.0)},
+		}},
+		{Name: "RedisParallel", Rows: []row{
+			{Name: "bare-incr", Metrics: m("ns/op", 18000.0)},
+			{Name: "ratewindow-sliding", Metrics: m("ns/op", 18500.0, "redis-B/key", 96.0)},
+			{Name: "ratewindow-fixed", Metrics: m("ns/op", 20000.0)},
+			{Name: "redis_rate", Metrics: m("ns/op", 23000.0)},
+		}},
+	}
+}
+
+func byTarget(vs []verdict) map[string]verdict {
+	out := map[string]verdict{}
+	for _, v := range vs {
+		out[v.Target] = v
+	}
+	return out
+}
+
+func TestMemoryTargets(t *testing.T) {
+	vs := byTarget(memoryTargets(sampleGroups()))
+	for target, want := range map[string]string{
+		"ratewindow-fixed, hot key: ≥ 2× the fastest peer, 0 allocs/op":   "yes", // 84/40 = 2.1
+		"ratewindow-fixed: parallel hot key ns/op ≤ serial":               "yes",
+		"ratewindow-fixed, 1M keys: ≥ 2× the fastest peer":                "yes",
+		"ratewindow-fixed, 1M keys: heap per key ≤ 48 B/key":              "yes",
+		"ratewindow-sliding, hot key: ≥ 2× the fastest peer, 0 allocs/op": "NO", // 1.68×, 1 alloc
+		"ratewindow-sliding: parallel hot key ns/op ≤ serial":             "NO",
+		"ratewindow-sliding, 1M keys: ≥ 2× the fastest peer":              "NO",
+		"ratewindow-sliding, 1M keys: heap per key ≤ 48 B/key":            "NO",
+		"ratewindow-log: heap per stored timestamp ≤ 8 B/stamp":           "yes",
+	} {
+		v, ok := vs[target]
+		require.True(t, ok, target)
+		assert.Equal(t, want, v.Holds, "%s: %s", target, v.Measured)
+	}
+	assert.Contains(t, vs["ratewindow-fixed, hot key: ≥ 2× the fastest peer, 0 allocs/op"].Measured, "sethvargo 84.0 ns: 2.10×")
+}
+
+func TestTargetsNotMeasured(t *testing.T) {
+	for _, v := range memoryTargets(nil) {
+		assert.Equal(t, notMeasured, v.Holds, v.Target)
+	}
+	for _, v := range httpTargets(nil) {
+		assert.Equal(t, notMeasured, v.Holds, v.Target)
+	}
+	for _, v := range accuracyTargets([]peers.AccuracyResult{{Peer: "httprate"}}) {
+		assert.Equal(t, notMeasured, v.Holds, v.Target)
+	}
+	assert.Empty(t, redisTargets(sampleGroups()[:4]))
+}
+
+func TestRedisTargets(t *testing.T) {
+	vs := byTarget(redisTargets(sampleGroups()))
+	for target, want := range map[string]string{
+		"RedisParallel / ratewindow-sliding: ≥ 0.95× the bare-incr floor": "yes", // 18000/18500 = 0.973
+		"RedisParallel / ratewindow-fixed: ≥ 0.95× the bare-incr floor":   "NO",  // 0.9
+		"RedisParallel / ratewindow-sliding: ≥ 1.2× redis_rate":           "yes", // 1.243
+		"RedisParallel / ratewindow-fixed: ≥ 1.2× redis_rate":             "NO",  // 1.15
+		"RedisParallel / ratewindow-sliding: ≤ 100 redis-B/key":           "yes",
+	} {
+		v, ok := vs[target]
+		require.True(t, ok, target)
+		assert.Equal(t, want, v.Holds, "%s: %s", target, v.Measured)
+	}
+	assert.Len(t, vs, 5)
+}
+
+func TestHTTPTargets(t *testing.T) {
+	rows := []httpRow{
+		{Name: "nethttp-bare", RPS: []float64{100, 90, 110}},
+		{Name: "nethttp-ratewindow", Floor: "nethttp-bare", RPS: []float64{96}},
+		{Name: "fiber-bare", RPS: []float64{200}},
+		{Name: "fiber-ratewindow", Floor: "fiber-bare", RPS: []float64{180}},
+	}
+	vs := byTarget(httpTargets(rows))
+	assert.Equal(t, "yes", vs["nethttp-ratewindow: ≥ 0.95× bare req/s"].Holds)
+	assert.Equal(t, "NO", vs["fiber-ratewindow: ≥ 0.95× bare req/s"].Holds)
+	assert.Contains(t, vs["fiber-ratewindow: ≥ 0.95× bare req/s"].Measured, "0.90×")
+}
+
+func TestAccuracyTargets(t *testing.T) {
+	ok := accuracyTargets([]peers.AccuracyResult{{Peer: "ratewindow-log", Limit: 100, MaxInWindow: 100}})
+	assert.Equal(t, "yes", ok[0].Holds)
+	bad := accuracyTargets([]peers.AccuracyResult{{Peer: "ratewindow-log", Limit: 100, MaxInWindow: 101}})
+	assert.Equal(t, "NO", bad[0].Holds)
+}
