@@ -12,6 +12,11 @@ import (
 // allocates.
 const MaxPolicies = 8
 
+// MaxLimit is the largest Limit a policy may have (2^32 − 1): the memory
+// store keeps counts in 32 bits. Count larger units (KB rather than bytes)
+// to go further.
+const MaxLimit = 1<<32 - 1
+
 // maxExactProduct bounds 2·Limit·Window(ms) so that the sliding-window
 // arithmetic is exact both in int64 (Go) and in float64 (Redis Lua).
 const maxExactProduct = 1 << 53
@@ -60,6 +65,8 @@ func (p Policy) Validate() error {
 	switch {
 	case p.Limit <= 0:
 		return fmt.Errorf("%w: policy %q: Limit must be positive, got %d", ErrInvalidConfig, p.Name, p.Limit)
+	case p.Limit > MaxLimit:
+		return fmt.Errorf("%w: policy %q: Limit must be at most %d, got %d", ErrInvalidConfig, p.Name, int64(MaxLimit), p.Limit)
 	case p.Window < time.Millisecond:
 		return fmt.Errorf("%w: policy %q: Window must be at least 1ms, got %v", ErrInvalidConfig, p.Name, p.Window)
 	case p.Window%time.Millisecond != 0:

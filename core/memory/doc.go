@@ -8,8 +8,10 @@
 // cores rarely contend. Within a shard every policy (identified by its Name,
 // Window and Algorithm) has its own table from key hash to state:
 //
-//   - fixed window: 16 bytes (window start, count);
-//   - sliding window counter: 24 bytes (bucket start, previous, current);
+//   - fixed window and sliding window counter: a 24-byte slot (key hash,
+//     window start, 32-bit counts) in an open-addressing table kept 58% to
+//     87% full: about 30 bytes per tracked key measured over 1,000,000
+//     keys (BenchmarkMillionKeys), with no pointer per key;
 //   - sliding log: a pointer to a ring buffer of 8-byte timestamps, grown
 //     only as far as it is used and never past the limit.
 //

@@ -22,13 +22,14 @@ type shard struct {
 }
 
 // table holds the state of one policy (Name, Window, Algorithm) for every
-// key of a shard. Only the map of its algorithm is used.
+// key of a shard. Only the part for its algorithm is used. Keys are their
+// hash, made non-zero by fix.
 type table struct {
 	fp      uint64
 	alg     core.Algorithm
 	window  int64
-	fixed   map[uint64]core.FixedWindowState
-	sliding map[uint64]core.SlidingWindowState
+	fixed   hashTable[fixedCell]
+	sliding hashTable[slidingCell]
 	logs    map[uint64]*core.SlidingLogState
 }
 
@@ -48,81 +49,68 @@ func (sh *shard) table(p *core.Policy) *table {
 		return t
 	}
 	t := &table{fp: fp, alg: p.Algorithm, window: p.WindowMillis()}
-	switch t.alg {
-	case core.FixedWindow:
-		t.fixed = make(map[uint64]core.FixedWindowState)
-	case core.SlidingLog:
+	if t.alg == core.SlidingLog {
 		t.logs = make(map[uint64]*core.SlidingLogState)
-	default:
-		t.sliding = make(map[uint64]core.SlidingWindowState)
 	}
 	sh.tables = append(sh.tables, t)
 	return t
 }
 
-func (t *table) has(h uint64) bool {
-	var ok bool
-	switch t.alg {
-	case core.FixedWindow:
-		_, ok = t.fixed[h]
-	case core.SlidingLog:
-		_, ok = t.logs[h]
-	default:
-		_, ok = t.sliding[h]
-	}
-	return ok
-}
-
 // remove deletes key hash h and returns how many entries it removed.
 func (t *table) remove(h uint64) int {
-	if !t.has(h) {
-		return 0
+	switch t.alg {
+	case core.FixedWindow:
+		if t.fixed.remove(h) {
+			return 1
+		}
+	case core.SlidingLog:
+		if _, ok := t.logs[h]; ok {
+			delete(t.logs, h)
+			return 1
+		}
+	default:
+		if t.sliding.remove(h) {
+			return 1
+		}
 	}
-	delete(t.fixed, h)
-	delete(t.sliding, h)
-	delete(t.logs, h)
-	return 1
+	return 0
 }
 
-// sweep examines up to n entries from a random point of the table and
-// deletes the expired ones. With evict, if none was expired it deletes the
-// first one examined. It returns how many entries it deleted.
-func (t *table) sweep(now int64, n int, evict bool) int {
+// sweep examines up to n entries from a pseudo-random point (start, a key
+// hash) and deletes the expired ones. With evict, if none was expired it
+// deletes one anyway. It returns how many entries it deleted.
+func (t *table) sweep(start uint64, now int64, n int, evict bool) int {
+	w := t.window
+	switch t.alg {
+	case core.FixedWindow:
+		return t.fixed.sweep(start, n, func(c *fixedCell) bool { return c.state().Expired(now, w) }, evict)
+	case core.SlidingLog:
+		return t.sweepLogs(now, n, evict)
+	default:
+		return t.sliding.sweep(start, n, func(c *slidingCell) bool { return c.state().Expired(now, w) }, evict)
+	}
+}
+
+// sweepLogs is sweep for the sliding-log map; Go's map iteration starts at
+// a random point.
+func (t *table) sweepLogs(now int64, n int, evict bool) int {
 	deleted, seen := 0, 0
 	var first uint64
-	visit := func(h uint64, expired bool) bool {
+	for h, l := range t.logs {
 		if seen == 0 {
 			first = h
 		}
-		seen++
-		if expired {
-			t.remove(h)
+		if seen++; l.Expired(now, t.window) {
+			delete(t.logs, h)
 			deleted++
 		}
-		return seen < n
-	}
-	switch t.alg {
-	case core.FixedWindow:
-		for h, st := range t.fixed {
-			if !visit(h, st.Expired(now, t.window)) {
-				break
-			}
-		}
-	case core.SlidingLog:
-		for h, l := range t.logs {
-			if !visit(h, l.Expired(now, t.window)) {
-				break
-			}
-		}
-	default:
-		for h, st := range t.sliding {
-			if !visit(h, st.Expired(now, t.window)) {
-				break
-			}
+		if seen >= n {
+			break
 		}
 	}
 	if evict && deleted == 0 && seen > 0 {
-		deleted = t.remove(first)
+		delete(t.logs, first)
+		deleted = 1
 	}
 	return deleted
 }

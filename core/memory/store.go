@@ -68,7 +68,7 @@ func (s *Store) Peek(_ context.Context, key string, policies []core.Policy, cost
 
 // Reset implements core.Store.
 func (s *Store) Reset(_ context.Context, key string, policies []core.Policy) error {
-	h := maphash.String(s.seed, key)
+	h := fix(maphash.String(s.seed, key))
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
 	for i := range policies {
@@ -101,7 +101,7 @@ func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge b
 		sliding [core.MaxPolicies]core.SlidingWindowState
 		logs    [core.MaxPolicies]*core.SlidingLogState
 	)
-	h := maphash.String(s.seed, key)
+	h := fix(maphash.String(s.seed, key))
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -115,8 +115,8 @@ func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge b
 		var ps core.PolicyState
 		switch t.alg {
 		case core.FixedWindow:
-			st, ok := t.fixed[h]
-			fixed[i], ps = st.Eval(now, lim, w, cost)
+			c, ok := t.fixed.get(h)
+			fixed[i], ps = c.state().Eval(now, lim, w, cost)
 			known[i] = ok
 		case core.SlidingLog:
 			l := t.logs[h]
@@ -126,8 +126,8 @@ func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge b
 			logs[i] = l
 			ps = l.Eval(now, lim, w, cost)
 		default:
-			st, ok := t.sliding[h]
-			sliding[i], ps = st.Eval(now, lim, w, cost)
+			c, ok := t.sliding.get(h)
+			sliding[i], ps = c.state().Eval(now, lim, w, cost)
 			known[i] = ok
 		}
 		r.States[i] = ps
@@ -141,12 +141,12 @@ func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge b
 		w := t.window
 		fresh := !known[i]
 		if fresh {
-			s.admit(sh, t, now)
+			s.admit(sh, t, h, now)
 		}
 		switch t.alg {
 		case core.FixedWindow:
 			fixed[i], r.States[i] = fixed[i].Charge(now, lim, w, cost)
-			t.fixed[h] = fixed[i]
+			t.fixed.put(h, toFixedCell(fixed[i]))
 		case core.SlidingLog:
 			r.States[i] = logs[i].Charge(now, lim, w, cost)
 			if fresh {
@@ -154,7 +154,7 @@ func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge b
 			}
 		default:
 			sliding[i], r.States[i] = sliding[i].Charge(now, lim, w, cost)
-			t.sliding[h] = sliding[i]
+			t.sliding.put(h, toSlidingCell(sliding[i]))
 		}
 	}
 	return r
@@ -162,11 +162,11 @@ func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge b
 
 // admit makes room for one new entry in t: it reclaims a few expired
 // entries and, when the shard is full, evicts one.
-func (s *Store) admit(sh *shard, t *table, now int64) {
-	sh.keys -= t.sweep(now, sweepSample, false)
+func (s *Store) admit(sh *shard, t *table, h uint64, now int64) {
+	sh.keys -= t.sweep(h, now, sweepSample, false)
 	if s.maxPerShard > 0 && sh.keys >= s.maxPerShard {
 		for _, victim := range sh.tables {
-			if n := victim.sweep(now, evictSample, true); n > 0 {
+			if n := victim.sweep(h, now, evictSample, true); n > 0 {
 				sh.keys -= n
 				break
 			}

@@ -1,15 +1,20 @@
 -- Fixed window, mirroring core/fixedwindow.go line for line.
 --
--- State: one string key holding "start count": the start of the window
--- (Unix ms) and the units charged in it.
+-- State: one string key holding "index count" in base 36: the window's
+-- index (its start is index × window, in Unix ms) and the units charged in
+-- it.
 
-local function fixed_load(key)
+local function fixed_load(key, window)
   local v = redis.call('GET', key)
   if not v then
     return {start = 0, count = 0}
   end
-  local a, b = string.match(v, '^(%-?%d+) (%d+)$')
-  return {start = tonumber(a) or 0, count = tonumber(b) or 0}
+  local a, b = string.match(v, '^(%-?%w+) (%w+)$')
+  local index, count = dec(a or ''), dec(b or '')
+  if not (index and count) then
+    return {start = 0, count = 0}
+  end
+  return {start = index * window, count = count}
 end
 
 local function fixed_report(s, now, limit, window)
@@ -23,7 +28,7 @@ end
 -- fixed_eval loads the state, moves it to the window holding now and reports
 -- whether cost more units fit. It writes nothing.
 local function fixed_eval(key, now, limit, window, cost)
-  local s = fixed_load(key)
+  local s = fixed_load(key, window)
   local start = window_start(now, window)
   if start > s.start then
     s = {start = start, count = 0}
@@ -40,6 +45,6 @@ end
 -- fixed_charge adds cost to the state fixed_eval returned and stores it.
 local function fixed_charge(key, s, now, limit, window, cost)
   s.count = s.count + cost
-  redis.call('SET', key, int(s.start) .. ' ' .. int(s.count), 'PX', int(window + ttl_slack))
+  redis.call('SET', key, enc(s.start / window) .. ' ' .. enc(s.count), 'PX', int(window + ttl_slack))
   return fixed_report(s, math.max(now, s.start), limit, window)
 end

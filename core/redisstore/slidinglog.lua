@@ -1,11 +1,11 @@
 -- Sliding log, mirroring core/slidinglog.go line for line.
 --
 -- State: one sorted set of the allowed units, scored by their time (Unix
--- ms). A unit charged at t is the member "t:i", where i numbers the units
--- charged in that millisecond (1, 2, ...): members never collide, so two
--- requests in one millisecond are never collapsed into one. All members of
--- one millisecond leave together (pruning is by score), so counting the
--- members at t gives the next free i.
+-- ms). A unit charged at t is the member "t:i" (both in base 36), where i
+-- numbers the units charged in that millisecond (1, 2, ...): members never
+-- collide, so two requests in one millisecond are never collapsed into one.
+-- All members of one millisecond leave together (pruning is by score), so
+-- counting the members at t gives the next free i.
 
 -- log_score returns the score of the member at rank i (0 is the oldest,
 -- -1 the newest), or nil when there is none.
@@ -55,7 +55,7 @@ local function log_charge(key, s, now, limit, window, cost)
     now = math.max(now, s.newest)
   end
   local seq = redis.call('ZCOUNT', key, int(now), int(now))
-  local t = int(now)
+  local t, name = int(now), enc(now) .. ':'
   local i = 0
   while i < cost do
     -- ZADD in batches, keeping the argument list small.
@@ -63,7 +63,7 @@ local function log_charge(key, s, now, limit, window, cost)
     for _ = 1, math.min(cost - i, 500) do
       i = i + 1
       args[#args + 1] = t
-      args[#args + 1] = t .. ':' .. int(seq + i)
+      args[#args + 1] = name .. enc(seq + i)
     end
     redis.call('ZADD', key, unpack(args))
   end

@@ -1,15 +1,20 @@
 -- Sliding window counter, mirroring core/slidingwindow.go line for line.
 --
--- State: one string key holding "start prev curr": the start of the current
--- bucket (Unix ms), the units of the bucket before it and of the current one.
+-- State: one string key holding "index prev curr" in base 36: the current
+-- bucket's index (its start is index × window, in Unix ms), the units of the
+-- bucket before it and of the current one.
 
-local function sliding_load(key)
+local function sliding_load(key, window)
   local v = redis.call('GET', key)
   if not v then
     return {start = 0, prev = 0, curr = 0}
   end
-  local a, b, c = string.match(v, '^(%-?%d+) (%d+) (%d+)$')
-  return {start = tonumber(a) or 0, prev = tonumber(b) or 0, curr = tonumber(c) or 0}
+  local a, b, c = string.match(v, '^(%-?%w+) (%w+) (%w+)$')
+  local index, prev, curr = dec(a or ''), dec(b or ''), dec(c or '')
+  if not (index and prev and curr) then
+    return {start = 0, prev = 0, curr = 0}
+  end
+  return {start = index * window, prev = prev, curr = curr}
 end
 
 local function sliding_advance(s, now, window)
@@ -58,7 +63,7 @@ end
 -- sliding_eval loads the state, moves it to the bucket holding now and
 -- reports whether cost more units fit. It writes nothing.
 local function sliding_eval(key, now, limit, window, cost)
-  local s = sliding_advance(sliding_load(key), now, window)
+  local s = sliding_advance(sliding_load(key, window), now, window)
   now = math.max(now, s.start)
   local remaining, reset = sliding_report(s, now, limit, window)
   local weighted = sliding_weighted(s, now, window)
@@ -72,7 +77,7 @@ end
 -- sliding_charge adds cost to the state sliding_eval returned and stores it.
 local function sliding_charge(key, s, now, limit, window, cost)
   s.curr = s.curr + cost
-  redis.call('SET', key, int(s.start) .. ' ' .. int(s.prev) .. ' ' .. int(s.curr),
+  redis.call('SET', key, enc(s.start / window) .. ' ' .. enc(s.prev) .. ' ' .. enc(s.curr),
     'PX', int(2 * window + ttl_slack))
   return sliding_report(s, math.max(now, s.start), limit, window)
 end

@@ -27,3 +27,30 @@ end
 local function int(n)
   return string.format('%d', n)
 end
+
+-- State strings hold integers in base 36 ("1800000000" is "tsdhxc"): short
+-- values fit Redis's smallest allocations, which is most of a key's memory.
+local b36digits = '0123456789abcdefghijklmnopqrstuvwxyz'
+
+-- enc writes the integer n in base 36.
+local function enc(n)
+  local sign, s = '', ''
+  if n < 0 then
+    sign, n = '-', -n
+  end
+  repeat
+    local d = n % 36
+    s = string.sub(b36digits, d + 1, d + 1) .. s
+    n = (n - d) / 36
+  until n == 0
+  return sign .. s
+end
+
+-- dec reads what enc wrote; nil when s is not a base-36 integer.
+local function dec(s)
+  if string.sub(s, 1, 1) == '-' then
+    local v = tonumber(string.sub(s, 2), 36)
+    return v and -v
+  end
+  return tonumber(s, 36)
+end

@@ -170,7 +170,7 @@ func choosingSection(m *markdown, s setup, runs []run) {
 		fmt.Sprintf("%d: 2L fit in a moment", sFixed),
 		fmt.Sprintf("%d: at most L·(1 + 1/10)", sCounter),
 		fmt.Sprintf("%d", sLog))
-	m.row("memory per key and policy", "16 B (window start, count)", "24 B (bucket start, previous, current)",
+	m.row("memory per key and policy (in-memory store)", "about 30 B: a 24 B slot (key hash, window start, count)", "about 30 B: a 24 B slot (key hash, bucket start, previous, current)",
 		fmt.Sprintf("8 B per admitted unit in the window: at most 8·L B (%d B here)", 8*s.Limit))
 	m.row("Redis per decision", "1 round trip (one script call)", "1 round trip (one script call)", "1 round trip (one script call)")
 	m.row("choose it for", "coarse quotas (per hour, per day) where twice the limit across a boundary is harmless",
