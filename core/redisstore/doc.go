@@ -34,22 +34,33 @@
 //
 // # Data layout
 //
-//   - Fixed window: a string "start count" (window start in Unix ms, units
-//     charged). One GET, one SET with PX: the smallest thing that can hold
-//     the clamp-to-window-start state the Go code keeps.
-//   - Sliding window counter: a string "start prev curr". Keeping both
-//     buckets in one short string (stored inline by Redis) costs one key
-//     instead of two and one read and one write per call.
-//   - Sliding log: a sorted set of allowed units scored by their time in
-//     ms, with members "t:i" (the i-th unit charged in millisecond t) so
-//     two requests in one millisecond are never collapsed into one member.
-//     It is pruned (ZREMRANGEBYSCORE) on every call, so it holds at most
-//     Limit members; RetryAfter reads the score of the (count+cost−Limit)-th
-//     oldest.
+// Memory per tracked key is mostly Redis's own per-key overhead, so each
+// state is one key with the shortest value that holds it. Numbers are
+// written in base 36 and a window's start as its index (start = index ×
+// window): a typical value then fits Redis's smallest string allocation.
+//
+//   - Fixed window: a string "index count" (e.g. "ntpmb 7"). One GET, one
+//     SET with PX per charged call.
+//   - Sliding window counter: a string "index prev curr": both buckets in
+//     one key, so one read and one write per call, not two of each.
+//   - Sliding log: a sorted set of the allowed units scored by their time
+//     in ms, with members "t:i" (t and the unit's number within its
+//     millisecond, base 36), so two requests in one millisecond are never
+//     collapsed into one member. It is pruned (ZREMRANGEBYSCORE) on every
+//     call, so it holds at most Limit members; RetryAfter reads the score
+//     of the (count+cost−Limit)-th oldest.
 //
 // Every write sets a TTL of what the state needs plus one second: the window
 // for the fixed window and the log, two windows for the sliding counter. Idle
 // keys vanish on their own.
+//
+// Measured on Redis 7.0 (bench module, 100,000 keys of 12 bytes, the default
+// prefix and policy name, e.g. "ratewindow:{user:0000042}:s3600000:10-per-1h"),
+// MEMORY USAGE per key is 104 bytes for the fixed window and the sliding
+// counter and 120 bytes for a sliding log holding one unit; the growth of
+// INFO used_memory, which adds the key space's hash tables and expiry
+// entries, is about 156, 156 and 172 bytes. go-redis/redis_rate's key
+// measures 104 (MEMORY USAGE) and 156 (INFO) in the same run.
 //
 // # Time
 //
