@@ -1,0 +1,105 @@
+package faulttest
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+)
+
+// Key flood parameters: the flood, the cap, and the heap the capped store
+// may hold. Entries measure about 40-80 bytes per (key, policy), map
+// overhead included, so 100,000 take 4-8 MB; the bound leaves room for
+// other platforms and allocators, yet a store that kept every key of the
+// flood (40+ MB) fails it.
+const (
+	floodKeys   = 1_000_000
+	floodCap    = 100_000
+	floodHeapMB = 16
+)
+
+// ipKey writes the i-th IPv4 address of 10.0.0.0/8 into buf.
+func ipKey(buf []byte, i int) []byte {
+	buf = buf[:0]
+	buf = append(buf, "10."...)
+	buf = strconv.AppendInt(buf, int64(i>>16&0xff), 10)
+	buf = append(buf, '.')
+	buf = strconv.AppendInt(buf, int64(i>>8&0xff), 10)
+	buf = append(buf, '.')
+	buf = strconv.AppendInt(buf, int64(i&0xff), 10)
+	return buf
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestKeyFlood sends one million distinct client addresses through a
+// limiter on the memory store capped at 100,000 entries: the store never
+// holds more than the cap, its heap stays under the stated bound, every
+// new client is still admitted (eviction never denies), and deciding for
+// a known or a brand-new key allocates nothing.
+func TestKeyFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("one million keys")
+	}
+	ctx := context.Background()
+	base := heapInUse()
+	store := memory.New(memory.WithMaxKeys(floodCap))
+	l, err := core.NewLimiter(store, []core.Policy{core.PerMinute(60)}, core.WithClock(frozenClock()))
+	require.NoError(t, err)
+
+	var buf []byte
+	denied, maxLen := 0, 0
+	for i := range floodKeys {
+		buf = ipKey(buf, i)
+		d, err := l.Allow(ctx, string(buf))
+		require.NoError(t, err)
+		if !d.Allowed {
+			denied++
+		}
+		if i%50_000 == 0 {
+			maxLen = max(maxLen, store.Len())
+		}
+	}
+	maxLen = max(maxLen, store.Len())
+	assert.Zero(t, denied, "a new client always has its full quota")
+	assert.LessOrEqual(t, maxLen, floodCap, "entries stay within the cap")
+	assert.Greater(t, store.Len(), floodCap/2, "the cap is used")
+
+	heap := heapInUse()
+	var grown uint64
+	if heap > base {
+		grown = heap - base
+	}
+	t.Logf("%d keys: %d entries, heap %.1f MB (%.0f bytes per entry)",
+		floodKeys, store.Len(), float64(grown)/(1<<20), float64(grown)/float64(store.Len()))
+	assert.Less(t, grown, uint64(floodHeapMB<<20), "heap of the capped store")
+	runtime.KeepAlive(store)
+
+	// The hot path: a known key, and a new key in a full store (evicting
+	// one), both free of allocations.
+	known := "10.0.0.1"
+	_, _ = l.Allow(ctx, known)
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = l.Allow(ctx, known) }), "known key")
+	fresh := make([]string, 2000)
+	for i := range fresh {
+		fresh[i] = "192.168." + strconv.Itoa(i>>8) + "." + strconv.Itoa(i&0xff)
+	}
+	next := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		_, _ = l.Allow(ctx, fresh[next%len(fresh)])
+		next++
+	})
+	assert.Zero(t, allocs, "new key in a full store")
+	assert.LessOrEqual(t, store.Len(), floodCap)
+}
