@@ -97,8 +97,18 @@ func orUnknown(s string) string {
 	return s
 }
 
-// algorithmOf names the algorithm of a peer of package peers, or "".
+// otherAlgorithms names the algorithms of the Redis benchmarks' rows that
+// package peers does not know.
+var otherAlgorithms = map[string]string{
+	"redis_rate":  "GCRA",
+	"incr-expire": "floor: INCR+PEXPIRE pipeline",
+}
+
+// algorithmOf names the algorithm of a row, or "".
 func algorithmOf(name string) string {
+	if a, ok := otherAlgorithms[name]; ok {
+		return a
+	}
 	if p, err := peers.Find(name); err == nil {
 		return p.Algorithm
 	}
@@ -118,8 +128,14 @@ func writeGroup(w io.Writer, g group) {
 	slices.Sort(extra)
 	fastest, hasPeer := g.fastestPeer()
 	fl, hasFloor := g.floorRow()
+	timed := !g.oneShot()
+	hasPeer, hasFloor = hasPeer && timed, hasFloor && timed
 
-	header := []string{"limiter", "algorithm", "ns/op", "decisions/s", "allocs/op", "B/op"}
+	header := []string{"limiter", "algorithm"}
+	if timed {
+		header = append(header, "ns/op", "decisions/s")
+	}
+	header = append(header, "allocs/op", "B/op")
 	header = append(header, extra...)
 	if hasPeer {
 		header = append(header, "vs fastest peer")
@@ -136,8 +152,11 @@ func writeGroup(w io.Writer, g group) {
 		if kindOf(r.Name) == ours {
 			name = "**" + name + "**"
 		}
-		cells := []string{name, algorithmOf(r.Name), fmtNs(r.Metrics["ns/op"]), fmtRate(r.decisionsPerSec()),
-			metric(r, "allocs/op"), metric(r, "B/op")}
+		cells := []string{name, algorithmOf(r.Name)}
+		if timed {
+			cells = append(cells, fmtNs(r.Metrics["ns/op"]), fmtRate(r.decisionsPerSec()))
+		}
+		cells = append(cells, metric(r, "allocs/op"), metric(r, "B/op"))
 		for _, u := range extra {
 			cells = append(cells, metric(r, u))
 		}

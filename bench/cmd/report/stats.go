@@ -13,9 +13,10 @@ type row struct {
 }
 
 // kind tells ratewindow's rows, the floors and the peers apart by name: a
-// row named ratewindow* is ours; a row whose name has "floor" or starts
-// with "bare" is a floor (the least work any limiter must do); every other
-// row is a peer.
+// row named ratewindow* is ours; a row whose name has "floor", starts with
+// "bare" or is "incr-expire" (the one-round-trip INCR+PEXPIRE pipeline of
+// the Redis benchmarks) is a floor, the least work any limiter must do;
+// every other row is a peer.
 type kind int
 
 const (
@@ -29,7 +30,7 @@ func kindOf(name string) kind {
 	switch {
 	case strings.HasPrefix(n, "ratewindow"):
 		return ours
-	case strings.Contains(n, "floor") || strings.HasPrefix(n, "bare"):
+	case strings.Contains(n, "floor") || strings.HasPrefix(n, "bare") || n == "incr-expire":
 		return floor
 	}
 	return peer
@@ -151,4 +152,16 @@ func speedup(r, ref row) float64 {
 		return 0
 	}
 	return b / a
+}
+
+// oneShot reports whether the group measures something other than speed,
+// one long operation per run (filling a million keys to weigh them): its
+// ns/op is no decision time, so neither rates nor ratios are shown.
+func (g group) oneShot() bool {
+	for _, r := range g.Rows {
+		if r.Metrics["ns/op"] >= 1e8 {
+			return true
+		}
+	}
+	return false
 }

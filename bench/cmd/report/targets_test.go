@@ -40,10 +40,15 @@ func sampleGroups() []group {
 			{Name: "ratewindow-log", Metrics: m("ns/op", 100.0, "B/stamp", 8.0)},
 		}},
 		{Name: "RedisParallel", Rows: []row{
-			{Name: "bare-incr", Metrics: m("ns/op", 18000.0)},
+			{Name: "incr-expire", Metrics: m("ns/op", 18000.0)},
 			{Name: "ratewindow-sliding", Metrics: m("ns/op", 18500.0, "redis-B/key", 96.0)},
 			{Name: "ratewindow-fixed", Metrics: m("ns/op", 20000.0)},
 			{Name: "redis_rate", Metrics: m("ns/op", 23000.0)},
+		}},
+		{Name: "RedisMemoryPerKey", Rows: []row{
+			{Name: "ratewindow-sliding", Metrics: m("ns/op", 3e9, "info-bytes/key", 155.6, "usage-bytes/key", 104.0)},
+			{Name: "incr-expire", Metrics: m("ns/op", 1.6e9, "info-bytes/key", 112.5)},
+			{Name: "redis_rate", Metrics: m("ns/op", 3.4e9, "info-bytes/key", 155.6)},
 		}},
 	}
 }
@@ -92,17 +97,19 @@ func TestTargetsNotMeasured(t *testing.T) {
 func TestRedisTargets(t *testing.T) {
 	vs := byTarget(redisTargets(sampleGroups()))
 	for target, want := range map[string]string{
-		"RedisParallel / ratewindow-sliding: ≥ 0.95× the bare-incr floor": "yes", // 18000/18500 = 0.973
-		"RedisParallel / ratewindow-fixed: ≥ 0.95× the bare-incr floor":   "NO",  // 0.9
-		"RedisParallel / ratewindow-sliding: ≥ 1.2× redis_rate":           "yes", // 1.243
-		"RedisParallel / ratewindow-fixed: ≥ 1.2× redis_rate":             "NO",  // 1.15
-		"RedisParallel / ratewindow-sliding: ≤ 100 redis-B/key":           "yes",
+		"RedisParallel / ratewindow-sliding: ≥ 0.95× the incr-expire floor": "yes", // 18000/18500 = 0.973
+		"RedisParallel / ratewindow-fixed: ≥ 0.95× the incr-expire floor":   "NO",  // 0.9
+		"RedisParallel / ratewindow-sliding: ≥ 1.2× redis_rate":             "yes", // 1.243
+		"RedisParallel / ratewindow-fixed: ≥ 1.2× redis_rate":               "NO",  // 1.15
+		"RedisParallel / ratewindow-sliding: ≤ 100 redis-B/key":             "yes",
+		"RedisMemoryPerKey / ratewindow-sliding: ≤ 100 info-bytes/key":      "NO",
+		"RedisMemoryPerKey / ratewindow-sliding: ≤ 100 usage-bytes/key":     "NO",
 	} {
 		v, ok := vs[target]
 		require.True(t, ok, target)
 		assert.Equal(t, want, v.Holds, "%s: %s", target, v.Measured)
 	}
-	assert.Len(t, vs, 5)
+	assert.Len(t, vs, 7, "no throughput targets on the one-shot memory group")
 }
 
 func TestHTTPTargets(t *testing.T) {
