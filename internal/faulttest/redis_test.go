@@ -162,3 +162,11 @@ func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 		return next(ctx, cmds)
 	}
 }
+
+// testClient is a client of an address where no Redis needs to run: for
+// constructors that only store it.
+func testClient(t testing.TB) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
