@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -76,4 +78,19 @@ func commandLine(ctx context.Context, name string, args ...string) string {
 	}
 	s, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return s
+}
+
+// busyNote warns when the machine was busy at the start (a one-minute load
+// average above half its CPUs): the ratios then carry the noise of
+// whatever else ran.
+func busyNote(m machine) string {
+	f := strings.Fields(m.Load)
+	if len(f) == 0 || m.CPUs < 1 {
+		return ""
+	}
+	load, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || load <= float64(m.CPUs)/2 {
+		return ""
+	}
+	return fmt.Sprintf("The machine was busy when the run started (load average %s on %d CPUs): other work shared the CPUs, so these numbers and ratios are noisy.", f[0], m.CPUs)
 }

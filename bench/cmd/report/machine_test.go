@@ -41,3 +41,10 @@ func TestBenchDir(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, bench, got, "found under ./bench from the repository root")
 }
+
+func TestBusyNote(t *testing.T) {
+	assert.Empty(t, busyNote(machine{CPUs: 2, Load: "0.40 1.00 1.00"}))
+	assert.Empty(t, busyNote(machine{CPUs: 2, Load: ""}))
+	assert.Empty(t, busyNote(machine{CPUs: 2, Load: "x y z"}))
+	assert.Contains(t, busyNote(machine{CPUs: 2, Load: "6.00 5.00 4.00"}), "load average 6.00 on 2 CPUs")
+}

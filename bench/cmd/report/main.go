@@ -88,6 +88,12 @@ func run(o options) error {
 	log := os.Stderr
 
 	rep := report{Machine: probeMachine(ctx)}
+	if o.quick {
+		rep.Notes = append(rep.Notes, "A -quick run (one run per benchmark, 100 ms each, 3 s of wrk per server): rough numbers; run scripts/bench without -quick for the published table.")
+	}
+	if n := busyNote(rep.Machine); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
 	if !o.skipBench {
 		args := []string{"test", "-run", "^$", "-bench", o.bench, "-benchmem", "-count", fmt.Sprint(o.count), "-benchtime", o.benchtime, "-timeout", "60m", "."}
 		rep.Command = "go " + strings.Join(args, " ")
