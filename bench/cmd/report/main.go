@@ -1,11 +1,3 @@
-// Command report runs the whole performance comparison of ratewindow and
-// its peers and writes bench/RESULTS.md: the Go benchmarks of the bench
-// module (memory and Redis, medians over -count runs), the HTTP comparison
-// under wrk, the boundary-burst accuracy table and a CPU profile of
-// ratewindow's hot path, with the machine and the date.
-//
-// Run it through scripts/bench, which starts the Redis servers the Redis
-// benchmarks need. -quick makes a rough run of about two minutes.
 package main
 
 import (
