@@ -1,0 +1,105 @@
+package metrics
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// numOutcomes is the number of ratewindow.Outcome values.
+const numOutcomes = int(ratewindow.Skipped) + 1
+
+// Collector turns the middleware's Events into Prometheus metrics. Feed it
+// with ratewindow.WithOnDecision(c.Observe), register it on a registry,
+// and, if the store has a circuit breaker, pass c.BreakerStateChanged to
+// resilient.WithOnStateChange.
+//
+// A Collector is safe for concurrent use. One Collector may observe several
+// middleware instances; to keep them apart instead, give each its own
+// Collector with WithConstLabels or WithNamespace.
+type Collector struct {
+	requests  *prometheus.CounterVec
+	near      *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	breaker   prometheus.Gauge
+	nearLimit float64
+	maxRoutes int
+
+	// routes maps a route label value to its series. The map is never
+	// changed once published: additions copy it under mu, so Observe
+	// reads without a lock.
+	routes atomic.Pointer[map[string]*route]
+	// full is set once maxRoutes routes have their own label value.
+	full atomic.Bool
+	// mu serialises additions to routes and to every route's series.
+	mu sync.Mutex
+	// named counts the routes that count towards maxRoutes.
+	named int
+}
+
+// New returns a Collector. Invalid options are reported as an error
+// wrapping core.ErrInvalidConfig that names the option.
+func New(opts ...Option) (*Collector, error) {
+	cfg := config{nearLimit: DefaultNearLimit, maxRoutes: DefaultMaxRoutes, buckets: DefaultBuckets}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	c := &Collector{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "requests_total",
+			Help:        "Requests seen by the rate-limit middleware, by route pattern, binding policy and outcome.",
+			ConstLabels: cfg.constLabels,
+		}, []string{labelRoute, labelPolicy, labelOutcome}),
+		near: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "near_limit_total",
+			Help:        "Allowed requests that left a policy with at most the near-limit fraction of its limit.",
+			ConstLabels: cfg.constLabels,
+		}, []string{labelRoute, labelPolicy}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "store_call_duration_seconds",
+			Help:        "Duration of the limiter's store call, one per limited request, by route pattern.",
+			ConstLabels: cfg.constLabels,
+			Buckets:     cfg.buckets,
+		}, []string{labelRoute}),
+		breaker: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "circuit_breaker_state",
+			Help:        "State of the store's circuit breaker: 0 closed (or no breaker), 1 half-open, 2 open.",
+			ConstLabels: cfg.constLabels,
+		}),
+		nearLimit: cfg.nearLimit,
+		maxRoutes: cfg.maxRoutes,
+	}
+	c.routes.Store(&map[string]*route{})
+	// Names and const labels are checked here rather than at the caller's
+	// registration, so a mistake surfaces as a configuration error.
+	if err := prometheus.NewPedanticRegistry().Register(c); err != nil {
+		return nil, fmt.Errorf("metrics: %w: %w", core.ErrInvalidConfig, err)
+	}
+	return c, nil
+}
+
+// Describe sends the descriptors of the Collector's four metrics.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	c.requests.Describe(ch)
+	c.near.Describe(ch)
+	c.duration.Describe(ch)
+	c.breaker.Describe(ch)
+}
+
+// Collect sends the current values of every series.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	c.requests.Collect(ch)
+	c.near.Collect(ch)
+	c.duration.Collect(ch)
+	c.breaker.Collect(ch)
+}

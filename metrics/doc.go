@@ -1,0 +1,61 @@
+// Package metrics exports what the ratewindow middleware decides as
+// Prometheus metrics. A Collector is fed by the middleware's OnDecision hook
+// and registered on any registry:
+//
+//	c, err := metrics.New()
+//	...
+//	prometheus.MustRegister(c)
+//	mw, err := nethttp.New(limiter, ratewindow.WithOnDecision(c.Observe))
+//
+// With a circuit breaker in front of the store, let the Collector follow it:
+//
+//	store, err := resilient.New(redis, resilient.WithOnStateChange(c.BreakerStateChanged))
+//
+// # Metrics
+//
+//	ratewindow_requests_total{route, policy, outcome}      counter
+//	ratewindow_near_limit_total{route, policy}             counter
+//	ratewindow_store_call_duration_seconds{route}          histogram
+//	ratewindow_circuit_breaker_state                       gauge
+//
+// requests_total counts every request the middleware saw. outcome is one of
+// allowed, denied, would_deny (observe-only mode let a request through that
+// enforcement would have denied), store_error_passed (the limiter failed
+// and the request passed: fail open, or observe-only), store_error_rejected
+// (the limiter failed and the request was answered 503: fail closed) and
+// skipped. policy is the binding policy's name for the first three (the one
+// that denied, or the one with the least quota left) and "none" for the
+// others, which got no decision.
+//
+// near_limit_total counts, per policy, the allowed requests after which
+// that policy had at most 10% of its limit left (see WithNearLimit): a
+// client close to being limited, worth an alert before the 429s start.
+//
+// store_call_duration_seconds is the time of the one store call a limited
+// request makes, so its count is the number of store calls. Skipped
+// requests and key func failures make none.
+//
+// circuit_breaker_state is 0 while the breaker is closed, 1 half-open and 2
+// open, once BreakerStateChanged is wired to resilient.WithOnStateChange.
+//
+// WithNamespace prefixes the names (api_ratewindow_requests_total) and
+// WithConstLabels adds fixed labels, to register several Collectors on one
+// registry.
+//
+// # Label cardinality
+//
+// Every label value comes from configuration, never from the request:
+// route is the route pattern the framework matched ("/items/{id}", not
+// "/items/42"), and "unmatched" when there is none (the raw path is never
+// used). At most WithMaxRoutes distinct patterns (default 100) get their
+// own value; later ones share "other". The rate-limit key (an IP, an API
+// key) is never a label. policy is the name given in code to a
+// core.Policy, so it is bounded by the configuration; do not build policy
+// names from request data.
+//
+// # Cost on the request path
+//
+// Observe runs synchronously on every request. The first request on a new
+// (route, policy) pair resolves its metric children under a lock; every
+// later one reads lock-free maps and does atomic adds, without allocating.
+package metrics

@@ -1,0 +1,23 @@
+package metrics
+
+// Label values that stand in for unknown or overflowing ones, so that no
+// label ever carries a raw path or key.
+const (
+	// UnmatchedRoute is the route label of requests whose framework
+	// reported no route pattern (Event.Route is empty), for example
+	// net/http middleware mounted outside a ServeMux. The raw path is
+	// never used: it would make one series per URL.
+	UnmatchedRoute = "unmatched"
+	// OtherRoute is the route label of requests on routes seen after the
+	// WithMaxRoutes cap was reached.
+	OtherRoute = "other"
+	// NoPolicy is the policy label of requests that got no decision:
+	// skipped ones and limiter failures.
+	NoPolicy = "none"
+)
+
+const (
+	labelRoute   = "route"
+	labelPolicy  = "policy"
+	labelOutcome = "outcome"
+)

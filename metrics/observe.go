@@ -1,0 +1,57 @@
+package metrics
+
+import (
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// unnamedPolicy labels a policy without a Name. A core.Limiter always
+// names its policies, so only hand-made Events carry one.
+const unnamedPolicy = "unnamed"
+
+// Observe records one Event. Pass it to ratewindow.WithOnDecision. It
+// counts the request under its route pattern, binding policy and outcome;
+// adds the store call's Latency to the duration histogram when the limiter
+// was called; and, for an allowed request, counts every policy left near
+// its limit.
+//
+// In the steady state (routes and policies already seen) it takes no lock
+// and allocates nothing.
+func (c *Collector) Observe(ev ratewindow.Event) {
+	if int(ev.Outcome) >= numOutcomes {
+		return
+	}
+	r := c.route(ev.Route)
+	d := &ev.Decision
+	decided := len(d.Policies) > 0 &&
+		(ev.Outcome == ratewindow.Allowed || ev.Outcome == ratewindow.Denied || ev.Outcome == ratewindow.WouldDeny)
+	policy := NoPolicy
+	if decided {
+		policy = policyLabel(&d.Policy)
+	}
+	c.count(c.series(r, policy), ev.Outcome)
+
+	// A decision means one store call was made. A failure made one too
+	// if it took any time: a key func or LimiterFunc failure reports a
+	// zero Latency, as does a skipped request.
+	if decided || ev.Latency > 0 {
+		r.duration.Observe(ev.Latency.Seconds())
+	}
+
+	if decided && ev.Outcome == ratewindow.Allowed {
+		n := min(len(d.Policies), core.MaxPolicies)
+		for i := range n {
+			p := &d.Policies[i]
+			if float64(d.States[i].Remaining) <= c.nearLimit*float64(p.Limit) {
+				c.series(r, policyLabel(p)).near.Inc()
+			}
+		}
+	}
+}
+
+func policyLabel(p *core.Policy) string {
+	if p.Name == "" {
+		return unnamedPolicy
+	}
+	return p.Name
+}

@@ -1,0 +1,90 @@
+package metrics
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// Defaults of the options.
+const (
+	// DefaultNearLimit is the fraction of a policy's limit at or under
+	// which an allowed request's remaining quota counts as near the limit.
+	DefaultNearLimit = 0.10
+	// DefaultMaxRoutes is how many distinct routes get their own label
+	// value; requests on further routes are labelled OtherRoute.
+	DefaultMaxRoutes = 100
+)
+
+// DefaultBuckets are the store call duration buckets, in seconds: from
+// 50µs (an in-memory store) to 1s (a Redis call stuck until its timeout).
+var DefaultBuckets = []float64{
+	0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+	0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+}
+
+// Option configures a Collector.
+type Option func(*config)
+
+type config struct {
+	namespace   string
+	constLabels prometheus.Labels
+	nearLimit   float64
+	maxRoutes   int
+	buckets     []float64
+}
+
+// WithNamespace puts ns in front of every metric name:
+// WithNamespace("api") gives api_ratewindow_requests_total. Use it (or
+// WithConstLabels) to register two Collectors on one registry.
+func WithNamespace(ns string) Option { return func(c *config) { c.namespace = ns } }
+
+// WithConstLabels adds labels with fixed values to every metric, e.g.
+// {"limiter": "public-api"} to tell two middleware instances apart. The
+// names route, policy and outcome are taken.
+func WithConstLabels(l prometheus.Labels) Option {
+	return func(c *config) { c.constLabels = l }
+}
+
+// WithNearLimit sets the fraction of a policy's limit at or under which an
+// allowed request's remaining quota is counted in near_limit_total
+// (default 0.10: remaining ≤ 10% of the limit). It must be in [0, 1].
+func WithNearLimit(fraction float64) Option { return func(c *config) { c.nearLimit = fraction } }
+
+// WithMaxRoutes caps the distinct values of the route label (default 100).
+// The first n routes seen keep their pattern; later ones are counted under
+// OtherRoute. UnmatchedRoute and OtherRoute do not count towards n. It must
+// be at least 1.
+func WithMaxRoutes(n int) Option { return func(c *config) { c.maxRoutes = n } }
+
+// WithBuckets sets the upper bounds, in seconds, of the store call duration
+// histogram (default DefaultBuckets). They must be strictly increasing.
+func WithBuckets(b []float64) Option {
+	return func(c *config) { c.buckets = append([]float64(nil), b...) }
+}
+
+func (c *config) validate() error {
+	switch {
+	case !(c.nearLimit >= 0 && c.nearLimit <= 1):
+		return fmt.Errorf("metrics: %w: WithNearLimit: fraction must be in [0, 1], got %v", core.ErrInvalidConfig, c.nearLimit)
+	case c.maxRoutes < 1:
+		return fmt.Errorf("metrics: %w: WithMaxRoutes: must be at least 1, got %d", core.ErrInvalidConfig, c.maxRoutes)
+	case len(c.buckets) == 0:
+		return fmt.Errorf("metrics: %w: WithBuckets: no buckets", core.ErrInvalidConfig)
+	}
+	for i := 1; i < len(c.buckets); i++ {
+		if !(c.buckets[i] > c.buckets[i-1]) {
+			return fmt.Errorf("metrics: %w: WithBuckets: bounds must be strictly increasing, got %v after %v",
+				core.ErrInvalidConfig, c.buckets[i], c.buckets[i-1])
+		}
+	}
+	for name := range c.constLabels {
+		switch name {
+		case labelRoute, labelPolicy, labelOutcome:
+			return fmt.Errorf("metrics: %w: WithConstLabels: label %q is taken", core.ErrInvalidConfig, name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package metrics
+
+import (
+	"maps"
+	"strings"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ratewindow/ratewindow"
+)
+
+// route holds the series of one route label value. Its children of the
+// metric vectors are resolved once, when first needed, so observing a
+// request is a few map reads and atomic adds: no label hashing, no
+// allocation.
+type route struct {
+	name     string
+	duration prometheus.Observer
+	// policies maps a policy label value to its series; copy on write
+	// under Collector.mu, like Collector.routes.
+	policies atomic.Pointer[map[string]*series]
+}
+
+// series holds the counters of one (route, policy) pair.
+type series struct {
+	route  *route
+	policy string
+	// outcomes[o] is the requests_total child for outcome o, nil until
+	// first needed.
+	outcomes [numOutcomes]atomic.Pointer[prometheus.Counter]
+	near     prometheus.Counter
+}
+
+// route returns the series of a route label, adding it (or falling back to
+// OtherRoute once the cap is reached) on first sight.
+func (c *Collector) route(name string) *route {
+	if name == "" {
+		name = UnmatchedRoute
+	}
+	m := *c.routes.Load()
+	if r, ok := m[name]; ok {
+		return r
+	}
+	if r, ok := m[OtherRoute]; ok && c.full.Load() {
+		return r
+	}
+	return c.addRoute(name)
+}
+
+func (c *Collector) addRoute(name string) *route {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := *c.routes.Load()
+	if r, ok := old[name]; ok {
+		return r
+	}
+	counted := name != UnmatchedRoute && name != OtherRoute
+	if counted && c.named >= c.maxRoutes {
+		c.full.Store(true)
+		name, counted = OtherRoute, false
+		if r, ok := old[name]; ok {
+			return r
+		}
+	}
+	// The label value outlives the request: own its bytes, in case the
+	// framework's string points into a reused buffer.
+	name = strings.Clone(name)
+	r := &route{name: name, duration: c.duration.WithLabelValues(name)}
+	r.policies.Store(&map[string]*series{})
+	m := maps.Clone(old)
+	m[name] = r
+	c.routes.Store(&m)
+	if counted {
+		c.named++
+	}
+	return r
+}
+
+// series returns the counters of (r, policy), adding them on first sight.
+func (c *Collector) series(r *route, policy string) *series {
+	if s, ok := (*r.policies.Load())[policy]; ok {
+		return s
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := *r.policies.Load()
+	if s, ok := old[policy]; ok {
+		return s
+	}
+	policy = strings.Clone(policy)
+	s := &series{route: r, policy: policy}
+	if policy == NoPolicy {
+		// Requests without a decision: skipped ones and failures.
+		c.resolve(s, ratewindow.Skipped, ratewindow.StoreErrorPassed, ratewindow.StoreErrorRejected)
+	} else {
+		c.resolve(s, ratewindow.Allowed, ratewindow.Denied, ratewindow.WouldDeny)
+		s.near = c.near.WithLabelValues(r.name, policy)
+	}
+	m := maps.Clone(old)
+	m[policy] = s
+	r.policies.Store(&m)
+	return s
+}
+
+// resolve creates the requests_total children of s for the outcomes given,
+// so that they are exported (as zero) before the first such request.
+// Called with c.mu held.
+func (c *Collector) resolve(s *series, outcomes ...ratewindow.Outcome) {
+	for _, o := range outcomes {
+		if s.outcomes[o].Load() == nil {
+			ctr := c.requests.WithLabelValues(s.route.name, s.policy, o.String())
+			s.outcomes[o].Store(&ctr)
+		}
+	}
+}
+
+// count adds one to requests_total for s and outcome o.
+func (c *Collector) count(s *series, o ratewindow.Outcome) {
+	if p := s.outcomes[o].Load(); p != nil {
+		(*p).Inc()
+		return
+	}
+	// An outcome unusual for this policy label (a hand-made Event).
+	c.mu.Lock()
+	c.resolve(s, o)
+	c.mu.Unlock()
+	(*s.outcomes[o].Load()).Inc()
+}
