@@ -148,7 +148,13 @@ func newFiber(l *core.Limiter, opts []ratewindow.Option) (app, error) {
 		return nil, err
 	}
 	ok := func(c *fiber.Ctx) error { return c.SendString(okBody) }
-	a := fiber.New(fiber.Config{DisableStartupMessage: true})
+	a := fiber.New(fiber.Config{
+		DisableStartupMessage: true,
+		// Bound idle and never-used connections, which a graceful
+		// shutdown otherwise waits for.
+		ReadTimeout: 10 * time.Second,
+		IdleTimeout: 30 * time.Second,
+	})
 	a.Get("/", limit, ok)
 	a.Get("/healthz", ok)
 	return &fiberApp{app: a}, nil

@@ -124,6 +124,7 @@ func (p *proc) stop(t *testing.T, sig syscall.Signal) (int, string) {
 		b, _ := io.ReadAll(p.stdout)
 		rest <- string(b)
 	}()
+	client.CloseIdleConnections()
 	require.NoError(t, p.cmd.Process.Signal(sig))
 	select {
 	case <-p.done:

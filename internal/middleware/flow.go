@@ -37,13 +37,13 @@ type Flow struct {
 // core.ErrInvalidConfig that names the field.
 func New(cfg ratewindow.Config) (*Flow, error) {
 	if cfg.Limiter == nil && cfg.LimiterFunc == nil {
-		return nil, fmt.Errorf("%w: ratewindow: Limiter is nil (pass a *core.Limiter, or set WithLimiterFunc)", core.ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: Config.Limiter is nil (pass a *core.Limiter, or set WithLimiterFunc)", core.ErrInvalidConfig)
 	}
 	if cfg.Timeout < 0 {
-		return nil, fmt.Errorf("%w: ratewindow: Timeout must not be negative, got %v", core.ErrInvalidConfig, cfg.Timeout)
+		return nil, fmt.Errorf("%w: Config.Timeout must not be negative, got %v", core.ErrInvalidConfig, cfg.Timeout)
 	}
-	if cfg.Headers.Mode > headers.None {
-		return nil, fmt.Errorf("%w: ratewindow: Headers.Mode: unknown mode %v", core.ErrInvalidConfig, cfg.Headers.Mode)
+	if err := cfg.Headers.Validate(); err != nil {
+		return nil, fmt.Errorf("Config.Headers: %w", err)
 	}
 	f := &Flow{
 		limiter:     cfg.Limiter,

@@ -37,7 +37,7 @@ func newEnv(t *testing.T, a Adapter, sc Scenario) *Env {
 	t.Helper()
 	env := &Env{Clock: core.NewFakeClock(T0), Adapter: a, Store: memory.New(), t: t}
 	if sc.Store != nil {
-		env.Store = sc.Store()
+		env.Store = sc.Store(t)
 	}
 	policies := sc.Policies
 	if policies == nil {

@@ -40,6 +40,7 @@ func runScenario(t *testing.T, a Adapter, client *http.Client, sc Scenario) {
 	}
 	base, err := a.Mount(t, env.Limiter, opts)
 	require.NoError(t, err)
+	closeIdleFirst(t, client)
 	for i, st := range sc.Steps {
 		env.Clock.Advance(st.Advance)
 		for n := range max(st.Repeat, 1) {
@@ -119,9 +120,9 @@ func checkInvalidConfig(t *testing.T, a Adapter) {
 		opts  []ratewindow.Option
 		field string
 	}{
-		{"nil limiter", nil, nil, "Limiter"},
-		{"negative timeout", l, []ratewindow.Option{ratewindow.WithTimeout(-time.Second)}, "Timeout"},
-		{"unknown header mode", l, []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.None + 1})}, "Headers.Mode"},
+		{"nil limiter", nil, nil, "Config.Limiter"},
+		{"negative timeout", l, []ratewindow.Option{ratewindow.WithTimeout(-time.Second)}, "Config.Timeout"},
+		{"unknown header mode", l, []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.None + 1})}, "Config.Headers"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := a.Mount(t, c.l, c.opts)
@@ -143,6 +144,7 @@ func checkConcurrency(t *testing.T, a Adapter, client *http.Client) {
 			require.NoError(t, err)
 			base, err := a.Mount(t, l, []ratewindow.Option{ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", nil))})
 			require.NoError(t, err)
+			closeIdleFirst(t, client)
 			var (
 				mu     sync.Mutex
 				counts = map[int]int{}
@@ -167,4 +169,12 @@ func checkConcurrency(t *testing.T, a Adapter, client *http.Client) {
 			assert.Equal(t, map[int]int{http.StatusOK: limit, http.StatusTooManyRequests: workers*each - limit}, counts)
 		})
 	}
+}
+
+// closeIdleFirst closes the client's idle connections before the server
+// (mounted just before) shuts down: cleanups run last-registered first.
+// Some servers (Fiber) wait on a connection that was opened but never used
+// until the client closes it.
+func closeIdleFirst(t *testing.T, client *http.Client) {
+	t.Cleanup(client.CloseIdleConnections)
 }

@@ -20,19 +20,46 @@ import (
 // from 127.0.0.1).
 var byClient = ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", keyfuncs.RemoteIP))
 
+// basicSteps: three allowed, then denied until the window ends.
+var basicSteps = []Step{
+	{Status: 200, Want: minute(2, 60), Body: okBody},
+	{Status: 200, Want: minute(1, 60)},
+	{Status: 200, Want: minute(0, 60)},
+	{Status: 429, Want: denied(minute(0, 60), 60), Body: denyBody(60), ContentType: jsonType},
+	{Path: "/healthz", Repeat: 3, Status: 200, Want: none, Body: okBody},
+	{Advance: 30 * time.Second, Status: 429, Want: denied(minute(0, 30), 30), Body: denyBody(30)},
+	{Advance: 30 * time.Second, Status: 200, Want: minute(2, 60), Body: okBody},
+}
+
 // Scenarios returns the table. Every adapter must pass every row.
 func Scenarios() []Scenario {
 	return []Scenario{
+		{Name: "allows up to the limit, then 429 with Retry-After and a JSON body", Steps: basicSteps},
+		{Name: "the same answers on Redis", Store: liveRedis, Steps: basicSteps},
+		{Name: "the same answers on Redis Cluster", Store: liveCluster, Steps: basicSteps},
 		{
-			Name: "allows up to the limit, then 429 with Retry-After and a JSON body",
+			Name:  "Redis down (nothing listening) fails open",
+			Store: deadRedis,
+			Options: func(env *Env) []ratewindow.Option {
+				return []ratewindow.Option{env.Hook()}
+			},
+			Steps: []Step{{Status: 200, Want: none, Body: okBody}},
+			Check: func(t *testing.T, env *Env) {
+				evs := env.Events()
+				require.Len(t, evs, 1)
+				assert.Equal(t, ratewindow.StoreErrorPassed, evs[0].Outcome)
+				assert.Error(t, evs[0].Err)
+			},
+		},
+		{
+			Name:  "Redis down (nothing listening) fails closed",
+			Store: deadRedis,
+			Options: func(*Env) []ratewindow.Option {
+				return []ratewindow.Option{ratewindow.WithFailClosed()}
+			},
 			Steps: []Step{
-				{Status: 200, Want: minute(2, 60), Body: okBody},
-				{Status: 200, Want: minute(1, 60)},
-				{Status: 200, Want: minute(0, 60)},
-				{Status: 429, Want: denied(minute(0, 60), 60), Body: denyBody(60), ContentType: jsonType},
-				{Path: "/healthz", Repeat: 3, Status: 200, Want: none, Body: okBody},
-				{Advance: 30 * time.Second, Status: 429, Want: denied(minute(0, 30), 30), Body: denyBody(30)},
-				{Advance: 30 * time.Second, Status: 200, Want: minute(2, 60), Body: okBody},
+				{Status: 503, Want: none, Body: unavailableBody, ContentType: jsonType},
+				{Path: "/healthz", Status: 200, Want: none},
 			},
 		},
 		{
@@ -178,7 +205,7 @@ func Scenarios() []Scenario {
 		},
 		{
 			Name:    "store error fails open by default",
-			Store:   func() core.Store { return FailingStore{} },
+			Store:   func(*testing.T) core.Store { return FailingStore{} },
 			Options: func(env *Env) []ratewindow.Option { return []ratewindow.Option{env.Hook()} },
 			Steps:   []Step{{Repeat: 2, Status: 200, Want: none, Body: okBody}},
 			Check: func(t *testing.T, env *Env) {
@@ -192,7 +219,7 @@ func Scenarios() []Scenario {
 		},
 		{
 			Name:  "store error fails closed with 503 and a JSON body",
-			Store: func() core.Store { return FailingStore{} },
+			Store: func(*testing.T) core.Store { return FailingStore{} },
 			Options: func(env *Env) []ratewindow.Option {
 				return []ratewindow.Option{ratewindow.WithFailClosed(), env.Hook()}
 			},
@@ -207,7 +234,7 @@ func Scenarios() []Scenario {
 		},
 		{
 			Name:  "fail-closed never blocks an observe-only request",
-			Store: func() core.Store { return FailingStore{} },
+			Store: func(*testing.T) core.Store { return FailingStore{} },
 			Options: func(env *Env) []ratewindow.Option {
 				return []ratewindow.Option{ratewindow.WithFailClosed(), ratewindow.WithObserveOnly(true)}
 			},
@@ -215,7 +242,7 @@ func Scenarios() []Scenario {
 		},
 		{
 			Name:  "a store that hangs is cut off by the timeout",
-			Store: func() core.Store { return HangingStore{} },
+			Store: func(*testing.T) core.Store { return HangingStore{} },
 			Options: func(env *Env) []ratewindow.Option {
 				return []ratewindow.Option{ratewindow.WithTimeout(50 * time.Millisecond), ratewindow.WithFailClosed(), env.Hook()}
 			},

@@ -17,8 +17,9 @@ type Scenario struct {
 	// Policies of the default limiter; nil means 3 per minute, fixed
 	// window, named "minute".
 	Policies []core.Policy
-	// Store makes the default limiter's store; nil means memory.New.
-	Store func() core.Store
+	// Store makes the default limiter's store; nil means memory.New. It
+	// may skip the test (a Redis store without a Redis to test on).
+	Store func(t *testing.T) core.Store
 	// Options builds the middleware options.
 	Options func(env *Env) []ratewindow.Option
 	// Steps run in order.
