@@ -1,0 +1,55 @@
+// Command echo shows ratewindow on Echo: /login limited by client IP on an
+// exact sliding log (5 per 5 minutes), the /api group limited by API key on
+// a sliding counter (10 per second and 1000 per hour), /healthz not
+// limited.
+package main
+
+import (
+	"log"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/echomw"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+func main() {
+	e, err := newServer()
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Fatal(e.Start("127.0.0.1:8080"))
+}
+
+func newServer() (*echo.Echo, error) {
+	store := memory.New()
+	login, err := core.NewLimiter(store, []core.Policy{core.Per(5, 5*time.Minute).Using(core.SlidingLog).Named("login")})
+	if err != nil {
+		return nil, err
+	}
+	api, err := core.NewLimiter(store, []core.Policy{core.PerSecond(10).Named("api-burst"), core.PerHour(1000).Named("api-hourly")})
+	if err != nil {
+		return nil, err
+	}
+
+	limitLogin, err := echomw.New(login, ratewindow.WithKeyFunc(keyfuncs.RemoteIP))
+	if err != nil {
+		return nil, err
+	}
+	limitAPI, err := echomw.New(api, ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)))
+	if err != nil {
+		return nil, err
+	}
+
+	e := echo.New()
+	e.POST("/login", func(c echo.Context) error { return c.String(http.StatusOK, "welcome\n") }, limitLogin)
+	apiGroup := e.Group("/api", limitAPI)
+	apiGroup.GET("/items", func(c echo.Context) error { return c.String(http.StatusOK, "data\n") })
+	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+	return e, nil
+}

@@ -1,0 +1,54 @@
+// Command fiber shows ratewindow on Fiber: /login limited by client IP on
+// an exact sliding log (5 per 5 minutes), the /api group limited by API key
+// on a sliding counter (10 per second and 1000 per hour), /healthz not
+// limited.
+package main
+
+import (
+	"log"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/fibermw"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+func main() {
+	app, err := newApp()
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Fatal(app.Listen("127.0.0.1:8080"))
+}
+
+func newApp() (*fiber.App, error) {
+	store := memory.New()
+	login, err := core.NewLimiter(store, []core.Policy{core.Per(5, 5*time.Minute).Using(core.SlidingLog).Named("login")})
+	if err != nil {
+		return nil, err
+	}
+	api, err := core.NewLimiter(store, []core.Policy{core.PerSecond(10).Named("api-burst"), core.PerHour(1000).Named("api-hourly")})
+	if err != nil {
+		return nil, err
+	}
+
+	limitLogin, err := fibermw.New(login, ratewindow.WithKeyFunc(keyfuncs.RemoteIP))
+	if err != nil {
+		return nil, err
+	}
+	limitAPI, err := fibermw.New(api, ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)))
+	if err != nil {
+		return nil, err
+	}
+
+	app := fiber.New()
+	app.Post("/login", limitLogin, func(c *fiber.Ctx) error { return c.SendString("welcome\n") })
+	apiGroup := app.Group("/api", limitAPI)
+	apiGroup.Get("/items", func(c *fiber.Ctx) error { return c.SendString("data\n") })
+	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
+	return app, nil
+}

@@ -1,0 +1,55 @@
+// Command gin shows ratewindow on Gin: /login limited by client IP on an
+// exact sliding log (5 per 5 minutes), the /api group limited by API key on
+// a sliding counter (10 per second and 1000 per hour), /healthz not
+// limited.
+package main
+
+import (
+	"log"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/ginmw"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+func main() {
+	r, err := newRouter()
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Fatal(r.Run("127.0.0.1:8080"))
+}
+
+func newRouter() (*gin.Engine, error) {
+	store := memory.New()
+	login, err := core.NewLimiter(store, []core.Policy{core.Per(5, 5*time.Minute).Using(core.SlidingLog).Named("login")})
+	if err != nil {
+		return nil, err
+	}
+	api, err := core.NewLimiter(store, []core.Policy{core.PerSecond(10).Named("api-burst"), core.PerHour(1000).Named("api-hourly")})
+	if err != nil {
+		return nil, err
+	}
+
+	limitLogin, err := ginmw.New(login, ratewindow.WithKeyFunc(keyfuncs.RemoteIP))
+	if err != nil {
+		return nil, err
+	}
+	limitAPI, err := ginmw.New(api, ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)))
+	if err != nil {
+		return nil, err
+	}
+
+	r := gin.New()
+	r.POST("/login", limitLogin, func(c *gin.Context) { c.String(http.StatusOK, "welcome\n") })
+	apiGroup := r.Group("/api", limitAPI)
+	apiGroup.GET("/items", func(c *gin.Context) { c.String(http.StatusOK, "data\n") })
+	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	return r, nil
+}

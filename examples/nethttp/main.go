@@ -1,0 +1,58 @@
+// Command nethttp shows ratewindow on net/http's ServeMux: /login limited
+// by client IP on an exact sliding log (5 per 5 minutes), /api/ limited by
+// API key on a sliding counter (10 per second and 1000 per hour), /healthz
+// not limited.
+package main
+
+import (
+	"io"
+	"log"
+	"net/http"
+	"time"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+	"github.com/ratewindow/ratewindow/nethttp"
+)
+
+func main() {
+	h, err := newHandler()
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Fatal(http.ListenAndServe("127.0.0.1:8080", h))
+}
+
+func newHandler() (http.Handler, error) {
+	store := memory.New()
+	login, err := core.NewLimiter(store, []core.Policy{core.Per(5, 5*time.Minute).Using(core.SlidingLog).Named("login")})
+	if err != nil {
+		return nil, err
+	}
+	api, err := core.NewLimiter(store, []core.Policy{core.PerSecond(10).Named("api-burst"), core.PerHour(1000).Named("api-hourly")})
+	if err != nil {
+		return nil, err
+	}
+
+	// One line per route: the middleware, its limiter and its key.
+	limitLogin, err := nethttp.New(login, ratewindow.WithKeyFunc(keyfuncs.RemoteIP))
+	if err != nil {
+		return nil, err
+	}
+	limitAPI, err := nethttp.New(api, ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)))
+	if err != nil {
+		return nil, err
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("POST /login", limitLogin(reply("welcome\n")))
+	mux.Handle("/api/", limitAPI(reply("data\n")))
+	mux.Handle("GET /healthz", reply("ok\n"))
+	return mux, nil
+}
+
+func reply(body string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, body) })
+}
