@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -80,11 +81,29 @@ func (c *config) validate() error {
 				core.ErrInvalidConfig, c.buckets[i], c.buckets[i-1])
 		}
 	}
+	if c.namespace != "" && !isName(c.namespace) {
+		return fmt.Errorf("metrics: %w: WithNamespace: %q is not a metric name (letters, digits and _, not first a digit)", core.ErrInvalidConfig, c.namespace)
+	}
 	for name := range c.constLabels {
-		switch name {
-		case labelRoute, labelPolicy, labelOutcome:
+		switch {
+		case name == labelRoute || name == labelPolicy || name == labelOutcome:
 			return fmt.Errorf("metrics: %w: WithConstLabels: label %q is taken", core.ErrInvalidConfig, name)
+		case !isName(name) || strings.HasPrefix(name, "__"):
+			return fmt.Errorf("metrics: %w: WithConstLabels: %q is not a label name (letters, digits and _, not first a digit or __)", core.ErrInvalidConfig, name)
 		}
 	}
 	return nil
+}
+
+// isName reports whether s is a metric or label name that every Prometheus
+// version and exposition format accepts as is: [a-zA-Z_][a-zA-Z0-9_]*.
+func isName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		letter := b == '_' || (b|0x20 >= 'a' && b|0x20 <= 'z')
+		if !letter && (i == 0 || b < '0' || b > '9') {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -42,8 +42,10 @@ func (c *Collector) route(name string) *route {
 	if r, ok := m[name]; ok {
 		return r
 	}
-	if r, ok := m[OtherRoute]; ok && c.full.Load() {
-		return r
+	if c.full.Load() && name != UnmatchedRoute {
+		if r, ok := m[OtherRoute]; ok {
+			return r
+		}
 	}
 	return c.addRoute(name)
 }
