@@ -1,0 +1,46 @@
+package fibermw
+
+import (
+	"net"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/stretchr/testify/require"
+	"github.com/valyala/fasthttp"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+)
+
+// BenchmarkOverhead compares a bare Fiber route with the same route behind
+// the middleware on the memory store, calling the app's fasthttp handler
+// directly; the difference is the overhead.
+func BenchmarkOverhead(b *testing.B) {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerHour(1_000_000_000)})
+	require.NoError(b, err)
+	limit, err := New(l)
+	require.NoError(b, err)
+	ok := func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusOK) }
+	bare := fiber.New(fiber.Config{DisableStartupMessage: true})
+	bare.Get("/", ok)
+	limited := fiber.New(fiber.Config{DisableStartupMessage: true})
+	limited.Get("/", limit, ok)
+	for _, c := range []struct {
+		name string
+		app  *fiber.App
+	}{{"bare", bare}, {"ratewindow", limited}} {
+		b.Run(c.name, func(b *testing.B) {
+			h := c.app.Handler()
+			var req fasthttp.Request
+			req.Header.SetMethod(fiber.MethodGet)
+			req.SetRequestURI("/")
+			var ctx fasthttp.RequestCtx
+			ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1234}, nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx.Response.Reset()
+				h(&ctx)
+			}
+		})
+	}
+}
