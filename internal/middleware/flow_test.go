@@ -1,0 +1,156 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// recorder is an Exchange over a StaticRequest that records the response.
+type recorder struct {
+	keyfuncs.StaticRequest
+	header map[string]string
+	status int
+	body   string
+}
+
+func newRecorder(client string) *recorder {
+	return &recorder{
+		StaticRequest: keyfuncs.StaticRequest{
+			MethodValue: http.MethodGet, PathValue: "/x", RouteValue: "/x", RemoteAddrValue: "192.0.2.1:1234",
+			Headers: map[string][]string{"X-Client": {client}},
+		},
+		header: map[string]string{},
+	}
+}
+
+func (r *recorder) SetHeader(name, value string) { r.header[name] = value }
+func (r *recorder) Send(status int, body []byte) { r.status, r.body = status, string(body) }
+
+func newLimiter(t *testing.T, limit int64) *core.Limiter {
+	t.Helper()
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(limit).Using(core.FixedWindow)},
+		core.WithClock(core.NewFakeClock(time.Unix(1_800_000_000, 0))))
+	require.NoError(t, err)
+	return l
+}
+
+func TestFromOptions(t *testing.T) {
+	a, b := newLimiter(t, 1), newLimiter(t, 2)
+	f, err := FromOptions(a, []ratewindow.Option{nil, ratewindow.WithLimiter(b)})
+	require.NoError(t, err)
+	assert.Same(t, a, f.limiter, "the positional limiter wins over WithLimiter")
+
+	f, err = FromOptions(nil, []ratewindow.Option{ratewindow.WithLimiter(b)})
+	require.NoError(t, err)
+	assert.Same(t, b, f.limiter)
+
+	_, err = FromOptions(nil, []ratewindow.Option{ratewindow.WithLimiterFunc(func(keyfuncs.Request, string) (*core.Limiter, error) { return nil, nil })})
+	require.NoError(t, err, "a limiter func alone is enough")
+}
+
+func TestLimiterFuncOutcomes(t *testing.T) {
+	var events []ratewindow.Event
+	hook := ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) })
+	choose := func(r keyfuncs.Request, key string) (*core.Limiter, error) {
+		switch key {
+		case "skip":
+			return nil, keyfuncs.ErrSkip
+		case "broken":
+			return nil, errors.New("plan lookup failed")
+		}
+		return nil, nil
+	}
+	f, err := FromOptions(nil, []ratewindow.Option{hook, ratewindow.WithFailClosed(),
+		ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", nil)), ratewindow.WithLimiterFunc(choose)})
+	require.NoError(t, err)
+
+	skip := newRecorder("skip")
+	assert.True(t, f.Handle(skip))
+	broken := newRecorder("broken")
+	assert.False(t, f.Handle(broken))
+	assert.Equal(t, http.StatusServiceUnavailable, broken.status)
+	nolimiter := newRecorder("nobody")
+	assert.False(t, f.Handle(nolimiter))
+
+	require.Len(t, events, 3)
+	assert.Equal(t, ratewindow.Skipped, events[0].Outcome)
+	assert.Equal(t, "skip", events[0].Key)
+	assert.Equal(t, ratewindow.StoreErrorRejected, events[1].Outcome)
+	assert.EqualError(t, events[1].Err, "plan lookup failed")
+	assert.ErrorIs(t, events[2].Err, ErrNoLimiter)
+	assert.Equal(t, "nobody", events[2].Key)
+}
+
+func TestObservePredicateAlsoCoversFailures(t *testing.T) {
+	var events []ratewindow.Event
+	f, err := FromOptions(nil, []ratewindow.Option{
+		ratewindow.WithLimiterFunc(func(keyfuncs.Request, string) (*core.Limiter, error) { return nil, context.Canceled }),
+		ratewindow.WithFailClosed(),
+		ratewindow.WithObserveOnlyFunc(func(r keyfuncs.Request) bool { return r.Header("X-Client") == "canary" }),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) }),
+	})
+	require.NoError(t, err)
+	assert.True(t, f.Handle(newRecorder("canary")))
+	assert.False(t, f.Handle(newRecorder("other")))
+	require.Len(t, events, 2)
+	assert.Equal(t, ratewindow.StoreErrorPassed, events[0].Outcome)
+	assert.True(t, events[0].ObserveOnly)
+	assert.True(t, events[0].FailedOpen)
+	assert.Equal(t, ratewindow.StoreErrorRejected, events[1].Outcome)
+	assert.False(t, events[1].ObserveOnly)
+}
+
+func TestDenyWritesRetryAfterBeforeTheHandler(t *testing.T) {
+	var seen map[string]string
+	f, err := FromOptions(newLimiter(t, 1), []ratewindow.Option{
+		ratewindow.WithDenyHandler(func(w ratewindow.Response, _ keyfuncs.Request, ev ratewindow.Event) {
+			seen = map[string]string{}
+			for k, v := range w.(*recorder).header {
+				seen[k] = v
+			}
+			assert.Equal(t, ratewindow.Denied, ev.Outcome)
+			w.Send(http.StatusTeapot, nil)
+		}),
+	})
+	require.NoError(t, err)
+	assert.True(t, f.Handle(newRecorder("a")))
+	r := newRecorder("a")
+	assert.False(t, f.Handle(r))
+	assert.Equal(t, http.StatusTeapot, r.status)
+	assert.Equal(t, "60", seen["Retry-After"])
+	assert.Contains(t, seen, "RateLimit")
+}
+
+func TestCanonicalHeaderKey(t *testing.T) {
+	for _, name := range []string{"RateLimit", "RateLimit-Policy", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
+		"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "Content-Type", "x-custom-field"} {
+		assert.Equal(t, http.CanonicalHeaderKey(name), CanonicalHeaderKey(name), name)
+	}
+}
+
+func TestHeaderSetter(t *testing.T) {
+	h := http.Header{}
+	var s HeaderSetter
+	s.Set(h, "RateLimit", "a")
+	s.Set(h, "RateLimit-Policy", "b")
+	s.Set(h, "RateLimit", "c") // replaces
+	h.Add("RateLimit-Policy", "d")
+	assert.Equal(t, []string{"c"}, h.Values("RateLimit"))
+	assert.Equal(t, []string{"b", "d"}, h.Values("RateLimit-Policy"))
+	s.Reset()
+	h2 := http.Header{}
+	s.Set(h2, "Retry-After", "1")
+	assert.Equal(t, "c", h.Get("RateLimit"), "a new response never writes into the old block")
+	assert.Equal(t, "1", h2.Get("Retry-After"))
+}
