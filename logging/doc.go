@@ -1,0 +1,44 @@
+// Package logging writes what the ratewindow middleware decides to a
+// log/slog logger: the few events an operator wants to read, not one line
+// per request.
+//
+//	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+//	mw, err := nethttp.New(limiter, ratewindow.WithOnDecision(logging.Hook(logger)))
+//
+// # What is logged
+//
+// Hook logs, by Event outcome:
+//
+//	store_error_passed    Warn   the limiter failed (store down, timeout, no key); request passed (fail open)
+//	store_error_rejected  Error  the limiter failed; request answered 503 (fail closed)
+//	would_deny            Info   observe-only mode let through a request enforcement would deny
+//	denied                Info   only with WithDenials
+//	allowed, skipped      -      never
+//
+// The would-deny records are what a canary rollout reads: before switching
+// enforcement on, check that the clients and routes they name are the ones
+// the new limit is meant to stop. Each names the binding policy, its limit,
+// the remaining quota and retry_after.
+//
+// During a store outage every request fails; WithErrorEvery keeps that to
+// one record per interval, counting the rest in "suppressed". The breaker
+// of core/resilient says the same thing once per transition:
+//
+//	store, err := resilient.New(primary, resilient.WithOnStateChange(logging.BreakerStateChange(logger)))
+//
+// # Keys in logs
+//
+// A rate-limit key is usually an IP address or an API key: personal data or
+// a secret. Records carry "key_hash" by default, an HMAC of the key under a
+// secret (random per process unless WithKeySecret sets one), so one
+// client's records can be matched without the key being readable. WithKey
+// omits it or, for harmless keys, logs it raw. The URL path is never
+// logged, only the route pattern.
+//
+// # With metrics
+//
+// Chain feeds several hooks from one middleware, for example the
+// Prometheus collector of package metrics and a logger:
+//
+//	ratewindow.WithOnDecision(logging.Chain(collector.Observe, logging.Hook(logger)))
+package logging

@@ -1,0 +1,131 @@
+package logging
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// The messages of the records Hook writes.
+const (
+	MsgFailedPassed   = "ratewindow: limiter failed, request passed"
+	MsgFailedRejected = "ratewindow: limiter failed, request rejected"
+	MsgWouldDeny      = "ratewindow: request would be denied (observe-only)"
+	MsgDenied         = "ratewindow: request denied"
+)
+
+type hook struct {
+	logger   *slog.Logger
+	keys     KeyMode
+	secret   []byte
+	denials  bool
+	passed   throttle
+	rejected throttle
+}
+
+// Hook returns an OnDecision hook that logs to logger (slog.Default() if
+// nil) what deserves a line:
+//
+//   - a limiter failure (store error, timeout, no key) that let the request
+//     pass: Warn, with err, route, method, outcome, fail="open",
+//     observe_only and latency;
+//   - one that answered 503 (fail closed): Error, the same with
+//     fail="closed";
+//   - in observe-only mode, a request enforcement would have denied: Info,
+//     with route, method, policy, limit, remaining, retry_after and cost,
+//     so a canary rollout can be checked against expectations;
+//   - with WithDenials, an enforced denial: Info, the same attributes.
+//
+// Allowed and skipped requests are not logged. Records carry the key as a
+// keyed hash by default (see WithKey), never the raw key or the path.
+// Combine it with other hooks with Chain.
+func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
+	cfg := config{clock: core.SystemClock{}}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if cfg.keys == KeyHashed && len(cfg.secret) == 0 {
+		cfg.secret = randomSecret()
+	}
+	if cfg.clock == nil {
+		cfg.clock = core.SystemClock{}
+	}
+	h := &hook{logger: logger, keys: cfg.keys, secret: cfg.secret, denials: cfg.denials}
+	h.passed.every, h.passed.clock = cfg.errorEvery, cfg.clock
+	h.rejected.every, h.rejected.clock = cfg.errorEvery, cfg.clock
+	return h.log
+}
+
+// log is the hook. Requests that are not logged cost a switch and return.
+func (h *hook) log(ev ratewindow.Event) {
+	switch ev.Outcome {
+	case ratewindow.StoreErrorPassed:
+		h.failure(&ev, slog.LevelWarn, MsgFailedPassed, "open", &h.passed)
+	case ratewindow.StoreErrorRejected:
+		h.failure(&ev, slog.LevelError, MsgFailedRejected, "closed", &h.rejected)
+	case ratewindow.WouldDeny:
+		h.denial(&ev, MsgWouldDeny)
+	case ratewindow.Denied:
+		if h.denials {
+			h.denial(&ev, MsgDenied)
+		}
+	}
+}
+
+func (h *hook) failure(ev *ratewindow.Event, level slog.Level, msg, fail string, t *throttle) {
+	ctx := context.Background()
+	if !h.logger.Enabled(ctx, level) {
+		return
+	}
+	ok, suppressed := t.admit()
+	if !ok {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 10)
+	attrs = append(attrs,
+		slog.Any("err", ev.Err),
+		slog.String("outcome", ev.Outcome.String()),
+		slog.String("route", ev.Route),
+		slog.String("method", ev.Method),
+		slog.String("fail", fail),
+		slog.Bool("observe_only", ev.ObserveOnly),
+		slog.Duration("latency", ev.Latency),
+	)
+	if a, ok := h.keyAttr(ev.Key); ok {
+		attrs = append(attrs, a)
+	}
+	if suppressed > 0 {
+		attrs = append(attrs, slog.Int64("suppressed", suppressed))
+	}
+	h.logger.LogAttrs(ctx, level, msg, attrs...)
+}
+
+func (h *hook) denial(ev *ratewindow.Event, msg string) {
+	ctx := context.Background()
+	if !h.logger.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	d := &ev.Decision
+	attrs := make([]slog.Attr, 0, 10)
+	attrs = append(attrs,
+		slog.String("outcome", ev.Outcome.String()),
+		slog.String("route", ev.Route),
+		slog.String("method", ev.Method),
+		slog.String("policy", d.Policy.Name),
+		slog.Int64("limit", d.Limit),
+		slog.Int64("remaining", d.Remaining),
+		slog.Duration("retry_after", d.RetryAfter),
+		slog.Int64("cost", ev.Cost),
+	)
+	if a, ok := h.keyAttr(ev.Key); ok {
+		attrs = append(attrs, a)
+	}
+	h.logger.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
+}

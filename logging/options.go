@@ -1,0 +1,63 @@
+package logging
+
+import (
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// KeyMode says how a record shows the rate-limit key.
+type KeyMode uint8
+
+// The key modes.
+const (
+	// KeyHashed (the default) logs "key_hash": 16 hex digits of an
+	// HMAC-SHA256 of the key. Records of one client can be matched with
+	// each other, but the key (an IP address, an API key) cannot be read
+	// back, nor guessed by hashing candidates, without the secret.
+	KeyHashed KeyMode = iota
+	// KeyOmitted logs nothing about the key.
+	KeyOmitted
+	// KeyRaw logs the key itself as "key". Only for keys that are neither
+	// secrets nor personal data.
+	KeyRaw
+)
+
+// Option configures a Hook.
+type Option func(*config)
+
+type config struct {
+	keys       KeyMode
+	secret     []byte
+	denials    bool
+	errorEvery time.Duration
+	clock      core.Clock
+}
+
+// WithKey sets how records show the key (default KeyHashed). An unknown
+// mode omits the key.
+func WithKey(m KeyMode) Option { return func(c *config) { c.keys = m } }
+
+// WithKeySecret sets the HMAC secret of KeyHashed, so that every instance
+// (and every restart) hashes a key alike and logs can be joined across
+// them. Without it each Hook draws a random secret: hashes match within
+// one process only. Keep the secret out of the logs.
+func WithKeySecret(secret []byte) Option {
+	return func(c *config) { c.secret = append([]byte(nil), secret...) }
+}
+
+// WithDenials also logs enforced denials (429), at Info. They are off by
+// default: under an attack there is one per request, and the metrics count
+// them better.
+func WithDenials() Option { return func(c *config) { c.denials = true } }
+
+// WithErrorEvery logs at most one limiter failure per d (per outcome:
+// passed or rejected); the record carries "suppressed", the number of
+// failures not logged since the previous one. During a store outage every
+// request fails, so without it the log gets a line per request. Zero (the
+// default) logs every failure.
+func WithErrorEvery(d time.Duration) Option { return func(c *config) { c.errorEvery = d } }
+
+// WithClock sets the clock WithErrorEvery measures time on (the system
+// clock by default); tests pass a *core.FakeClock.
+func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }
