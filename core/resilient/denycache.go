@@ -98,11 +98,14 @@ func find(list []denial, key string, set uint64) int {
 // denying policies has passed. Only the same cost is answered: a smaller
 // one may fit, and for a larger one the states (which policies deny, and
 // for how long) would not be exact.
-func (c *denyCache) lookup(key string, set uint64, cost int64, now time.Time) (r core.Result, ok bool) {
-	sh, kh := c.locate(key)
+//
+// sh and kh are from locate(key). The policy set is hashed only when the
+// shard holds something.
+func (c *denyCache) lookup(sh *denyShard, kh uint64, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, ok bool) {
 	if sh.n.Load() == 0 {
 		return r, false
 	}
+	set := setID(policies)
 	t := now.UnixMilli()
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -137,7 +140,7 @@ func (c *denyCache) lookup(key string, set uint64, cost int64, now time.Time) (r
 
 // remember stores a denial the primary just gave. A Result in which no
 // policy denies, or whose RetryAfter is zero, is not stored.
-func (c *denyCache) remember(key string, set uint64, policies int, cost int64, now time.Time, r *core.Result) {
+func (c *denyCache) remember(sh *denyShard, kh uint64, key string, policies []core.Policy, cost int64, now time.Time, r *core.Result) {
 	var longest time.Duration
 	for i := range policies {
 		if s := &r.States[i]; !s.Allowed {
@@ -149,17 +152,16 @@ func (c *denyCache) remember(key string, set uint64, policies int, cost int64, n
 	}
 	t := now.UnixMilli()
 	e := denial{
-		key: key, set: set, cost: cost, at: t, until: t + longest.Milliseconds(),
-		states: append([]core.PolicyState(nil), r.States[:policies]...),
+		key: key, set: setID(policies), cost: cost, at: t, until: t + longest.Milliseconds(),
+		states: append([]core.PolicyState(nil), r.States[:len(policies)]...),
 	}
-	sh, kh := c.locate(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	list, ok := sh.m[kh]
 	if !ok && len(sh.m) >= c.perShard {
 		sh.evict(t)
 	}
-	switch i := find(list, key, set); {
+	switch i := find(list, key, e.set); {
 	case i >= 0:
 		list[i] = e
 	case len(list) < perKey:
@@ -172,9 +174,8 @@ func (c *denyCache) remember(key string, set uint64, policies int, cost int64, n
 	sh.n.Store(int32(len(sh.m)))
 }
 
-// forget drops every denial of key.
-func (c *denyCache) forget(key string) {
-	sh, kh := c.locate(key)
+// forget drops every denial of key; sh and kh are from locate(key).
+func (c *denyCache) forget(sh *denyShard, kh uint64, key string) {
 	if sh.n.Load() == 0 {
 		return
 	}

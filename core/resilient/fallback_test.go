@@ -58,7 +58,8 @@ func TestFallbackScalesLimits(t *testing.T) {
 			assert.ErrorIs(t, causes[19], resilient.ErrCircuitOpen, "after the threshold the breaker is open")
 			st := s.Stats()
 			assert.Equal(t, int64(20), st.Fallbacks)
-			assert.Equal(t, int64(resilient.DefaultFailureThreshold), st.PrimaryCalls)
+			assert.Equal(t, int64(resilient.DefaultFailureThreshold), d.calls.Load())
+			assert.Equal(t, int64(resilient.DefaultFailureThreshold), st.PrimaryErrors)
 		})
 	}
 }

@@ -77,7 +77,8 @@ func (s *Store) Peek(ctx context.Context, key string, policies []core.Policy, co
 // primary's counts could not be reset.
 func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) error {
 	if s.deny != nil {
-		s.deny.forget(key)
+		sh, kh := s.deny.locate(key)
+		s.deny.forget(sh, kh, key)
 	}
 	if s.fallback != nil {
 		_ = s.fallback.store.Reset(ctx, key, policies)
@@ -91,7 +92,6 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		s.breaker.record(probe, neutral)
 		return fmt.Errorf("resilient: reset: %w", err)
 	}
-	s.stats.primaryCalls.Add(1)
 	err := s.primary.Reset(ctx, key, policies)
 	o := classify(ctx, err)
 	s.breaker.record(probe, o)
@@ -102,10 +102,13 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 }
 
 func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time, charge bool) (core.Result, error) {
-	var set uint64
+	var (
+		sh *denyShard
+		kh uint64
+	)
 	if s.deny != nil {
-		set = setID(policies)
-		if r, ok := s.deny.lookup(key, set, cost, now); ok {
+		sh, kh = s.deny.locate(key)
+		if r, ok := s.deny.lookup(sh, kh, key, policies, cost, now); ok {
 			s.stats.denyHits.Add(1)
 			return r, nil
 		}
@@ -121,7 +124,6 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 		s.breaker.record(probe, neutral)
 		return s.degrade(key, policies, cost, now, charge, fmt.Errorf("resilient: %w", err))
 	}
-	s.stats.primaryCalls.Add(1)
 	var r core.Result
 	var err error
 	if charge {
@@ -140,9 +142,9 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	}
 	if s.deny != nil {
 		if denied(&r, len(policies)) {
-			s.deny.remember(key, set, len(policies), cost, now, &r)
+			s.deny.remember(sh, kh, key, policies, cost, now, &r)
 		} else if charge {
-			s.deny.forget(key)
+			s.deny.forget(sh, kh, key)
 		}
 	}
 	return r, nil
