@@ -6,9 +6,12 @@ import (
 	"testing"
 
 	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/echomw"
 	"github.com/ratewindow/ratewindow/internal/middleware/adaptertest"
 )
@@ -31,4 +34,32 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 
 func TestAdapter(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{Name: "echo", Mount: mount, ItemsRoute: "/items/:id"})
+}
+
+// Echo's Skipper convention: a skipped request is not counted.
+func TestSkipper(t *testing.T) {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.SlidingLog)})
+	require.NoError(t, err)
+	limit, err := echomw.NewWithConfig(echomw.Config{
+		Skipper: func(c echo.Context) bool { return c.Request().Header.Get("X-Internal") == "yes" },
+		Limiter: l,
+	})
+	require.NoError(t, err)
+	e := echo.New()
+	e.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }, limit)
+	srv := httptest.NewServer(e)
+	defer srv.Close()
+	status := func(internal bool) int {
+		req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+		require.NoError(t, err)
+		if internal {
+			req.Header.Set("X-Internal", "yes")
+		}
+		resp, err := srv.Client().Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, internal, resp.Header.Get("RateLimit") == "", "skipped requests get no fields")
+		return resp.StatusCode
+	}
+	assert.Equal(t, []int{200, 200, 200, 200, 429}, []int{status(true), status(true), status(true), status(false), status(false)})
 }

@@ -2,13 +2,17 @@ package fibermw_test
 
 import (
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/fibermw"
 	"github.com/ratewindow/ratewindow/internal/middleware/adaptertest"
 )
@@ -44,4 +48,30 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 
 func TestAdapter(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{Name: "fiber", Mount: mount, ItemsRoute: "/items/:id"})
+}
+
+// Fiber's Next convention: a request for which Next returns true is not
+// counted.
+func TestNext(t *testing.T) {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.SlidingLog)})
+	require.NoError(t, err)
+	limit, err := fibermw.NewWithConfig(fibermw.Config{
+		Next:    func(c *fiber.Ctx) bool { return c.Get("X-Internal") == "yes" },
+		Limiter: l,
+	})
+	require.NoError(t, err)
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Get("/", limit, func(c *fiber.Ctx) error { return c.SendString("ok\n") })
+	status := func(internal bool) int {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		if internal {
+			req.Header.Set("X-Internal", "yes")
+		}
+		resp, err := app.Test(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, internal, resp.Header.Get("RateLimit") == "", "skipped requests get no fields")
+		return resp.StatusCode
+	}
+	assert.Equal(t, []int{200, 200, 200, 200, 429}, []int{status(true), status(true), status(true), status(false), status(false)})
 }
