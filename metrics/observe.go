@@ -43,7 +43,7 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 		for i := range n {
 			p := &d.Policies[i]
 			if float64(d.States[i].Remaining) <= c.nearLimit*float64(p.Limit) {
-				c.series(r, policyLabel(p)).near.Inc()
+				c.countNear(c.series(r, policyLabel(p)))
 			}
 		}
 	}

@@ -189,3 +189,20 @@ func TestObserveConcurrently(t *testing.T) {
 	}
 	assert.Equal(t, uint64(workers*routes*rounds), samples)
 }
+
+// A policy may be named like the no-decision label; it must not break the
+// near-limit counter of a series first made for a failure.
+func TestPolicyNamedNone(t *testing.T) {
+	c, err := metrics.New()
+	require.NoError(t, err)
+	c.Observe(ratewindow.Event{Outcome: ratewindow.StoreErrorPassed, Route: "/n", Latency: time.Millisecond})
+	ev := allowedEvent("/n", 0)
+	ev.Decision.Policy.Name, ev.Decision.Policies[0].Name = metrics.NoPolicy, metrics.NoPolicy
+	c.Observe(ev)
+	assert.Equal(t, 1.0, requests(t, c, "/n", metrics.NoPolicy, "allowed"))
+	assert.Equal(t, 1.0, requests(t, c, "/n", metrics.NoPolicy, "store_error_passed"))
+	near := gather(t, c)["ratewindow_near_limit_total"]
+	require.NotNil(t, near)
+	require.Len(t, near.GetMetric(), 1)
+	assert.Equal(t, 1.0, near.GetMetric()[0].GetCounter().GetValue())
+}

@@ -29,7 +29,8 @@ type series struct {
 	// outcomes[o] is the requests_total child for outcome o, nil until
 	// first needed.
 	outcomes [numOutcomes]atomic.Pointer[prometheus.Counter]
-	near     prometheus.Counter
+	// near is the near_limit_total child, nil until first needed.
+	near atomic.Pointer[prometheus.Counter]
 }
 
 // route returns the series of a route label, adding it (or falling back to
@@ -97,7 +98,7 @@ func (c *Collector) series(r *route, policy string) *series {
 		c.resolve(s, ratewindow.Skipped, ratewindow.StoreErrorPassed, ratewindow.StoreErrorRejected)
 	} else {
 		c.resolve(s, ratewindow.Allowed, ratewindow.Denied, ratewindow.WouldDeny)
-		s.near = c.near.WithLabelValues(r.name, policy)
+		c.resolveNear(s)
 	}
 	m := maps.Clone(old)
 	m[policy] = s
@@ -128,4 +129,26 @@ func (c *Collector) count(s *series, o ratewindow.Outcome) {
 	c.resolve(s, o)
 	c.mu.Unlock()
 	(*s.outcomes[o].Load()).Inc()
+}
+
+// resolveNear creates the near_limit_total child of s. Called with c.mu
+// held.
+func (c *Collector) resolveNear(s *series) {
+	if s.near.Load() == nil {
+		ctr := c.near.WithLabelValues(s.route.name, s.policy)
+		s.near.Store(&ctr)
+	}
+}
+
+// countNear adds one to near_limit_total for s.
+func (c *Collector) countNear(s *series) {
+	if p := s.near.Load(); p != nil {
+		(*p).Inc()
+		return
+	}
+	// A policy named like NoPolicy, whose series was made for failures.
+	c.mu.Lock()
+	c.resolveNear(s)
+	c.mu.Unlock()
+	(*s.near.Load()).Inc()
 }
