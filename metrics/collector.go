@@ -23,12 +23,13 @@ const numOutcomes = int(ratewindow.Skipped) + 1
 // middleware instances; to keep them apart instead, give each its own
 // Collector with WithConstLabels or WithNamespace.
 type Collector struct {
-	requests  *prometheus.CounterVec
-	near      *prometheus.CounterVec
-	duration  *prometheus.HistogramVec
-	breaker   prometheus.Gauge
-	nearLimit float64
-	maxRoutes int
+	requests    *prometheus.CounterVec
+	near        *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+	breaker     prometheus.Gauge
+	nearLimit   float64
+	maxRoutes   int
+	maxPolicies int
 
 	// routes maps a route label value to its series. The map is never
 	// changed once published: additions copy it under mu, so Observe
@@ -45,7 +46,12 @@ type Collector struct {
 // New returns a Collector. Invalid options are reported as an error
 // wrapping core.ErrInvalidConfig that names the option.
 func New(opts ...Option) (*Collector, error) {
-	cfg := config{nearLimit: DefaultNearLimit, maxRoutes: DefaultMaxRoutes, buckets: DefaultBuckets}
+	cfg := config{
+		nearLimit:   DefaultNearLimit,
+		maxRoutes:   DefaultMaxRoutes,
+		maxPolicies: DefaultMaxPolicies,
+		buckets:     DefaultBuckets,
+	}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -76,8 +82,9 @@ func New(opts ...Option) (*Collector, error) {
 			Help:        "State of the store's circuit breaker: 0 closed (or no breaker), 1 half-open, 2 open.",
 			ConstLabels: cfg.constLabels,
 		}),
-		nearLimit: cfg.nearLimit,
-		maxRoutes: cfg.maxRoutes,
+		nearLimit:   cfg.nearLimit,
+		maxRoutes:   cfg.maxRoutes,
+		maxPolicies: cfg.maxPolicies,
 	}
 	c.routes.Store(&map[string]*route{})
 	// Names and const labels are checked here rather than at the caller's

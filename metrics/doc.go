@@ -50,8 +50,9 @@
 // used). At most WithMaxRoutes distinct patterns (default 100) get their
 // own value; later ones share "other". The rate-limit key (an IP, an API
 // key) is never a label. policy is the name given in code to a
-// core.Policy, so it is bounded by the configuration; do not build policy
-// names from request data.
+// core.Policy, so it is bounded by the configuration; should names be
+// built from data (per tenant, say), at most WithMaxPolicies of them per
+// route (default 32) get their own value and later ones share "other".
 //
 // # Cost on the request path
 //

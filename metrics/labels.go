@@ -11,6 +11,9 @@ const (
 	// OtherRoute is the route label of requests on routes seen after the
 	// WithMaxRoutes cap was reached.
 	OtherRoute = "other"
+	// OtherPolicy is the policy label of policies seen on a route after
+	// the WithMaxPolicies cap was reached for it.
+	OtherPolicy = "other"
 	// NoPolicy is the policy label of requests that got no decision:
 	// skipped ones and limiter failures.
 	NoPolicy = "none"

@@ -141,6 +141,12 @@ func TestObserveDoesNotAllocate(t *testing.T) {
 	require.NoError(t, err)
 	small.Observe(far)
 	small.Observe(overflow) // resolves "other"
+	tenants, err := metrics.New(metrics.WithMaxPolicies(1))
+	require.NoError(t, err)
+	tenantB := allowedEvent("/t", 90)
+	tenantB.Decision.Policy.Name, tenantB.Decision.Policies = "tenant-b", []core.Policy{core.PerMinute(100).Named("tenant-b")}
+	tenants.Observe(allowedEvent("/t", 90))
+	tenants.Observe(tenantB) // resolves "other"
 
 	events := []ratewindow.Event{near, far, denied, failed}
 	for _, ev := range events {
@@ -151,6 +157,7 @@ func TestObserveDoesNotAllocate(t *testing.T) {
 			c.Observe(ev)
 		}
 		small.Observe(overflow)
+		tenants.Observe(tenantB)
 	})
 	assert.Zero(t, allocs)
 }
@@ -205,4 +212,32 @@ func TestPolicyNamedNone(t *testing.T) {
 	require.NotNil(t, near)
 	require.Len(t, near.GetMetric(), 1)
 	assert.Equal(t, 1.0, near.GetMetric()[0].GetCounter().GetValue())
+}
+
+func TestPolicyCap(t *testing.T) {
+	c, err := metrics.New(metrics.WithMaxPolicies(2))
+	require.NoError(t, err)
+	named := func(route, name string, remaining int64) ratewindow.Event {
+		ev := allowedEvent(route, remaining)
+		ev.Decision.Policy.Name, ev.Decision.Policies[0].Name = name, name
+		return ev
+	}
+	for _, name := range []string{"tenant-1", "tenant-2", "tenant-3", "tenant-4", "tenant-1"} {
+		c.Observe(named("/a", name, 0))
+	}
+	// Failures do not count towards the cap, and the cap is per route.
+	c.Observe(ratewindow.Event{Outcome: ratewindow.StoreErrorPassed, Route: "/a", Latency: time.Millisecond})
+	c.Observe(named("/b", "tenant-3", 50))
+
+	assert.Equal(t, 2.0, requests(t, c, "/a", "tenant-1", "allowed"))
+	assert.Equal(t, 1.0, requests(t, c, "/a", "tenant-2", "allowed"))
+	assert.Equal(t, 2.0, requests(t, c, "/a", metrics.OtherPolicy, "allowed"))
+	assert.Equal(t, 1.0, requests(t, c, "/a", metrics.NoPolicy, "store_error_passed"))
+	assert.Equal(t, 1.0, requests(t, c, "/b", "tenant-3", "allowed"))
+	near := map[string]float64{}
+	for _, m := range gather(t, c)["ratewindow_near_limit_total"].GetMetric() {
+		l := labelsOf(m)
+		near[l["route"]+" "+l["policy"]] = m.GetCounter().GetValue()
+	}
+	assert.Equal(t, map[string]float64{"/a tenant-1": 2, "/a tenant-2": 1, "/a other": 2, "/b tenant-3": 0}, near)
 }

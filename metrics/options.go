@@ -17,6 +17,9 @@ const (
 	// DefaultMaxRoutes is how many distinct routes get their own label
 	// value; requests on further routes are labelled OtherRoute.
 	DefaultMaxRoutes = 100
+	// DefaultMaxPolicies is how many distinct policy names each route
+	// label gets; further ones are labelled OtherPolicy.
+	DefaultMaxPolicies = 32
 )
 
 // DefaultBuckets are the store call duration buckets, in seconds: from
@@ -34,6 +37,7 @@ type config struct {
 	constLabels prometheus.Labels
 	nearLimit   float64
 	maxRoutes   int
+	maxPolicies int
 	buckets     []float64
 }
 
@@ -60,6 +64,13 @@ func WithNearLimit(fraction float64) Option { return func(c *config) { c.nearLim
 // be at least 1.
 func WithMaxRoutes(n int) Option { return func(c *config) { c.maxRoutes = n } }
 
+// WithMaxPolicies caps the distinct values of the policy label per route
+// (default 32), in case policy names are built from data (a tenant's
+// name, say) rather than written in code. Later names on a route are
+// counted under OtherPolicy; NoPolicy and OtherPolicy do not count towards
+// n. It must be at least 1.
+func WithMaxPolicies(n int) Option { return func(c *config) { c.maxPolicies = n } }
+
 // WithBuckets sets the upper bounds, in seconds, of the store call duration
 // histogram (default DefaultBuckets). They must be strictly increasing.
 func WithBuckets(b []float64) Option {
@@ -72,6 +83,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("metrics: %w: WithNearLimit: fraction must be in [0, 1], got %v", core.ErrInvalidConfig, c.nearLimit)
 	case c.maxRoutes < 1:
 		return fmt.Errorf("metrics: %w: WithMaxRoutes: must be at least 1, got %d", core.ErrInvalidConfig, c.maxRoutes)
+	case c.maxPolicies < 1:
+		return fmt.Errorf("metrics: %w: WithMaxPolicies: must be at least 1, got %d", core.ErrInvalidConfig, c.maxPolicies)
 	case len(c.buckets) == 0:
 		return fmt.Errorf("metrics: %w: WithBuckets: no buckets", core.ErrInvalidConfig)
 	}

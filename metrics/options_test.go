@@ -22,6 +22,7 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		{"near limit over one", metrics.WithNearLimit(1.5), "WithNearLimit"},
 		{"NaN near limit", metrics.WithNearLimit(math.NaN()), "WithNearLimit"},
 		{"zero routes", metrics.WithMaxRoutes(0), "WithMaxRoutes"},
+		{"zero policies", metrics.WithMaxPolicies(0), "WithMaxPolicies"},
 		{"no buckets", metrics.WithBuckets(nil), "WithBuckets"},
 		{"equal buckets", metrics.WithBuckets([]float64{0.1, 0.1}), "WithBuckets"},
 		{"decreasing buckets", metrics.WithBuckets([]float64{1, 0.5}), "WithBuckets"},

@@ -20,6 +20,10 @@ type route struct {
 	// policies maps a policy label value to its series; copy on write
 	// under Collector.mu, like Collector.routes.
 	policies atomic.Pointer[map[string]*series]
+	// full is set once maxPolicies policies of this route have their own
+	// label value; named counts them (under Collector.mu).
+	full  atomic.Bool
+	named int
 }
 
 // series holds the counters of one (route, policy) pair.
@@ -80,16 +84,35 @@ func (c *Collector) addRoute(name string) *route {
 	return r
 }
 
-// series returns the counters of (r, policy), adding them on first sight.
+// series returns the counters of (r, policy), adding them (or falling back
+// to OtherPolicy once the route's cap is reached) on first sight.
 func (c *Collector) series(r *route, policy string) *series {
-	if s, ok := (*r.policies.Load())[policy]; ok {
+	m := *r.policies.Load()
+	if s, ok := m[policy]; ok {
 		return s
 	}
+	if r.full.Load() && policy != NoPolicy {
+		if s, ok := m[OtherPolicy]; ok {
+			return s
+		}
+	}
+	return c.addSeries(r, policy)
+}
+
+func (c *Collector) addSeries(r *route, policy string) *series {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := *r.policies.Load()
 	if s, ok := old[policy]; ok {
 		return s
+	}
+	counted := policy != NoPolicy && policy != OtherPolicy
+	if counted && r.named >= c.maxPolicies {
+		r.full.Store(true)
+		policy, counted = OtherPolicy, false
+		if s, ok := old[policy]; ok {
+			return s
+		}
 	}
 	policy = strings.Clone(policy)
 	s := &series{route: r, policy: policy}
@@ -103,6 +126,9 @@ func (c *Collector) series(r *route, policy string) *series {
 	m := maps.Clone(old)
 	m[policy] = s
 	r.policies.Store(&m)
+	if counted {
+		r.named++
+	}
 	return s
 }
 
