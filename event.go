@@ -77,8 +77,8 @@ type Event struct {
 	// context.DeadlineExceeded on a timeout), a key func error, an invalid
 	// cost. Nil otherwise.
 	Err error
-	// FailedOpen reports whether the request passed because of the fail
-	// policy (Outcome StoreErrorPassed).
+	// FailedOpen reports whether the request passed although the limiter
+	// failed (Outcome StoreErrorPassed): fail-open, or observe-only.
 	FailedOpen bool
 	// Latency is the wall time the store call took (zero if none was
 	// made).

@@ -12,6 +12,11 @@
 //
 // Route: with the standard ServeMux, wrap the handlers you register (as
 // above), not the mux itself: the request's Pattern (e.g. "GET
-// /items/{id}") is set by the mux before your handler runs, and
-// keyfuncs.Route reads it. Outside a ServeMux the route is "".
+// /items/{id}") is set by the mux before your handler runs. The route the
+// middleware reports is that pattern without its method ("/items/{id}"),
+// like the other frameworks' routes. Outside a ServeMux (chi, gorilla) the
+// route is "", and keyfuncs.Route falls back to the path.
+//
+// For a middleware that cannot be misconfigured in one line, Limit(l) uses
+// the default options.
 package nethttp

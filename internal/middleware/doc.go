@@ -13,6 +13,6 @@
 // (which needs a derived context) is only set up when configured.
 //
 // Hooks for later work: a circuit breaker or a local fallback limiter fits
-// in front of the store call (see Flow.decide); a deny cache fits before
+// in front of the store call (see Flow.allow); a deny cache fits before
 // it, keyed by the key.
 package middleware
