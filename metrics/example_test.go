@@ -1,17 +1,22 @@
 package metrics_test
 
 import (
+	"bufio"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/core/resilient"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 	"github.com/ratewindow/ratewindow/metrics"
 	"github.com/ratewindow/ratewindow/nethttp"
@@ -26,7 +31,8 @@ func Example() {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collector)
-	// Serve reg with promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).
+	scrape := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	defer scrape.Close()
 
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2).Named("per-minute")})
 	if err != nil {
@@ -41,19 +47,62 @@ func Example() {
 	mux := http.NewServeMux()
 	mux.Handle("GET /items/{id}", mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
 
+	// Three requests from one client on three URLs of one route.
 	for _, id := range []string{"1", "2", "3"} {
 		req := httptest.NewRequest(http.MethodGet, "/items/"+id, nil)
 		req.Header.Set("X-API-Key", "secret-key")
 		mux.ServeHTTP(httptest.NewRecorder(), req)
 	}
 
-	err = testutil.CollectAndCompare(collector, strings.NewReader(`
-# HELP ratewindow_requests_total Requests seen by the rate-limit middleware, by route pattern, binding policy and outcome.
-# TYPE ratewindow_requests_total counter
-ratewindow_requests_total{outcome="allowed",policy="per-minute",route="/items/{id}"} 2
-ratewindow_requests_total{outcome="denied",policy="per-minute",route="/items/{id}"} 1
-ratewindow_requests_total{outcome="would_deny",policy="per-minute",route="/items/{id}"} 0
-`), "ratewindow_requests_total")
-	fmt.Println("requests_total as expected:", err == nil)
-	// Output: requests_total as expected: true
+	resp, err := http.Get(scrape.URL)
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		if strings.HasPrefix(lines.Text(), "ratewindow_requests_total") {
+			fmt.Println(lines.Text())
+		}
+	}
+	// Output:
+	// ratewindow_requests_total{outcome="allowed",policy="per-minute",route="/items/{id}"} 2
+	// ratewindow_requests_total{outcome="denied",policy="per-minute",route="/items/{id}"} 1
+	// ratewindow_requests_total{outcome="would_deny",policy="per-minute",route="/items/{id}"} 0
+}
+
+// Follow a circuit breaker in front of the store.
+func ExampleCollector_BreakerStateChanged() {
+	collector, err := metrics.New()
+	if err != nil {
+		panic(err)
+	}
+	primary := newStoreDouble() // a store that can be told to fail
+	store, err := resilient.New(primary,
+		resilient.WithFailureThreshold(1),
+		resilient.WithOnStateChange(collector.BreakerStateChanged))
+	if err != nil {
+		panic(err)
+	}
+	limiter, err := core.NewLimiter(store, []core.Policy{core.PerMinute(10)})
+	if err != nil {
+		panic(err)
+	}
+
+	primary.down.Store(true)
+	_, err = limiter.Allow(context.Background(), "client")
+	fmt.Println("error:", err != nil)
+
+	text, err := testutil.CollectAndFormat(collector, expfmt.TypeTextPlain, "ratewindow_circuit_breaker_state")
+	if err != nil {
+		panic(err)
+	}
+	for line := range strings.Lines(string(text)) {
+		if !strings.HasPrefix(line, "#") {
+			fmt.Print(line)
+		}
+	}
+	// Output:
+	// error: true
+	// ratewindow_circuit_breaker_state 2
 }

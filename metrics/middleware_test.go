@@ -190,3 +190,15 @@ ratewindow_near_limit_total{policy="per-minute",route="unmatched"} 0
 		}
 	}
 }
+
+// The metric names, types and help texts pass Prometheus' own linter.
+func TestCollectorLint(t *testing.T) {
+	c, err := metrics.New()
+	require.NoError(t, err)
+	s := newSite(t, c)
+	s.get(t, 3, "/items/1", "client-alpha-key")
+	s.get(t, 1, "/open", "client-alpha-key")
+	problems, err := testutil.CollectAndLint(c)
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+}
