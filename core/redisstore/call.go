@@ -22,6 +22,31 @@ func contextAware(client redis.UniversalClient) bool {
 	return false
 }
 
+// eval runs the script, within ctx's deadline the way call does.
+func (s *Store) eval(ctx context.Context, keys []string, args []any) ([]int64, error) {
+	if s.ctxAware || ctx.Done() == nil {
+		return takeScript.Run(ctx, s.client, keys, args...).Int64Slice()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type result struct {
+		reply []int64
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		reply, err := takeScript.Run(ctx, s.client, keys, args...).Int64Slice()
+		done <- result{reply, err}
+	}()
+	select {
+	case r := <-done:
+		return r.reply, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // call runs f so that it returns no later than ctx's deadline. When the
 // client honours the deadline itself, or ctx has none, f runs inline.
 // Otherwise f runs on its own goroutine and call stops waiting when ctx is

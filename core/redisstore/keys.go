@@ -44,6 +44,18 @@ func algCode(a core.Algorithm) string {
 	}
 }
 
+// algArgs holds the algorithm letters as interface values, so passing one
+// to the script allocates nothing.
+var algArgs = [...]any{core.SlidingWindow: "s", core.FixedWindow: "f", core.SlidingLog: "l"}
+
+// algArg is algCode as a script argument.
+func algArg(a core.Algorithm) any {
+	if int(a) >= 0 && int(a) < len(algArgs) {
+		return algArgs[a]
+	}
+	return "s"
+}
+
 // keys returns the Redis key of each policy's state for key:
 //
 //	prefix:{tag}:<algorithm><window ms>:<policy name>

@@ -46,10 +46,10 @@ func TestStoredLayout(t *testing.T) {
 	want := []redis.Z{
 		{Score: float64(t0), Member: b36(t0) + ":1"},
 		{Score: float64(t0), Member: b36(t0) + ":2"},
-		{Score: float64(t1), Member: b36(t1) + ":1"},
-		{Score: float64(t1), Member: b36(t1) + ":2"},
 		{Score: float64(t1), Member: b36(t1) + ":3"},
 		{Score: float64(t1), Member: b36(t1) + ":4"},
+		{Score: float64(t1), Member: b36(t1) + ":5"},
+		{Score: float64(t1), Member: b36(t1) + ":6"},
 	}
 	assert.Equal(t, want, members)
 }

@@ -1,11 +1,12 @@
 -- Sliding log, mirroring core/slidinglog.go line for line.
 --
 -- State: one sorted set of the allowed units, scored by their time (Unix
--- ms). A unit charged at t is the member "t:i" (both in base 36), where i
--- numbers the units charged in that millisecond (1, 2, ...): members never
--- collide, so two requests in one millisecond are never collapsed into one.
--- All members of one millisecond leave together (pruning is by score), so
--- counting the members at t gives the next free i.
+-- ms). A unit charged at t is the member "t:i" (both in base 36), where i is
+-- its position in the log once charged (count + 1, count + 2, ...). Members
+-- never collide, so two requests in one millisecond are never collapsed
+-- into one: every unit already at t was charged earlier at t, when the log
+-- was no longer than it is now (time never runs backward for a key, and
+-- pruning at t removes nothing charged at t), so its i is at most count.
 
 -- log_score returns the score of the member at rank i (0 is the oldest,
 -- -1 the newest), or nil when there is none.
@@ -54,7 +55,7 @@ local function log_charge(key, s, now, limit, window, cost)
   if s.n > 0 then
     now = math.max(now, s.newest)
   end
-  local seq = redis.call('ZCOUNT', key, int(now), int(now))
+  local seq = s.n
   local t, name = int(now), enc(now) .. ':'
   local i = 0
   while i < cost do

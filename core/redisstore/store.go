@@ -81,14 +81,9 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 	args = append(args, now.UnixMilli(), cost, flag(charge), flag(s.serverTime))
 	for i := range policies {
 		p := &policies[i]
-		args = append(args, algCode(p.Algorithm), p.Limit, p.WindowMillis())
+		args = append(args, algArg(p.Algorithm), p.Limit, p.WindowMillis())
 	}
-	var reply []int64
-	err := s.call(ctx, func(ctx context.Context) error {
-		var err error
-		reply, err = takeScript.Run(ctx, s.client, keys, args...).Int64Slice()
-		return err
-	})
+	reply, err := s.eval(ctx, keys, args)
 	if err != nil {
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
 	}

@@ -10,12 +10,6 @@
 -- It returns four integers per policy: allowed (1 or 0), remaining,
 -- reset after (ms), retry after (ms).
 
-local algorithms = {
-  f = {eval = fixed_eval, charge = fixed_charge},
-  s = {eval = sliding_eval, charge = sliding_charge},
-  l = {eval = log_eval, charge = log_charge},
-}
-
 local now = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
 local charge = ARGV[3] == '1'
@@ -30,27 +24,39 @@ if ARGV[4] == '1' then
 end
 
 local n = #KEYS
-local algs, limits, windows, states = {}, {}, {}, {}
-local out = {}
+local states, out = {}, {}
 local all = true
 for i = 1, n do
-  local alg = algorithms[ARGV[3 * i + 2]]
-  if not alg then
-    return redis.error_reply('ratewindow: unknown algorithm ' .. tostring(ARGV[3 * i + 2]))
+  local code, limit, window = ARGV[3 * i + 2], tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
+  local s, allowed, remaining, reset, retry
+  if code == 's' then
+    s, allowed, remaining, reset, retry = sliding_eval(KEYS[i], now, limit, window, cost)
+  elseif code == 'f' then
+    s, allowed, remaining, reset, retry = fixed_eval(KEYS[i], now, limit, window, cost)
+  elseif code == 'l' then
+    s, allowed, remaining, reset, retry = log_eval(KEYS[i], now, limit, window, cost)
+  else
+    return redis.error_reply('ratewindow: unknown algorithm ' .. tostring(code))
   end
-  local limit, window = tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
-  local s, allowed, remaining, reset, retry = alg.eval(KEYS[i], now, limit, window, cost)
-  algs[i], limits[i], windows[i], states[i] = alg, limit, window, s
-  local o = 4 * (i - 1)
-  out[o + 1], out[o + 2], out[o + 3], out[o + 4] = allowed and 1 or 0, remaining, reset, retry
+  states[i] = s
+  local o = 4 * i
+  out[o - 3], out[o - 2], out[o - 1], out[o] = allowed and 1 or 0, remaining, reset, retry
   all = all and allowed
 end
 
 if all and charge then
   for i = 1, n do
-    local remaining, reset = algs[i].charge(KEYS[i], states[i], now, limits[i], windows[i], cost)
-    local o = 4 * (i - 1)
-    out[o + 1], out[o + 2], out[o + 3], out[o + 4] = 1, remaining, reset, 0
+    local code, limit, window = ARGV[3 * i + 2], tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
+    local remaining, reset
+    if code == 's' then
+      remaining, reset = sliding_charge(KEYS[i], states[i], now, limit, window, cost)
+    elseif code == 'f' then
+      remaining, reset = fixed_charge(KEYS[i], states[i], now, limit, window, cost)
+    else
+      remaining, reset = log_charge(KEYS[i], states[i], now, limit, window, cost)
+    end
+    local o = 4 * i
+    out[o - 3], out[o - 2], out[o - 1], out[o] = 1, remaining, reset, 0
   end
 end
 return out
