@@ -57,6 +57,7 @@ func firstSlot(i int) int { return i * 16384 / 3 }
 // keys whose slots it owned fail (or, with the fallback, are decided
 // locally), and keys on the other masters keep being limited exactly.
 func TestClusterLosesAMaster(t *testing.T) {
+	t.Parallel()
 	nodes := startCluster(t)
 	addrs := []string{nodes[0].addr(), nodes[1].addr(), nodes[2].addr()}
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{

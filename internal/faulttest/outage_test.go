@@ -34,6 +34,7 @@ func frozenClock() *core.FakeClock {
 // Redis is back, without restarting anything (go-redis dials again, the
 // script is loaded again by the EVALSHA→EVAL fallback).
 func TestRedisStopsAndComesBack(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	store, err := redisstore.New(srv.client(t))
 	require.NoError(t, err)

@@ -45,6 +45,7 @@ func (e *events) take() []ratewindow.Event {
 // OnDecision hook sees ErrCircuitOpen; after the interval one probe finds
 // Redis back and closes the breaker.
 func TestBreakerStopsCallingDeadRedis(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	var calls counter
 	rs, err := redisstore.New(srv.client(t, &calls))
@@ -109,6 +110,7 @@ func TestBreakerStopsCallingDeadRedis(t *testing.T) {
 // still limited while Redis is down, each app instance to limit/replicas,
 // and the primary decides again once it is back.
 func TestFallbackWhileRedisIsDown(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	rs, err := redisstore.New(srv.client(t))
 	require.NoError(t, err)
@@ -143,6 +145,7 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 // and the deny cache never denies what Redis would allow: every decision
 // is checked against a Peek on Redis itself at the same instant.
 func TestDenyCacheSparesRedis(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	var calls counter
 	rs, err := redisstore.New(srv.client(t, &calls))

@@ -27,6 +27,7 @@ func (c skewed) Now() time.Time { return time.Now().Add(c.ahead) }
 // more than the limit (afterwards the stores' rule that time never runs
 // backward makes A count in B's window).
 func TestSkewedClocksAgreeOnServerTime(t *testing.T) {
+	t.Parallel()
 	const limit, skew, window = 10, 7 * time.Second, 5 * time.Second
 	rdb := testredis.Standalone(t)
 	ctx := context.Background()

@@ -21,6 +21,7 @@ import (
 // requests are answered within the store timeout, failing open or closed
 // as configured, and are limited again when the stall ends.
 func TestSlowRedis(t *testing.T) {
+	t.Parallel()
 	stalls := []struct {
 		name  string
 		stall func(ctx context.Context, p *proc) error
