@@ -11,8 +11,9 @@ import (
 // breaker is a consecutive-failure circuit breaker.
 //
 // Closed is the hot path and costs one atomic load per call (and a store
-// only when a failure streak ends). Every transition happens under mu, so
-// OnStateChange sees them in order.
+// only when a failure streak ends). While open, a call is refused with two
+// atomic loads and a clock read, without the lock. Every transition
+// happens under mu, so OnStateChange sees them in order.
 type breaker struct {
 	threshold int64
 	interval  time.Duration
@@ -22,16 +23,36 @@ type breaker struct {
 	state    atomic.Int32 // a State
 	failures atomic.Int64 // consecutive failures while closed
 
-	mu       sync.Mutex
-	openedAt time.Time // when the breaker last opened
-	probing  bool      // a half-open probe is in flight
+	openedAt atomic.Int64 // when the breaker last opened, Unix nanoseconds
+
+	mu      sync.Mutex
+	probing bool // a half-open probe is in flight
+}
+
+// stillOpen reports whether the open interval still runs. A clock that
+// stepped back past the opening ends the interval rather than stretching
+// it.
+func (b *breaker) stillOpen() bool {
+	d := b.clock.Now().UnixNano() - b.openedAt.Load()
+	return d >= 0 && d < int64(b.interval)
+}
+
+// open moves to Open now. Called with mu held.
+func (b *breaker) open() {
+	b.openedAt.Store(b.clock.Now().UnixNano())
+	b.set(Open)
 }
 
 // admit reports whether a call may go to the primary, and whether that call
 // is the half-open probe.
 func (b *breaker) admit() (ok, probe bool) {
-	if State(b.state.Load()) == Closed {
+	switch State(b.state.Load()) {
+	case Closed:
 		return true, false
+	case Open:
+		if b.stillOpen() {
+			return false, false
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -39,7 +60,7 @@ func (b *breaker) admit() (ok, probe bool) {
 	case Closed:
 		return true, false
 	case Open:
-		if b.clock.Now().Sub(b.openedAt) < b.interval {
+		if b.stillOpen() {
 			return false, false
 		}
 		b.set(HalfOpen)
@@ -77,8 +98,7 @@ func (b *breaker) record(probe bool, o outcome) {
 		b.failures.Store(0)
 		b.set(Closed)
 	case failure:
-		b.openedAt = b.clock.Now()
-		b.set(Open)
+		b.open()
 	}
 	// neutral: stay half-open; the next call probes.
 }
@@ -90,8 +110,7 @@ func (b *breaker) trip() {
 	if State(b.state.Load()) != Closed {
 		return
 	}
-	b.openedAt = b.clock.Now()
-	b.set(Open)
+	b.open()
 }
 
 // set moves to state to and reports the change. Called with mu held.

@@ -214,3 +214,21 @@ func TestHalfOpenLetsOneProbeThrough(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, resilient.Closed, s.State())
 }
+
+func TestBreakerSurvivesClockStepBack(t *testing.T) {
+	ps := policies(core.PerSecond(100))
+	d := newDouble()
+	clock := core.NewFakeClock(t0)
+	s, err := resilient.New(d, resilient.WithFailureThreshold(1), resilient.WithOpenInterval(time.Second), resilient.WithClock(clock))
+	require.NoError(t, err)
+	d.down.Store(true)
+	_, err = s.Take(context.Background(), "k", ps, 1, t0)
+	require.ErrorIs(t, err, errDown)
+	require.Equal(t, resilient.Open, s.State())
+
+	d.down.Store(false)
+	clock.Advance(-time.Hour) // an NTP step back
+	_, err = s.Take(context.Background(), "k", ps, 1, t0)
+	require.NoError(t, err, "the probe goes through instead of waiting an hour")
+	assert.Equal(t, resilient.Closed, s.State())
+}
