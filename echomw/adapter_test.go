@@ -21,6 +21,12 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 	if err != nil {
 		return "", err
 	}
+	return serve(t, limit), nil
+}
+
+func mountLimit(t *testing.T, l *core.Limiter) string { return serve(t, echomw.Limit(l)) }
+
+func serve(t *testing.T, limit echo.MiddlewareFunc) string {
 	ok := func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -29,11 +35,11 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 	e.GET("/healthz", ok)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
-	return srv.URL, nil
+	return srv.URL
 }
 
 func TestAdapter(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{Name: "echo", Mount: mount, ItemsRoute: "/items/:id"})
+	adaptertest.Run(t, adaptertest.Adapter{Name: "echo", Mount: mount, MountLimit: mountLimit, ItemsRoute: "/items/:id"})
 }
 
 // Echo's Skipper convention: a skipped request is not counted.

@@ -32,7 +32,16 @@ func NewWithConfig(cfg Config) (echo.MiddlewareFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	skip := cfg.Skipper
+	return wrap(f, cfg.Skipper), nil
+}
+
+// Limit is the one-line form of New with the default options (peer IP
+// key, IETF headers, fail open). It cannot fail; a nil limiter yields
+// middleware that answers every request 503. Use New to get the error
+// instead.
+func Limit(l *core.Limiter) echo.MiddlewareFunc { return wrap(middleware.Default(l), nil) }
+
+func wrap(f *middleware.Flow, skip func(echo.Context) bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if skip != nil && skip(c) {
@@ -46,5 +55,5 @@ func NewWithConfig(cfg Config) (echo.MiddlewareFunc, error) {
 			}
 			return next(c)
 		}
-	}, nil
+	}
 }

@@ -38,16 +38,22 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 	if err != nil {
 		return "", err
 	}
+	return routes(t, limit), nil
+}
+
+func mountLimit(t *testing.T, l *core.Limiter) string { return routes(t, fibermw.Limit(l)) }
+
+func routes(t *testing.T, limit fiber.Handler) string {
 	ok := func(c *fiber.Ctx) error { return c.SendString("ok\n") }
 	app := fiber.New(fiber.Config{DisableStartupMessage: true})
 	app.Get("/", limit, ok)
 	app.Get("/items/:id", limit, ok)
 	app.Get("/healthz", ok)
-	return serve(t, app), nil
+	return serve(t, app)
 }
 
 func TestAdapter(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{Name: "fiber", Mount: mount, ItemsRoute: "/items/:id"})
+	adaptertest.Run(t, adaptertest.Adapter{Name: "fiber", Mount: mount, MountLimit: mountLimit, ItemsRoute: "/items/:id"})
 }
 
 // Fiber's Next convention: a request for which Next returns true is not

@@ -32,7 +32,16 @@ func NewWithConfig(cfg Config) (fiber.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	next := cfg.Next
+	return wrap(f, cfg.Next), nil
+}
+
+// Limit is the one-line form of New with the default options (peer IP
+// key, IETF headers, fail open). It cannot fail; a nil limiter yields
+// middleware that answers every request 503. Use New to get the error
+// instead.
+func Limit(l *core.Limiter) fiber.Handler { return wrap(middleware.Default(l), nil) }
+
+func wrap(f *middleware.Flow, next func(*fiber.Ctx) bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if next != nil && next(c) {
 			return c.Next()
@@ -41,5 +50,5 @@ func NewWithConfig(cfg Config) (fiber.Handler, error) {
 			return nil
 		}
 		return c.Next()
-	}, nil
+	}
 }

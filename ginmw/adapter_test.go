@@ -19,6 +19,12 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 	if err != nil {
 		return "", err
 	}
+	return serve(t, limit), nil
+}
+
+func mountLimit(t *testing.T, l *core.Limiter) string { return serve(t, ginmw.Limit(l)) }
+
+func serve(t *testing.T, limit gin.HandlerFunc) string {
 	ok := func(c *gin.Context) { c.String(200, "ok\n") }
 	r := gin.New()
 	r.GET("/", limit, ok)
@@ -26,9 +32,9 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 	r.GET("/healthz", ok)
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
-	return srv.URL, nil
+	return srv.URL
 }
 
 func TestAdapter(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{Name: "gin", Mount: mount, ItemsRoute: "/items/:id"})
+	adaptertest.Run(t, adaptertest.Adapter{Name: "gin", Mount: mount, MountLimit: mountLimit, ItemsRoute: "/items/:id"})
 }

@@ -16,9 +16,19 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (gin.HandlerFunc, error) {
 	if err != nil {
 		return nil, err
 	}
+	return wrap(f), nil
+}
+
+// Limit is the one-line form of New with the default options (peer IP
+// key, IETF headers, fail open). It cannot fail; a nil limiter yields
+// middleware that answers every request 503. Use New to get the error
+// instead.
+func Limit(l *core.Limiter) gin.HandlerFunc { return wrap(middleware.Default(l)) }
+
+func wrap(f *middleware.Flow) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if !f.Handle((*exchange)(c)) {
 			c.Abort()
 		}
-	}, nil
+	}
 }

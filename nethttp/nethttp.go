@@ -17,6 +17,17 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (func(http.Handler) http.Ha
 	if err != nil {
 		return nil, err
 	}
+	return wrap(f), nil
+}
+
+// Limit is the one-line form of New with the default options: the client
+// is keyed by its peer IP, IETF headers are written, store errors fail
+// open. It cannot fail; a nil limiter (the only possible mistake) yields
+// middleware that answers every request 503, as a limiter failing closed
+// would. Use New to get the error instead.
+func Limit(l *core.Limiter) func(http.Handler) http.Handler { return wrap(middleware.Default(l)) }
+
+func wrap(f *middleware.Flow) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			x := getExchange(w, r)
@@ -26,24 +37,5 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (func(http.Handler) http.Ha
 				next.ServeHTTP(w, r)
 			}
 		})
-	}, nil
-}
-
-// Limit is the one-line form of New with the default options: the client
-// is keyed by its peer IP, IETF headers are written, store errors fail
-// open. It cannot fail at construction; a nil limiter (the only possible
-// mistake) yields middleware that answers every request 503, like a
-// limiter that fails closed. Use New to get the error instead.
-func Limit(l *core.Limiter) func(http.Handler) http.Handler {
-	mw, err := New(l)
-	if err != nil {
-		return func(http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				x := getExchange(w, r)
-				ratewindow.DefaultErrorHandler(x, x, ratewindow.Event{Outcome: ratewindow.StoreErrorRejected, Err: err})
-				putExchange(x)
-			})
-		}
 	}
-	return mw
 }

@@ -81,3 +81,17 @@ func FromOptions(l *core.Limiter, opts []ratewindow.Option) (*Flow, error) {
 	}
 	return New(cfg)
 }
+
+// Default compiles the default options over l, for the adapters' one-line
+// Limit forms, which cannot return an error. A nil l (the only possible
+// mistake) gives a flow that fails closed: every request is answered 503
+// and reported with ErrNoLimiter.
+func Default(l *core.Limiter) *Flow {
+	if f, err := FromOptions(l, nil); err == nil {
+		return f
+	}
+	f, _ := New(ratewindow.Config{FailClosed: true, LimiterFunc: func(keyfuncs.Request, string) (*core.Limiter, error) {
+		return nil, ErrNoLimiter
+	}})
+	return f
+}

@@ -26,8 +26,11 @@ type Adapter struct {
 	Name string
 	// Mount starts a server (see Mount).
 	Mount Mount
+	// MountLimit is Mount for the adapter's one-line form, Limit(l),
+	// with /items/:id and /healthz as in Mount.
+	MountLimit func(t *testing.T, l *core.Limiter) string
 	// ItemsRoute is the route the framework reports for /items/:id, e.g.
-	// "GET /items/{id}" on a ServeMux or "/items/:id" on Gin.
+	// "/items/{id}" on a ServeMux or "/items/:id" on Gin.
 	ItemsRoute string
 }
 
@@ -41,4 +44,5 @@ func Run(t *testing.T, a Adapter) {
 	}
 	t.Run("invalid configuration", func(t *testing.T) { checkInvalidConfig(t, a) })
 	t.Run("concurrent clients never exceed the limit", func(t *testing.T) { checkConcurrency(t, a, client) })
+	t.Run("the one-line form", func(t *testing.T) { checkLimit(t, a, client) })
 }

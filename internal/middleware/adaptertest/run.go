@@ -178,3 +178,30 @@ func checkConcurrency(t *testing.T, a Adapter, client *http.Client) {
 func closeIdleFirst(t *testing.T, client *http.Client) {
 	t.Cleanup(client.CloseIdleConnections)
 }
+
+// checkLimit runs the one-line form: default options (the peer IP, IETF
+// fields), and with a nil limiter a 503 on every limited route instead of
+// a panic.
+func checkLimit(t *testing.T, a Adapter, client *http.Client) {
+	require.NotNil(t, a.MountLimit, "Adapter.MountLimit")
+	clock := core.NewFakeClock(T0)
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.FixedWindow).Named("minute")}, core.WithClock(clock))
+	require.NoError(t, err)
+	base := a.MountLimit(t, l)
+	closeIdleFirst(t, client)
+	got := do(t, client, base, Step{})
+	assert.Equal(t, http.StatusOK, got.status)
+	assert.Equal(t, ietf("minute", 1, 60, 0, 60), got.fields)
+	got = do(t, client, base, Step{Path: "/items/1"})
+	assert.Equal(t, http.StatusTooManyRequests, got.status, "one key, the peer IP, for every route")
+	assert.Equal(t, denyBody(60), got.body)
+
+	base = a.MountLimit(t, nil)
+	closeIdleFirst(t, client)
+	for _, path := range []string{"/", "/items/1"} {
+		got = do(t, client, base, Step{Path: path})
+		assert.Equal(t, http.StatusServiceUnavailable, got.status)
+		assert.Equal(t, unavailableBody, got.body)
+	}
+	assert.Equal(t, http.StatusOK, do(t, client, base, Step{Path: "/healthz"}).status)
+}
