@@ -3,18 +3,15 @@ package resilient
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/ratewindow/ratewindow/core"
 )
 
-// ErrCircuitOpen is wrapped by the error Take, Peek and Reset return while
-// the breaker is open (or half-open with its probe in flight) and no
-// fallback is configured: the primary store was not called at all.
+// ErrCircuitOpen is the error Take, Peek and Reset return while the breaker
+// is open (or half-open with its probe in flight) and no fallback is
+// configured: the primary store was not called at all. It is returned as
+// is, so a refused call allocates nothing; test for it with errors.Is.
 var ErrCircuitOpen = errors.New("resilient: circuit open, primary store not called")
-
-// errOpen is returned as is, so a fast failure allocates nothing.
-var errOpen = fmt.Errorf("resilient: %w", ErrCircuitOpen)
 
 // outcome classifies the end of one primary call for the breaker.
 type outcome uint8

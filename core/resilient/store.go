@@ -86,7 +86,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 	ok, probe := s.breaker.admit()
 	if !ok {
 		s.stats.fastFails.Add(1)
-		return errOpen
+		return ErrCircuitOpen
 	}
 	if err := ctx.Err(); err != nil {
 		s.breaker.record(probe, neutral)
@@ -116,7 +116,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	ok, probe := s.breaker.admit()
 	if !ok {
 		s.stats.fastFails.Add(1)
-		return s.degrade(key, policies, cost, now, charge, errOpen)
+		return s.degrade(key, policies, cost, now, charge, ErrCircuitOpen)
 	}
 	if err := ctx.Err(); err != nil {
 		// Out of time before the primary was asked: not the primary's
