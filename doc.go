@@ -29,12 +29,21 @@
 //
 // # One line to add
 //
-//	store := memory.New()
-//	limiter, err := core.NewLimiter(store, []core.Policy{core.PerMinute(100)})
+//	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(100)})
 //	...
-//	mw, err := nethttp.New(limiter, ratewindow.WithKeyFunc(keyfuncs.RemoteIP))
-//	...
-//	http.ListenAndServe(":8080", mw(handler))
+//	http.ListenAndServe(":8080", nethttp.Limit(limiter)(handler))
+//
+// Limit uses the defaults (peer IP, IETF headers, fail open). With options,
+// New returns the middleware and any configuration error:
+//
+//	limit, err := ginmw.New(limiter,
+//		ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)),
+//		ratewindow.WithFailClosed(),
+//		ratewindow.WithTimeout(50*time.Millisecond),
+//	)
+//
+// Configuration errors wrap core.ErrInvalidConfig and name the field; they
+// are returned by New, never raised while serving.
 //
 // # Rolling out
 //

@@ -115,7 +115,8 @@ func WithFailClosed() Option { return func(c *Config) { c.FailClosed = true } }
 
 // WithTimeout bounds every store call to d, on top of the request's own
 // context. A call that runs out of time is a store error (fail open or
-// closed). Zero means no extra bound.
+// closed). Zero means no extra bound. The bound is the context's deadline,
+// which the store must honour (the memory and Redis stores do).
 func WithTimeout(d time.Duration) Option { return func(c *Config) { c.Timeout = d } }
 
 // WithHeaders sets how the rate-limit header fields are written (mode,
