@@ -85,8 +85,10 @@ func WithOnFallback(f func(key string, cause error)) Option {
 // allow.
 func WithDenyCache() Option { return func(c *config) { c.denyCache = true } }
 
-// WithLocalMaxKeys bounds the number of entries the fallback store and the
-// deny cache each hold (default 100,000). It must be at least 1.
+// WithLocalMaxKeys bounds the local state (default 100,000): the keys the
+// deny cache remembers (each with at most 4 denials, one per policy set)
+// and the (key, policy) entries of the fallback store. It must be at least
+// 1.
 func WithLocalMaxKeys(n int) Option { return func(c *config) { c.localMaxKeys = n } }
 
 func (c *config) validate() error {
