@@ -64,16 +64,16 @@ func parseFlags(args []string) (*config, error) {
 	if !contains(frameworks, c.framework) {
 		return nil, fmt.Errorf("-framework: %q is not one of %s", c.framework, strings.Join(frameworks, ", "))
 	}
-	switch c.store {
-	case "memory":
-	case "redis":
-		addrs, err := parseRedisAddrs(*redisAddrs)
-		if err != nil {
-			return nil, fmt.Errorf("-redis-addrs: %w", err)
-		}
-		c.redisAddrs = addrs
-	default:
+	if c.store != "memory" && c.store != "redis" {
 		return nil, fmt.Errorf("-store: %q is not memory or redis", c.store)
+	}
+	// Checked even on the memory store: any invalid value is an error.
+	addrs, err := parseRedisAddrs(*redisAddrs)
+	if err != nil {
+		return nil, fmt.Errorf("-redis-addrs: %w", err)
+	}
+	if c.store == "redis" {
+		c.redisAddrs = addrs
 	}
 	alg, err := core.ParseAlgorithm(*algorithm)
 	if err != nil {

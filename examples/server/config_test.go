@@ -58,6 +58,7 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"-store", "etcd"}, "-store"},
 		{[]string{"-store", "redis", "-redis-addrs", "localhost"}, "-redis-addrs"},
 		{[]string{"-store", "redis", "-redis-addrs", " , "}, "-redis-addrs"},
+		{[]string{"-redis-addrs", "no-port"}, "-redis-addrs"},
 		{[]string{"-algorithm", "token-bucket"}, "-algorithm"},
 		{[]string{"-limits", ""}, "-limits"},
 		{[]string{"-limits", "10"}, "-limits"},
