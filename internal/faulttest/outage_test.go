@@ -36,7 +36,8 @@ func frozenClock() *core.FakeClock {
 func TestRedisStopsAndComesBack(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
-	store, err := redisstore.New(srv.client(t))
+	var cmds counter
+	store, err := redisstore.New(srv.client(t, &cmds))
 	require.NoError(t, err)
 	const limit = 20
 	l, err := core.NewLimiter(store, []core.Policy{core.Per(limit, time.Hour).Using(core.FixedWindow)},
@@ -61,11 +62,14 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 		require.Less(t, d, answerBound, "fail-closed request %d", i)
 	}
 
+	evals := cmds.named("eval")
 	srv.restart()
 	require.Eventually(t, func() bool {
 		s, _ := closed.get(t, "probe")
 		return s == http.StatusOK
 	}, 5*time.Second, 20*time.Millisecond, "limiting resumes once Redis is back")
+
+	assert.Greater(t, cmds.named("eval"), evals, "the script was loaded again (EVALSHA got NOSCRIPT, EVAL followed)")
 
 	status, slowest, errs := bg.finish()
 	assert.Empty(t, errs, "every request of the load got an answer")

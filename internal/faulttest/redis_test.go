@@ -144,21 +144,45 @@ func (p *proc) client(t testing.TB, hooks ...redis.Hook) *redis.Client {
 	return c
 }
 
-// counter is a go-redis hook that counts the commands sent to Redis.
-type counter struct{ n atomic.Int64 }
+// counter is a go-redis hook that counts the commands sent to Redis, in
+// all and by name.
+type counter struct {
+	n      atomic.Int64
+	mu     sync.Mutex
+	byName map[string]int
+}
+
+func (c *counter) saw(cmd redis.Cmder) {
+	c.n.Add(1)
+	c.mu.Lock()
+	if c.byName == nil {
+		c.byName = map[string]int{}
+	}
+	c.byName[cmd.Name()]++
+	c.mu.Unlock()
+}
+
+// named returns how many commands of that name (lower case) were sent.
+func (c *counter) named(name string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byName[name]
+}
 
 func (c *counter) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (c *counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		c.n.Add(1)
+		c.saw(cmd)
 		return next(ctx, cmd)
 	}
 }
 
 func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		c.n.Add(int64(len(cmds)))
+		for _, cmd := range cmds {
+			c.saw(cmd)
+		}
 		return next(ctx, cmds)
 	}
 }
