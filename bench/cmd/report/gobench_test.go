@@ -51,3 +51,22 @@ func TestParseBenchKeepsDashesInNames(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, "x-rate-one", got[0].Name, "a suffix that is not a number is part of the name")
 }
+
+func TestBenchPasses(t *testing.T) {
+	o := options{bench: ".", benchtime: "1s", count: 3, once: "RedisMemoryPerKey"}
+	got := benchPasses(o)
+	require.Len(t, got, 4)
+	timed := []string{"test", "-run", "^$", "-benchmem", "-count", "1", "-timeout", "60m", "-bench", ".", "-benchtime", "1s", "-skip", "RedisMemoryPerKey", "."}
+	for i := range 3 {
+		assert.Equal(t, timed, got[i], "pass %d", i+1)
+	}
+	assert.Equal(t, []string{"test", "-run", "^$", "-benchmem", "-count", "1", "-timeout", "60m", "-bench", "RedisMemoryPerKey", "."}, got[3])
+
+	o.bench, o.count = "Memory", 0
+	got = benchPasses(o)
+	require.Len(t, got, 1, "a chosen -bench runs as is, at least once, with no -once pass")
+	assert.NotContains(t, got[0], "-skip")
+
+	o.bench, o.once = ".", ""
+	assert.Len(t, benchPasses(o), 1)
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 
 type options struct {
 	dir, out, raw      string
+	once               string
 	bench, benchtime   string
 	count              int
 	wrk                string
@@ -43,7 +45,8 @@ func main() {
 	flag.StringVar(&o.raw, "raw", "", "also write the raw go test output here (for benchstat)")
 	flag.StringVar(&o.bench, "bench", ".", "go test -bench pattern")
 	flag.StringVar(&o.benchtime, "benchtime", "1s", "go test -benchtime")
-	flag.IntVar(&o.count, "count", 5, "go test -count: runs per benchmark, medians are taken")
+	flag.IntVar(&o.count, "count", 5, "passes over the benchmarks (each go test -count 1, so the runs of one benchmark are spread over time); medians are taken")
+	flag.StringVar(&o.once, "once", "RedisMemoryPerKey|RedisLogMemoryPerUnit", "benchmarks that weigh rather than time, run in one pass only (with the default -bench; empty: none)")
 	flag.StringVar(&o.wrk, "wrk", "wrk", "the wrk binary")
 	flag.IntVar(&o.threads, "t", 2, "wrk threads")
 	flag.IntVar(&o.conns, "c", 64, "wrk connections")
@@ -87,10 +90,8 @@ func run(o options) error {
 		rep.Notes = append(rep.Notes, n)
 	}
 	if !o.skipBench {
-		args := []string{"test", "-run", "^$", "-bench", o.bench, "-benchmem", "-count", fmt.Sprint(o.count), "-benchtime", o.benchtime, "-timeout", "60m", "."}
-		rep.Command = "go " + strings.Join(args, " ")
-		fmt.Fprintf(log, "==> %s\n", rep.Command)
-		out, err := goCommand(ctx, dir, log, args...)
+		out, cmds, err := runBenchmarks(ctx, dir, o, log)
+		rep.Command, rep.Passes = strings.Join(cmds, "`; `"), max(o.count, 1)
 		if err != nil {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("go test failed (%v); the tables hold what finished", err))
 		}
@@ -210,4 +211,48 @@ func trimProfile(s string) string {
 		keep = append(keep, l)
 	}
 	return strings.TrimSpace(strings.Join(keep, "\n"))
+}
+
+// benchPasses returns the go test argument lists: count passes of -count 1
+// over the benchmarks, so that a noisy minute hurts one run of each
+// benchmark rather than every run of one, and with the default -bench one
+// more pass over the -once benchmarks, which the timed passes skip.
+func benchPasses(o options) [][]string {
+	base := []string{"test", "-run", "^$", "-benchmem", "-count", "1", "-timeout", "60m"}
+	timed := append(slices.Clone(base), "-bench", o.bench, "-benchtime", o.benchtime)
+	once := o.once != "" && o.bench == "."
+	if once {
+		timed = append(timed, "-skip", o.once)
+	}
+	var passes [][]string
+	for range max(o.count, 1) {
+		passes = append(passes, append(slices.Clone(timed), "."))
+	}
+	if once {
+		passes = append(passes, append(slices.Clone(base), "-bench", o.once, "."))
+	}
+	return passes
+}
+
+// runBenchmarks runs every pass and returns their output, concatenated,
+// and the distinct command lines.
+func runBenchmarks(ctx context.Context, dir string, o options, log io.Writer) ([]byte, []string, error) {
+	var (
+		all  bytes.Buffer
+		cmds []string
+	)
+	passes := benchPasses(o)
+	for i, args := range passes {
+		cmd := "go " + strings.Join(args, " ")
+		if !slices.Contains(cmds, cmd) {
+			cmds = append(cmds, cmd)
+		}
+		fmt.Fprintf(log, "==> pass %d of %d: %s\n", i+1, len(passes), cmd)
+		out, err := goCommand(ctx, dir, log, args...)
+		all.Write(out)
+		if err != nil {
+			return all.Bytes(), cmds, err
+		}
+	}
+	return all.Bytes(), cmds, nil
 }

@@ -14,7 +14,8 @@ import (
 type report struct {
 	Machine  machine
 	Finished time.Time
-	Command  string // the go test command line
+	Command  string // the go test command lines
+	Passes   int    // timed passes over the benchmarks
 	Groups   []group
 	HTTPLoad string // wrk settings
 	HTTP     []httpRow
@@ -39,10 +40,10 @@ func writeReport(w io.Writer, rep report) {
 		{"load average at start", orUnknown(m.Load)},
 		{"run time", rep.Finished.Sub(m.Started).Round(time.Second).String()},
 	})
-	fmt.Fprintf(w, "Go benchmarks: `%s`, medians over the runs. "+
+	fmt.Fprintf(w, "Go benchmarks: `%s`; medians over %d timed passes. "+
 		"\"vs fastest peer\" is the fastest peer's ns/op over the row's: 2.00× means twice as fast; "+
 		"\"vs floor\" compares with the bare floor of the same table the same way. "+
-		"decisions/s is 1e9 / ns/op (for parallel benchmarks, the whole process).\n\n", rep.Command)
+		"decisions/s is 1e9 / ns/op (for parallel benchmarks, the whole process).\n\n", rep.Command, rep.Passes)
 
 	if vs := verdicts(rep); len(vs) > 0 {
 		fmt.Fprintf(w, "## Targets of issue #6\n\n")

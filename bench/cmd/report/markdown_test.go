@@ -17,6 +17,7 @@ func TestWriteReport(t *testing.T) {
 		Machine:  machine{CPUs: 2, CPU: "Test CPU", Go: "go1.26.8", Redis: "7.0.15", Load: "0.10 0.20 0.30", OS: "linux/amd64", Started: start},
 		Finished: start.Add(90 * time.Second),
 		Command:  "go test -bench .",
+		Passes:   5,
 		Groups:   sampleGroups(),
 		HTTPLoad: "`wrk -t2 -c64 -d10s`",
 		HTTP: []httpRow{
@@ -36,6 +37,7 @@ func TestWriteReport(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"on 2026-11-23 04:00 UTC",
+		"Go benchmarks: `go test -bench .`; medians over 5 timed passes.",
 		"| CPU | Test CPU, 2 logical CPUs |",
 		"| Redis | 7.0.15 |",
 		"| run time | 1m30s |",
