@@ -43,7 +43,8 @@ func writeReport(w io.Writer, rep report) {
 	fmt.Fprintf(w, "Go benchmarks: `%s`; medians over %d timed passes. "+
 		"\"vs fastest peer\" is the fastest peer's ns/op over the row's: 2.00× means twice as fast; "+
 		"\"vs floor\" compares with the bare floor of the same table the same way. "+
-		"decisions/s is 1e9 / ns/op (for parallel benchmarks, the whole process).\n\n", rep.Command, rep.Passes)
+		"decisions/s is 1e9 / ns/op (for parallel benchmarks, the whole process). "+
+		"cpu-ns/op (serial benchmarks) is the CPU time the process used per decision: unlike ns/op it does not grow while the benchmark waits for a CPU that other work holds.\n\n", rep.Command, rep.Passes)
 
 	if vs := verdicts(rep); len(vs) > 0 {
 		fmt.Fprintf(w, "## Targets of issue #6\n\n")

@@ -65,6 +65,9 @@ func vsFastestPeer(gs []group, gname, name, what string, want float64, zeroAlloc
 	}
 	s := speedup(r, p)
 	v.Measured = fmt.Sprintf("%s ns vs %s %s ns: %s", fmtNs(r.Metrics["ns/op"]), p.Name, fmtNs(p.Metrics["ns/op"]), fmtRatio(s))
+	if c := cpuSpeedup(r, g); c > 0 {
+		v.Measured += fmt.Sprintf(" (by CPU time: %s)", fmtRatio(c))
+	}
 	ok = s >= want
 	if zeroAllocs {
 		a := r.Metrics["allocs/op"]
@@ -205,4 +208,21 @@ func sortedUnits(r row) []string {
 	}
 	slices.Sort(us)
 	return us
+}
+
+// cpuSpeedup is the least cpu-ns/op of g's peers over r's, 0 when not
+// measured: the ratio by CPU time, which other work on the machine
+// disturbs far less than wall time.
+func cpuSpeedup(r row, g group) float64 {
+	mine := r.Metrics["cpu-ns/op"]
+	best := 0.0
+	for _, p := range g.Rows {
+		if c := p.Metrics["cpu-ns/op"]; kindOf(p.Name) == peer && c > 0 && (best == 0 || c < best) {
+			best = c
+		}
+	}
+	if mine <= 0 || best <= 0 {
+		return 0
+	}
+	return best / mine
 }

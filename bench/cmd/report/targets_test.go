@@ -22,10 +22,10 @@ func m(kv ...any) map[string]float64 {
 func sampleGroups() []group {
 	return []group{
 		{Name: "MemoryHotKey", Rows: []row{
-			{Name: "ratewindow-fixed", Metrics: m("ns/op", 40.0, "allocs/op", 0.0)},
+			{Name: "ratewindow-fixed", Metrics: m("ns/op", 40.0, "allocs/op", 0.0, "cpu-ns/op", 30.0)},
 			{Name: "ratewindow-sliding", Metrics: m("ns/op", 50.0, "allocs/op", 1.0)},
-			{Name: "sethvargo", Metrics: m("ns/op", 84.0, "allocs/op", 0.0)},
-			{Name: "ulule", Metrics: m("ns/op", 284.0, "allocs/op", 2.0)},
+			{Name: "sethvargo", Metrics: m("ns/op", 84.0, "allocs/op", 0.0, "cpu-ns/op", 80.0)},
+			{Name: "ulule", Metrics: m("ns/op", 284.0, "allocs/op", 2.0, "cpu-ns/op", 70.0)},
 		}},
 		{Name: "MemoryHotKeyParallel", Rows: []row{
 			{Name: "ratewindow-fixed", Metrics: m("ns/op", 25.0)},
@@ -78,7 +78,10 @@ func TestMemoryTargets(t *testing.T) {
 		require.True(t, ok, target)
 		assert.Equal(t, want, v.Holds, "%s: %s", target, v.Measured)
 	}
-	assert.Contains(t, vs["ratewindow-fixed, hot key: ≥ 2× the fastest peer, 0 allocs/op"].Measured, "sethvargo 84.0 ns: 2.10×")
+	assert.Equal(t, "40.0 ns vs sethvargo 84.0 ns: 2.10× (by CPU time: 2.33×), 0 allocs/op",
+		vs["ratewindow-fixed, hot key: ≥ 2× the fastest peer, 0 allocs/op"].Measured,
+		"the CPU ratio uses the least CPU time of any peer (ulule's 70)")
+	assert.NotContains(t, vs["ratewindow-sliding, hot key: ≥ 2× the fastest peer, 0 allocs/op"].Measured, "CPU time")
 }
 
 func TestTargetsNotMeasured(t *testing.T) {
