@@ -29,7 +29,11 @@ func (w Writer) writeIETF(set func(name, value string), v *decisionView, key str
 			b = append(b, pk...)
 		}
 	}
-	set(FieldPolicy, string(b))
+	if pk == nil {
+		set(FieldPolicy, cachedString(b))
+	} else {
+		set(FieldPolicy, string(b))
+	}
 
 	b = buf[:0]
 	first := true
