@@ -206,7 +206,8 @@ func writeAccuracy(w io.Writer, rs []peers.AccuracyResult) {
 	fmt.Fprintf(w, "## Accuracy: a client bursting at a window boundary\n\n"+
 		"One request at t0, nothing until just before t0 + W, then as many requests as admitted every W/100 until t0 + 3W. "+
 		"\"max in a rolling window\" is the most admitted in any interval [t, t+W). "+
-		"Peers that accept a clock run on a fake one (L = 100 per 10 s); the others run in real time on a short window.\n\n")
+		"Peers that accept a clock run on a fake one (L = 100 per 10 s); the others run in real time on a short window. "+
+		"httprate is driven through its in-memory LimitCounter exactly as its middleware drives it, Fiber's limiter through app.Test (see bench/peers).\n\n")
 	var out [][]string
 	for _, r := range rs {
 		clock := "fake"
