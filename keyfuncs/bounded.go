@@ -19,8 +19,12 @@ const hashedKeyLen = len(hashedKeyPrefix) + 32
 // Bounded caps the keys of f at max bytes: a longer key is replaced by
 // "h:" followed by 32 hex digits of its SHA-256, so two different long keys
 // still get different quotas while costing a fixed 34 bytes. max below 34
-// is raised to 34 (a hash must fit). Errors from f pass through.
+// is raised to 34 (a hash must fit). Errors from f pass through; a nil f
+// gives an error wrapping ErrNoKey on every request.
 func Bounded(max int, f KeyFunc) KeyFunc {
+	if f == nil {
+		return failing(errNilKeyFunc)
+	}
 	if max < hashedKeyLen {
 		max = hashedKeyLen
 	}

@@ -1,12 +1,29 @@
 package keyfuncs
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
+
+// errNilKeyFunc is what a combinator given a nil KeyFunc returns on every
+// request, instead of panicking there.
+var errNilKeyFunc = fmt.Errorf("%w: nil KeyFunc", ErrNoKey)
+
+// failing returns a KeyFunc that always fails with err.
+func failing(err error) KeyFunc {
+	return func(Request) (string, error) { return "", err }
+}
 
 // Compose joins the keys of parts with sep, e.g. Compose(":", org, Route)
 // gives "123:GET /v1/search". The first error from a part (ErrSkip, ErrNoKey
 // or another) is returned as is. With no parts, Compose gives ErrNoKey.
 func Compose(sep string, parts ...KeyFunc) KeyFunc {
 	parts = append([]KeyFunc(nil), parts...)
+	for _, f := range parts {
+		if f == nil {
+			return failing(errNilKeyFunc)
+		}
+	}
 	return func(r Request) (string, error) {
 		if len(parts) == 0 {
 			return "", ErrNoKey
@@ -30,8 +47,12 @@ func Compose(sep string, parts ...KeyFunc) KeyFunc {
 }
 
 // Prefix puts prefix in front of the keys of f, e.g. Prefix("org:", f)
-// gives "org:123". Errors from f pass through.
+// gives "org:123". Errors from f pass through; a nil f gives an error
+// wrapping ErrNoKey on every request.
 func Prefix(prefix string, f KeyFunc) KeyFunc {
+	if f == nil {
+		return failing(errNilKeyFunc)
+	}
 	return func(r Request) (string, error) {
 		k, err := f(r)
 		if err != nil {
@@ -45,6 +66,9 @@ func Prefix(prefix string, f KeyFunc) KeyFunc {
 // digits), for keys that are secrets (API keys) or personal data. Errors
 // from f pass through.
 func Hashed(f KeyFunc) KeyFunc {
+	if f == nil {
+		return failing(errNilKeyFunc)
+	}
 	return func(r Request) (string, error) {
 		k, err := f(r)
 		if err != nil {

@@ -1,16 +1,21 @@
 package keyfuncs
 
 import (
+	"fmt"
 	"strings"
 )
 
 // Header keys requests by the value of the named header, e.g. "X-API-Key".
 // Surrounding white space is trimmed. When the header is absent or empty the
-// key comes from fallback; a nil fallback gives ErrNoKey.
+// key comes from fallback; a nil fallback gives ErrNoKey. An empty name is
+// a mistake: every request then fails with an error wrapping ErrNoKey.
 //
 // The value is used as is (bounded to DefaultMaxKeyLen). If it is a secret
 // you would rather not see in your store or logs, wrap the result in Hashed.
 func Header(name string, fallback KeyFunc) KeyFunc {
+	if strings.TrimSpace(name) == "" {
+		return failing(fmt.Errorf("%w: Header: empty header name", ErrNoKey))
+	}
 	return func(r Request) (string, error) {
 		v := strings.TrimSpace(r.Header(name))
 		if v == "" {

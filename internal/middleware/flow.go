@@ -62,6 +62,10 @@ func New(cfg ratewindow.Config) (*Flow, error) {
 	}
 	if f.key == nil {
 		f.key = keyfuncs.RemoteIP
+	} else {
+		// A user's own KeyFunc may return anything a client sends (an
+		// 8 KB header): every key the stores see is bounded.
+		f.key = keyfuncs.Bounded(keyfuncs.DefaultMaxKeyLen, f.key)
 	}
 	if f.deny == nil {
 		f.deny = ratewindow.DefaultDenyHandler

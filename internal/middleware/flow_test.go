@@ -154,3 +154,16 @@ func TestHeaderSetter(t *testing.T) {
 	assert.Equal(t, "c", h.Get("RateLimit"), "a new response never writes into the old block")
 	assert.Equal(t, "1", h2.Get("Retry-After"))
 }
+
+func TestUserKeysAreBounded(t *testing.T) {
+	var got []string
+	long := string(make([]byte, 8<<10))
+	f, err := FromOptions(newLimiter(t, 10), []ratewindow.Option{
+		ratewindow.WithKeyFunc(func(keyfuncs.Request) (string, error) { return long, nil }),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { got = append(got, ev.Key) }),
+	})
+	require.NoError(t, err)
+	require.True(t, f.Handle(newRecorder("a")))
+	require.Len(t, got, 1)
+	assert.LessOrEqual(t, len(got[0]), keyfuncs.DefaultMaxKeyLen, "an 8 KB user key reached the store")
+}

@@ -1,0 +1,27 @@
+package keyfuncs
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMisconfiguredFuncsFailWithoutPanic(t *testing.T) {
+	r := &StaticRequest{}
+	for name, f := range map[string]KeyFunc{
+		"Bounded(nil)":         Bounded(64, nil),
+		"Prefix(nil)":          Prefix("p:", nil),
+		"Hashed(nil)":          Hashed(nil),
+		"Compose(nil part)":    Compose(":", Route, nil),
+		"Header(empty name)":   Header("", RemoteIP),
+		"Header(blank name)":   Header("  ", nil),
+		"Compose(no parts)":    Compose(":"),
+		"Header(nil fallback)": Header("X-Key", nil),
+	} {
+		require.NotPanics(t, func() {
+			k, err := f(r)
+			require.ErrorIs(t, err, ErrNoKey, name)
+			require.Empty(t, k, name)
+		}, name)
+	}
+}
