@@ -11,12 +11,36 @@ import (
 // httpRow is one server of the HTTP comparison over all rounds.
 type httpRow struct {
 	Name, Floor string
-	RPS         []float64 // one per round
+	RPS         []float64 // one per round, 0 for a round that failed
 	Latency     string    // average latency of the last round
 	Err         string    // the last error, if a round failed
 }
 
-func (h httpRow) median() float64 { return median(h.RPS) }
+// measured returns the req/s of the rounds that succeeded.
+func (h httpRow) measured() []float64 {
+	var out []float64
+	for _, v := range h.RPS {
+		if v > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (h httpRow) median() float64 { return median(h.measured()) }
+
+// ratio returns the median over rounds of h's req/s over f's in the same
+// round (servers of one round run minutes apart at most, so a slow phase
+// of the machine hurts both), 0 when no round measured both.
+func (h httpRow) ratio(f httpRow) float64 {
+	var rs []float64
+	for i := range min(len(h.RPS), len(f.RPS)) {
+		if h.RPS[i] > 0 && f.RPS[i] > 0 {
+			rs = append(rs, h.RPS[i]/f.RPS[i])
+		}
+	}
+	return median(rs)
+}
 
 func findHTTP(rows []httpRow, name string) (httpRow, bool) {
 	for _, r := range rows {
@@ -42,6 +66,7 @@ func runHTTP(ctx context.Context, load httpbench.Load, rounds int, log io.Writer
 			}
 			r, err := httpbench.Measure(ctx, s, load)
 			if err != nil {
+				rows[i].RPS = append(rows[i].RPS, 0)
 				rows[i].Err = err.Error()
 				fmt.Fprintf(log, "http %s round %d: %v\n", s.Name, round, err)
 				continue

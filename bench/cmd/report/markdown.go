@@ -182,12 +182,12 @@ func metric(r row, unit string) string {
 }
 
 func writeHTTP(w io.Writer, load string, rows []httpRow) {
-	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over rounds; \"vs bare\" divides by the bare server of the same framework.\n\n", load)
+	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over rounds; \"vs bare\" is the median over rounds of the row's req/s over the bare server's of the same framework in the same round.\n\n", load)
 	var out [][]string
 	for _, r := range rows {
 		ratio := "–"
-		if f, ok := findHTTP(rows, r.Floor); ok && f.median() > 0 {
-			ratio = fmtRatio(r.median() / f.median())
+		if f, ok := findHTTP(rows, r.Floor); ok {
+			ratio = fmtRatio(r.ratio(f))
 		}
 		name := r.Name
 		if strings.Contains(name, "ratewindow") {
@@ -197,7 +197,7 @@ func writeHTTP(w io.Writer, load string, rows []httpRow) {
 		if r.Err != "" {
 			note = r.Err
 		}
-		out = append(out, []string{name, fmtRate(r.median()), fmt.Sprint(len(r.RPS)), orUnknown(r.Latency), ratio, note})
+		out = append(out, []string{name, fmtRate(r.median()), fmt.Sprint(len(r.measured())), orUnknown(r.Latency), ratio, note})
 	}
 	table(w, []string{"server", "req/s", "rounds", "avg latency", "vs bare", "error"}, out)
 }

@@ -177,8 +177,8 @@ func httpTargets(rows []httpRow) []verdict {
 		v := verdict{Target: name + ": ≥ 0.95× bare req/s", Holds: notMeasured}
 		r, ok := findHTTP(rows, name)
 		if ok {
-			if f, ok := findHTTP(rows, r.Floor); ok && r.median() > 0 && f.median() > 0 {
-				ratio := r.median() / f.median()
+			if f, ok := findHTTP(rows, r.Floor); ok && r.ratio(f) > 0 {
+				ratio := r.ratio(f)
 				v.Measured = fmt.Sprintf("%s vs %s req/s: %s", fmtRate(r.median()), fmtRate(f.median()), fmtRatio(ratio))
 				v.Holds = holds(ratio >= 0.95)
 			}

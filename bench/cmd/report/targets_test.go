@@ -128,6 +128,16 @@ func TestHTTPTargets(t *testing.T) {
 	assert.Contains(t, vs["fiber-ratewindow: ≥ 0.95× bare req/s"].Measured, "0.90×")
 }
 
+func TestHTTPRatioIsPerRound(t *testing.T) {
+	bare := httpRow{Name: "b", RPS: []float64{100, 50, 80, 90}}
+	rw := httpRow{Name: "r", Floor: "b", RPS: []float64{95, 48, 0, 0}}
+	// Rounds 1 and 2 measured both: 0.95 and 0.96; rounds 3 and 4 failed.
+	assert.InDelta(t, 0.955, rw.ratio(bare), 1e-9)
+	assert.Equal(t, []float64{95, 48}, rw.measured())
+	assert.Equal(t, 71.5, rw.median())
+	assert.Equal(t, 0.0, rw.ratio(httpRow{}))
+}
+
 func TestAccuracyTargets(t *testing.T) {
 	ok := accuracyTargets([]peers.AccuracyResult{{Peer: "ratewindow-log", Limit: 100, MaxInWindow: 100}})
 	assert.Equal(t, "yes", ok[0].Holds)
