@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
@@ -19,6 +24,8 @@ import (
 	"github.com/ratewindow/ratewindow/fibermw"
 	"github.com/ratewindow/ratewindow/ginmw"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/logging"
+	"github.com/ratewindow/ratewindow/metrics"
 	"github.com/ratewindow/ratewindow/nethttp"
 )
 
@@ -60,7 +67,21 @@ func build(cfg *config) (app, func(), error) {
 	if cfg.failClosed {
 		opts = append(opts, ratewindow.WithFailClosed())
 	}
-	a, err := newApp(cfg.framework, l, opts)
+	// Every decision feeds the Prometheus collector served on /metrics;
+	// store errors and, with -observe, would-deny decisions are logged as
+	// JSON on stderr (stdout carries only the "listening on" line).
+	collector, err := metrics.New()
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collector)
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	opts = append(opts, ratewindow.WithOnDecision(logging.Chain(
+		collector.Observe, logging.Hook(logger, logging.WithErrorEvery(time.Second)))))
+	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	a, err := newApp(cfg.framework, l, opts, metricsHandler)
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -70,16 +91,16 @@ func build(cfg *config) (app, func(), error) {
 
 const okBody = "ok\n"
 
-func newApp(framework string, l *core.Limiter, opts []ratewindow.Option) (app, error) {
+func newApp(framework string, l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (app, error) {
 	switch framework {
 	case "gin":
-		return newGin(l, opts)
+		return newGin(l, opts, metrics)
 	case "echo":
-		return newEcho(l, opts)
+		return newEcho(l, opts, metrics)
 	case "fiber":
-		return newFiber(l, opts)
+		return newFiber(l, opts, metrics)
 	}
-	return newNetHTTP(l, opts)
+	return newNetHTTP(l, opts, metrics)
 }
 
 // httpApp serves any http.Handler.
@@ -98,7 +119,7 @@ func (a *httpApp) serve(ln net.Listener) error {
 
 func (a *httpApp) shutdown(ctx context.Context) error { return a.srv.Shutdown(ctx) }
 
-func newNetHTTP(l *core.Limiter, opts []ratewindow.Option) (app, error) {
+func newNetHTTP(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (app, error) {
 	limit, err := nethttp.New(l, opts...)
 	if err != nil {
 		return nil, err
@@ -107,10 +128,11 @@ func newNetHTTP(l *core.Limiter, opts []ratewindow.Option) (app, error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", limit(ok))
 	mux.Handle("GET /healthz", ok)
+	mux.Handle("GET /metrics", metrics)
 	return newHTTPApp(mux), nil
 }
 
-func newGin(l *core.Limiter, opts []ratewindow.Option) (app, error) {
+func newGin(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (app, error) {
 	// Release mode and discarded writers: Gin prints nothing to stdout.
 	gin.SetMode(gin.ReleaseMode)
 	gin.DefaultWriter, gin.DefaultErrorWriter = io.Discard, io.Discard
@@ -122,10 +144,11 @@ func newGin(l *core.Limiter, opts []ratewindow.Option) (app, error) {
 	r := gin.New()
 	r.GET("/", limit, ok)
 	r.GET("/healthz", ok)
+	r.GET("/metrics", gin.WrapH(metrics))
 	return newHTTPApp(r), nil
 }
 
-func newEcho(l *core.Limiter, opts []ratewindow.Option) (app, error) {
+func newEcho(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (app, error) {
 	limit, err := echomw.New(l, opts...)
 	if err != nil {
 		return nil, err
@@ -136,13 +159,14 @@ func newEcho(l *core.Limiter, opts []ratewindow.Option) (app, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.GET("/", ok, limit)
 	e.GET("/healthz", ok)
+	e.GET("/metrics", echo.WrapHandler(metrics))
 	return newHTTPApp(e), nil
 }
 
 // fiberApp serves a Fiber app.
 type fiberApp struct{ app *fiber.App }
 
-func newFiber(l *core.Limiter, opts []ratewindow.Option) (app, error) {
+func newFiber(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (app, error) {
 	limit, err := fibermw.New(l, opts...)
 	if err != nil {
 		return nil, err
@@ -157,6 +181,7 @@ func newFiber(l *core.Limiter, opts []ratewindow.Option) (app, error) {
 	})
 	a.Get("/", limit, ok)
 	a.Get("/healthz", ok)
+	a.Get("/metrics", adaptor.HTTPHandler(metrics))
 	return &fiberApp{app: a}, nil
 }
 

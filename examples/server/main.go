@@ -5,7 +5,9 @@
 //	go run ./examples/server -limits 10/1s,600/1m -framework gin
 //
 // Routes: GET / answers 200 "ok\n" and is rate-limited; GET /healthz
-// answers 200 and is never limited. Once bound, the server prints exactly
+// answers 200 and is never limited; GET /metrics serves the Prometheus
+// metrics (package metrics). Store errors and, with -observe, would-deny
+// decisions are logged as JSON lines on stderr. Once bound, the server prints exactly
 // one line to stdout, "listening on HOST:PORT". A bad flag makes it exit
 // with status 2 and a one-line error on stderr, before binding. SIGINT or
 // SIGTERM shuts it down gracefully, with status 0.

@@ -76,6 +76,13 @@ func TestEveryFramework(t *testing.T) {
 				assert.Empty(t, r.header.Get("Retry-After"))
 				b := get(t, url+"/", map[string]string{"X-Api-Key": "b"})
 				assert.True(t, strings.HasPrefix(b.header.Get("RateLimit"), `"2-per-1m";r=1;`), b.header.Get("RateLimit"))
+				// /metrics counts the would-deny decisions (three of them), never
+				// by key, and is not itself limited.
+				m := get(t, url+"/metrics", nil)
+				require.Equal(t, ok, m.status)
+				assert.Regexp(t, `ratewindow_requests_total\{outcome="would_deny",policy="2-per-1m",route="[^"]*"\} 3\n`, m.body)
+				assert.Regexp(t, `ratewindow_requests_total\{outcome="allowed",policy="2-per-1m",route="[^"]*"\} 3\n`, m.body)
+				assert.NotContains(t, m.body, `"a"`)
 			},
 		},
 	}
@@ -87,6 +94,10 @@ func TestEveryFramework(t *testing.T) {
 				code, rest := p.stop(t, syscall.SIGTERM)
 				assert.Equal(t, 0, code, "stderr %q", p.stderr.String())
 				assert.Empty(t, rest, "stdout after the first line")
+				if strings.Contains(c.name, "observe") {
+					// Observe-only logs each would-deny decision on stderr.
+					assert.Equal(t, 3, strings.Count(p.stderr.String(), "request would be denied (observe-only)"), p.stderr.String())
+				}
 			})
 		}
 	}
