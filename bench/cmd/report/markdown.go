@@ -40,7 +40,7 @@ func writeReport(w io.Writer, rep report) {
 		{"load average at start", orUnknown(m.Load)},
 		{"run time", rep.Finished.Sub(m.Started).Round(time.Second).String()},
 	})
-	fmt.Fprintf(w, "Go benchmarks: `%s`; medians over %d timed passes. "+
+	fmt.Fprintf(w, "Go benchmarks: `%s`; medians over %d timed pass(es). "+
 		"\"vs fastest peer\" is the fastest peer's ns/op over the row's: 2.00× means twice as fast; "+
 		"\"vs floor\" compares with the bare floor of the same table the same way. "+
 		"decisions/s is 1e9 / ns/op (for parallel benchmarks, the whole process). "+

@@ -37,7 +37,7 @@ func TestWriteReport(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"on 2026-11-23 04:00 UTC",
-		"Go benchmarks: `go test -bench .`; medians over 5 timed passes.",
+		"Go benchmarks: `go test -bench .`; medians over 5 timed pass(es).",
 		"| CPU | Test CPU, 2 logical CPUs |",
 		"| Redis | 7.0.15 |",
 		"| run time | 1m30s |",
