@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime/pprof"
 
 	"github.com/ratewindow/ratewindow/bench/httpbench"
 )
@@ -51,9 +52,15 @@ func findHTTP(rows []httpRow, name string) (httpRow, bool) {
 	return httpRow{}, false
 }
 
+// profiledServer is the server whose CPU profile under wrk RESULTS.md
+// shows: where net/http's time goes with ratewindow in front.
+const profiledServer = "nethttp-ratewindow"
+
 // runHTTP measures every server rounds times, the servers interleaved in
-// each round so that a noisy neighbour hurts all of them alike.
-func runHTTP(ctx context.Context, load httpbench.Load, rounds int, log io.Writer) []httpRow {
+// each round so that a noisy neighbour hurts all of them alike. When prof
+// is set, the CPU profile of this process (the in-process servers) during
+// profiledServer's last round is written to it.
+func runHTTP(ctx context.Context, load httpbench.Load, rounds int, prof io.Writer, log io.Writer) []httpRow {
 	servers := httpbench.Servers()
 	rows := make([]httpRow, len(servers))
 	for i, s := range servers {
@@ -64,7 +71,12 @@ func runHTTP(ctx context.Context, load httpbench.Load, rounds int, log io.Writer
 			if ctx.Err() != nil {
 				return rows
 			}
+			profiling := prof != nil && round == rounds && s.Name == profiledServer &&
+				pprof.StartCPUProfile(prof) == nil
 			r, err := httpbench.Measure(ctx, s, load)
+			if profiling {
+				pprof.StopCPUProfile()
+			}
 			if err != nil {
 				rows[i].RPS = append(rows[i].RPS, 0)
 				rows[i].Err = err.Error()

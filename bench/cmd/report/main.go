@@ -56,7 +56,7 @@ func main() {
 	flag.BoolVar(&o.skipBench, "skip-bench", false, "skip the Go benchmarks")
 	flag.BoolVar(&o.skipHTTP, "skip-http", false, "skip the HTTP comparison")
 	flag.BoolVar(&o.skipAccuracy, "skip-accuracy", false, "skip the accuracy table")
-	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profile")
+	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profiles (ratewindow's hot key, and the net/http server with ratewindow under wrk)")
 	flag.BoolVar(&o.quick, "quick", false, "a rough run of about two minutes: -count 1 -benchtime 100ms, 3 s per HTTP server, one round")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up after this long")
 	flag.Parse()
@@ -114,7 +114,19 @@ func run(o options) error {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP comparison skipped: %v (install the Debian package wrk)", err))
 		} else {
 			fmt.Fprintf(log, "==> HTTP: %s\n", rep.HTTPLoad)
-			rep.HTTP = runHTTP(ctx, load, o.rounds, log)
+			var prof bytes.Buffer
+			var w io.Writer
+			if !o.skipProfile {
+				w = &prof
+			}
+			rep.HTTP = runHTTP(ctx, load, o.rounds, w, log)
+			if prof.Len() > 0 {
+				top, err := pprofTop(ctx, dir, prof.Bytes(), "-cum")
+				if err != nil {
+					rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP profile: %v", err))
+				}
+				rep.HTTPProfile = top
+			}
 		}
 	}
 	if !o.skipAccuracy {
@@ -194,6 +206,29 @@ func profile(ctx context.Context, dir string, log io.Writer) (string, error) {
 		return "", fmt.Errorf("go test -cpuprofile: %w", err)
 	}
 	out, err := goCommand(ctx, dir, io.Discard, "tool", "pprof", "-top", "-nodecount", "20", bin, prof)
+	if err != nil {
+		return "", fmt.Errorf("go tool pprof: %w", err)
+	}
+	return trimProfile(string(out)), nil
+}
+
+// pprofTop returns `go tool pprof -top` (with the extra flags) of a CPU
+// profile of this process; Go profiles carry their symbols.
+func pprofTop(ctx context.Context, dir string, profile []byte, flags ...string) (string, error) {
+	f, err := os.CreateTemp("", "ratewindow-http-*.pprof")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(profile); err != nil {
+		_ = f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	args := append([]string{"tool", "pprof", "-top", "-nodecount", "30"}, flags...)
+	out, err := goCommand(ctx, dir, io.Discard, append(args, f.Name())...)
 	if err != nil {
 		return "", fmt.Errorf("go tool pprof: %w", err)
 	}

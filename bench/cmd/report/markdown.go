@@ -21,7 +21,10 @@ type report struct {
 	HTTP     []httpRow
 	Accuracy []peers.AccuracyResult
 	Profile  string // go tool pprof -top output for ratewindow's hot key
-	Notes    []string
+	// HTTPProfile is go tool pprof -top -cum of the in-process servers
+	// while wrk loaded nethttp-ratewindow.
+	HTTPProfile string
+	Notes       []string
 }
 
 // fixedUnits are the columns every benchmark table has; other units a
@@ -67,6 +70,12 @@ func writeReport(w io.Writer, rep report) {
 		fmt.Fprintf(w, "## Where ratewindow's time goes\n\n"+
 			"CPU profile of `BenchmarkMemoryHotKey/ratewindow-sliding` (`go tool pprof -top`):\n\n```\n%s\n```\n\n",
 			strings.TrimSpace(rep.Profile))
+	}
+	if rep.HTTPProfile != "" {
+		fmt.Fprintf(w, "## Where the time of net/http with ratewindow goes under wrk\n\n"+
+			"CPU profile of the report's process while wrk loaded `%s` (its last round), by cumulative time (`go tool pprof -top -cum`); "+
+			"the middleware's share is its `ratewindow/nethttp` line against `net/http.(*conn).serve`:\n\n```\n%s\n```\n\n",
+			profiledServer, strings.TrimSpace(rep.HTTPProfile))
 	}
 	if len(rep.Notes) > 0 {
 		fmt.Fprintf(w, "## Notes\n\n")
