@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"runtime/pprof"
+	"slices"
 
 	"github.com/ratewindow/ratewindow/bench/httpbench"
 )
@@ -52,15 +54,16 @@ func findHTTP(rows []httpRow, name string) (httpRow, bool) {
 	return httpRow{}, false
 }
 
-// profiledServer is the server whose CPU profile under wrk RESULTS.md
-// shows: where net/http's time goes with ratewindow in front.
-const profiledServer = "nethttp-ratewindow"
+// profiledServers are the servers whose CPU profiles under wrk RESULTS.md
+// shows: where the time goes with ratewindow in front.
+var profiledServers = []string{"nethttp-ratewindow", "fiber-ratewindow"}
 
 // runHTTP measures every server rounds times, the servers interleaved in
-// each round so that a noisy neighbour hurts all of them alike. When prof
-// is set, the CPU profile of this process (the in-process servers) during
-// profiledServer's last round is written to it.
-func runHTTP(ctx context.Context, load httpbench.Load, rounds int, prof io.Writer, log io.Writer) []httpRow {
+// each round so that a noisy neighbour hurts all of them alike. With
+// profile set, it also returns the CPU profile of this process (the
+// in-process servers) during the last round of each of profiledServers.
+func runHTTP(ctx context.Context, load httpbench.Load, rounds int, profile bool, log io.Writer) ([]httpRow, map[string][]byte) {
+	profiles := map[string][]byte{}
 	servers := httpbench.Servers()
 	rows := make([]httpRow, len(servers))
 	for i, s := range servers {
@@ -69,13 +72,15 @@ func runHTTP(ctx context.Context, load httpbench.Load, rounds int, prof io.Write
 	for round := 1; round <= rounds; round++ {
 		for i, s := range servers {
 			if ctx.Err() != nil {
-				return rows
+				return rows, profiles
 			}
-			profiling := prof != nil && round == rounds && s.Name == profiledServer &&
-				pprof.StartCPUProfile(prof) == nil
+			var prof bytes.Buffer
+			profiling := profile && round == rounds && slices.Contains(profiledServers, s.Name) &&
+				pprof.StartCPUProfile(&prof) == nil
 			r, err := httpbench.Measure(ctx, s, load)
 			if profiling {
 				pprof.StopCPUProfile()
+				profiles[s.Name] = prof.Bytes()
 			}
 			if err != nil {
 				rows[i].RPS = append(rows[i].RPS, 0)
@@ -88,5 +93,5 @@ func runHTTP(ctx context.Context, load httpbench.Load, rounds int, prof io.Write
 			fmt.Fprintf(log, "http %s round %d: %.0f req/s\n", s.Name, round, r.ReqPerSec)
 		}
 	}
-	return rows
+	return rows, profiles
 }

@@ -114,18 +114,18 @@ func run(o options) error {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP comparison skipped: %v (install the Debian package wrk)", err))
 		} else {
 			fmt.Fprintf(log, "==> HTTP: %s\n", rep.HTTPLoad)
-			var prof bytes.Buffer
-			var w io.Writer
-			if !o.skipProfile {
-				w = &prof
-			}
-			rep.HTTP = runHTTP(ctx, load, o.rounds, w, log)
-			if prof.Len() > 0 {
-				top, err := pprofTop(ctx, dir, prof.Bytes(), "-cum")
-				if err != nil {
-					rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP profile: %v", err))
+			var profiles map[string][]byte
+			rep.HTTP, profiles = runHTTP(ctx, load, o.rounds, !o.skipProfile, log)
+			for _, name := range profiledServers {
+				if len(profiles[name]) == 0 {
+					continue
 				}
-				rep.HTTPProfile = top
+				top, err := pprofTop(ctx, dir, profiles[name], "-cum")
+				if err != nil {
+					rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP profile of %s: %v", name, err))
+					continue
+				}
+				rep.HTTPProfiles = append(rep.HTTPProfiles, namedProfile{name, top})
 			}
 		}
 	}

@@ -21,11 +21,14 @@ type report struct {
 	HTTP     []httpRow
 	Accuracy []peers.AccuracyResult
 	Profile  string // go tool pprof -top output for ratewindow's hot key
-	// HTTPProfile is go tool pprof -top -cum of the in-process servers
-	// while wrk loaded nethttp-ratewindow.
-	HTTPProfile string
-	Notes       []string
+	// HTTPProfiles are go tool pprof -top -cum of the in-process servers
+	// while wrk loaded each of profiledServers.
+	HTTPProfiles []namedProfile
+	Notes        []string
 }
+
+// namedProfile is the pprof top of one server under wrk.
+type namedProfile struct{ Server, Top string }
 
 // fixedUnits are the columns every benchmark table has; other units a
 // benchmark reports (B/key, B/stamp, ...) get a column of their own.
@@ -71,11 +74,12 @@ func writeReport(w io.Writer, rep report) {
 			"CPU profile of `BenchmarkMemoryHotKey/ratewindow-sliding` (`go tool pprof -top`):\n\n```\n%s\n```\n\n",
 			strings.TrimSpace(rep.Profile))
 	}
-	if rep.HTTPProfile != "" {
-		fmt.Fprintf(w, "## Where the time of net/http with ratewindow goes under wrk\n\n"+
-			"CPU profile of the report's process while wrk loaded `%s` (its last round), by cumulative time (`go tool pprof -top -cum`); "+
-			"the middleware's share is its `ratewindow/nethttp` line against `net/http.(*conn).serve`:\n\n```\n%s\n```\n\n",
-			profiledServer, strings.TrimSpace(rep.HTTPProfile))
+	for _, p := range rep.HTTPProfiles {
+		fmt.Fprintf(w, "## Where the time of %s goes under wrk\n\n"+
+			"CPU profile of the report's process (the servers run in it) while wrk loaded `%s` in its last round, "+
+			"by cumulative time (`go tool pprof -top -cum`): the middleware's share is its ratewindow line "+
+			"against the framework's per-connection serve loop.\n\n```\n%s\n```\n\n",
+			p.Server, p.Server, strings.TrimSpace(p.Top))
 	}
 	if len(rep.Notes) > 0 {
 		fmt.Fprintf(w, "## Notes\n\n")

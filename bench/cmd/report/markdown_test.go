@@ -29,9 +29,9 @@ func TestWriteReport(t *testing.T) {
 			{Peer: "ratewindow-log", Algorithm: "sliding log", Limit: 100, Window: 10 * time.Second, MaxInWindow: 100},
 			{Peer: "ulule", Algorithm: "fixed window", Limit: 100, Window: time.Second, RealTime: true, MaxInWindow: 199},
 		},
-		Profile:     "      flat  flat%\n 0.1s 10% core.(*Limiter).AllowN\n",
-		HTTPProfile: " 0.15s 10.71% nethttp.New.wrap.func1.1\n",
-		Notes:       []string{"a note"},
+		Profile:      "      flat  flat%\n 0.1s 10% core.(*Limiter).AllowN\n",
+		HTTPProfiles: []namedProfile{{"nethttp-ratewindow", " 0.15s 10.71% nethttp.New.wrap.func1.1\n"}},
+		Notes:        []string{"a note"},
 	}
 	var b bytes.Buffer
 	writeReport(&b, rep)
@@ -56,7 +56,7 @@ func TestWriteReport(t *testing.T) {
 		"| **ratewindow-log** | sliding log | fake | 100 per 10s | 100 | 1.00× |",
 		"| ulule | fixed window | real | 100 per 1s | 199 | 1.99× |",
 		"core.(*Limiter).AllowN",
-		"## Where the time of net/http with ratewindow goes under wrk",
+		"## Where the time of nethttp-ratewindow goes under wrk",
 		"10.71% nethttp.New.wrap.func1.1",
 		"- a note",
 	} {
