@@ -42,7 +42,7 @@ func main() {
 	var o options
 	flag.StringVar(&o.dir, "dir", "", "the bench module directory (default: . or ./bench, whichever holds it)")
 	flag.StringVar(&o.out, "out", "RESULTS.md", "the markdown file to write, relative to -dir")
-	flag.StringVar(&o.raw, "raw", "", "also write the raw go test output here (for benchstat)")
+	flag.StringVar(&o.raw, "raw", "", "also write the raw go test output here, relative to -dir (for benchstat)")
 	flag.StringVar(&o.bench, "bench", ".", "go test -bench pattern")
 	flag.StringVar(&o.benchtime, "benchtime", "1s", "go test -benchtime")
 	flag.IntVar(&o.count, "count", 5, "passes over the benchmarks (each go test -count 1, so the runs of one benchmark are spread over time); medians are taken")
@@ -56,7 +56,7 @@ func main() {
 	flag.BoolVar(&o.skipBench, "skip-bench", false, "skip the Go benchmarks")
 	flag.BoolVar(&o.skipHTTP, "skip-http", false, "skip the HTTP comparison")
 	flag.BoolVar(&o.skipAccuracy, "skip-accuracy", false, "skip the accuracy table")
-	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profiles (ratewindow's hot key, and the net/http server with ratewindow under wrk)")
+	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profiles (ratewindow's hot key, and the servers with ratewindow under wrk)")
 	flag.BoolVar(&o.quick, "quick", false, "a rough run of about two minutes: -count 1 -benchtime 100ms, 3 s per HTTP server, one round")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up after this long")
 	flag.Parse()
@@ -96,7 +96,7 @@ func run(o options) error {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("go test failed (%v); the tables hold what finished", err))
 		}
 		if o.raw != "" {
-			if werr := os.WriteFile(o.raw, out, 0o644); werr != nil {
+			if werr := os.WriteFile(inDir(dir, o.raw), out, 0o644); werr != nil {
 				return fmt.Errorf("write %s: %w", o.raw, werr)
 			}
 		}
@@ -153,15 +153,20 @@ func run(o options) error {
 
 	var buf bytes.Buffer
 	writeReport(&buf, rep)
-	path := o.out
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
+	path := inDir(dir, o.out)
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	fmt.Fprintf(log, "==> wrote %s in %v\n", path, rep.Finished.Sub(rep.Machine.Started).Round(time.Second))
 	return nil
+}
+
+// inDir resolves a relative path against dir.
+func inDir(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
 }
 
 // benchDir returns dir, or else "." or "./bench", whichever holds the bench
