@@ -48,3 +48,8 @@ func TestBusyNote(t *testing.T) {
 	assert.Empty(t, busyNote(machine{CPUs: 2, Load: "x y z"}))
 	assert.Contains(t, busyNote(machine{CPUs: 2, Load: "6.00 5.00 4.00"}), "load average 6.00 on 2 CPUs")
 }
+
+func TestInDir(t *testing.T) {
+	assert.Equal(t, "/m/bench/RESULTS.md", inDir("/m/bench", "RESULTS.md"))
+	assert.Equal(t, "/tmp/x.md", inDir("/m/bench", "/tmp/x.md"))
+}
