@@ -35,20 +35,26 @@
 // # Data layout
 //
 // Memory per tracked key is mostly Redis's own per-key overhead, so each
-// state is one key with the shortest value that holds it. Numbers are
-// written in base 36 and a window's start as its index (start = index ×
-// window): a typical value then fits Redis's smallest string allocation.
+// state is one key with the shortest value that holds it: integers packed
+// with the script's MessagePack library (cmsgpack, one C call each way), a
+// window's start written as its index (start = index × window). A typical
+// value is 6 to 9 bytes, so it fits Redis's smallest string allocation.
 //
-//   - Fixed window: a string "index count" (e.g. "ntpmb 7"). One GET, one
-//     SET with PX per charged call.
-//   - Sliding window counter: a string "index prev curr": both buckets in
-//     one key, so one read and one write per call, not two of each.
+//   - Fixed window: the string pack(index, count). One GET, one SET with PX
+//     per charged call.
+//   - Sliding window counter: the string pack(index, prev, curr): both
+//     buckets in one key, so one read and one write per call, not two of
+//     each.
 //   - Sliding log: a sorted set of the allowed units scored by their time
-//     in ms, with members "t:i" (t and the unit's number within its
-//     millisecond, base 36), so two requests in one millisecond are never
-//     collapsed into one member. It is pruned (ZREMRANGEBYSCORE) on every
-//     call, so it holds at most Limit members; RetryAfter reads the score
-//     of the (count+cost−Limit)-th oldest.
+//     in ms, with members pack(t, i), i the unit's position in the log when
+//     charged, so two requests in one millisecond are never collapsed into
+//     one member. It is pruned (ZREMRANGEBYSCORE) on every call, so it holds
+//     at most Limit members; RetryAfter reads the score of the
+//     (count+cost−Limit)-th oldest.
+//
+// To read a state by hand:
+//
+//	EVAL "return {cmsgpack.unpack(redis.call('GET', KEYS[1]))}" 1 <key>
 //
 // Every write sets a TTL of what the state needs plus one second: the window
 // for the fixed window and the log, two windows for the sliding counter. Idle
@@ -60,7 +66,9 @@
 // counter and 120 bytes for a sliding log holding one unit; the growth of
 // INFO used_memory, which adds the key space's hash tables and expiry
 // entries, is about 156, 156 and 172 bytes. go-redis/redis_rate's key
-// measures 104 (MEMORY USAGE) and 156 (INFO) in the same run.
+// measures 104 (MEMORY USAGE) and 156 (INFO) in the same run. Each further
+// unit held in a sliding log adds about 27 bytes (while the set stays under
+// Redis's zset-max-listpack-entries, 128 by default; more per unit beyond).
 //
 // # Time
 //

@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
@@ -14,10 +13,18 @@ import (
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
-func b36(n int64) string { return strconv.FormatInt(n, 36) }
+// unpack decodes a value the script stored, with the script's own
+// MessagePack library.
+func unpack(t *testing.T, c redis.UniversalClient, v string) []int64 {
+	t.Helper()
+	got, err := c.Eval(context.Background(), "return {cmsgpack.unpack(ARGV[1])}", nil, v).Int64Slice()
+	require.NoError(t, err)
+	return got
+}
 
-// The stored values are what the package doc says: base-36 integers, the
-// window given by its index.
+// The stored values are what the package doc says: integers packed with
+// cmsgpack, the window given by its index; log members numbered by their
+// position in the log.
 func TestStoredLayout(t *testing.T) {
 	c := testredis.Standalone(t)
 	s, prefix := store(t, c)
@@ -38,20 +45,19 @@ func TestStoredLayout(t *testing.T) {
 	require.NoError(t, err)
 
 	k := prefix + ":{u}:"
-	assert.Equal(t, b36(i+1)+" 4", c.Get(ctx, k+"f60000:fixed").Val())
-	assert.Equal(t, b36(i+1)+" 2 4", c.Get(ctx, k+"s60000:sliding").Val())
+	assert.Equal(t, []int64{i + 1, 4}, unpack(t, c, c.Get(ctx, k+"f60000:fixed").Val()))
+	assert.Equal(t, []int64{i + 1, 2, 4}, unpack(t, c, c.Get(ctx, k+"s60000:sliding").Val()))
+	assert.LessOrEqual(t, len(c.Get(ctx, k+"s60000:sliding").Val()), 12, "fits Redis's smallest string allocation")
+
 	members, err := c.ZRangeWithScores(ctx, k+"l60000:log", 0, -1).Result()
 	require.NoError(t, err)
 	t0, t1 := earlier.UnixMilli(), now.UnixMilli()
-	want := []redis.Z{
-		{Score: float64(t0), Member: b36(t0) + ":1"},
-		{Score: float64(t0), Member: b36(t0) + ":2"},
-		{Score: float64(t1), Member: b36(t1) + ":3"},
-		{Score: float64(t1), Member: b36(t1) + ":4"},
-		{Score: float64(t1), Member: b36(t1) + ":5"},
-		{Score: float64(t1), Member: b36(t1) + ":6"},
+	want := [][]int64{{t0, 1}, {t0, 2}, {t1, 3}, {t1, 4}, {t1, 5}, {t1, 6}}
+	require.Len(t, members, len(want))
+	for j, m := range members {
+		assert.Equal(t, float64(want[j][0]), m.Score, "member %d", j)
+		assert.Equal(t, want[j], unpack(t, c, m.Member.(string)), "member %d", j)
 	}
-	assert.Equal(t, want, members)
 }
 
 // A value the script cannot read counts as no state rather than an error.

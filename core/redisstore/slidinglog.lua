@@ -1,8 +1,8 @@
 -- Sliding log, mirroring core/slidinglog.go line for line.
 --
 -- State: one sorted set of the allowed units, scored by their time (Unix
--- ms). A unit charged at t is the member "t:i" (both in base 36), where i is
--- its position in the log once charged (count + 1, count + 2, ...). Members
+-- ms). A unit charged at t is the member cmsgpack(t, i), where i is its
+-- position in the log once charged (count + 1, count + 2, ...). Members
 -- never collide, so two requests in one millisecond are never collapsed
 -- into one: every unit already at t was charged earlier at t, when the log
 -- was no longer than it is now (time never runs backward for a key, and
@@ -18,45 +18,45 @@ local function log_score(key, i)
   return nil
 end
 
-local function log_report(s, now, limit, window)
-  local remaining, reset = math.max(0, limit - s.n), 0
-  if s.n > 0 then
-    reset = s.newest + window - now
+local function log_report(newest, n, now, limit, window)
+  local remaining, reset = math.max(0, limit - n), 0
+  if n > 0 then
+    reset = newest + window - now
   end
   return remaining, reset
 end
 
 -- log_eval clamps now to the newest unit, prunes the units that left the
--- window (t ≤ now − W) and reports whether cost more units fit.
+-- window (t ≤ now − W) and reports whether cost more units fit. It returns
+-- the state (newest, count, unused) and the policy's state.
 local function log_eval(key, now, limit, window, cost)
-  local s = {newest = log_score(key, -1), n = 0}
-  if s.newest then
-    now = math.max(now, s.newest)
+  local newest, n = log_score(key, -1), 0
+  if newest then
+    now = math.max(now, newest)
     redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
-    s.n = redis.call('ZCARD', key)
+    n = redis.call('ZCARD', key)
   end
-  local remaining, reset = log_report(s, now, limit, window)
-  local allowed, retry = s.n + cost <= limit, 0
+  local remaining, reset = log_report(newest, n, now, limit, window)
+  local allowed, retry = n + cost <= limit, 0
   if not allowed then
-    local j = s.n + cost - limit
-    if j <= s.n then
+    local j = n + cost - limit
+    if j <= n then
       retry = log_score(key, j - 1) + window - now
     else
       -- Only when the limit was lowered below the cost in flight:
       -- everything must leave the window first.
-      retry = (s.newest or now) + window - now
+      retry = (newest or now) + window - now
     end
   end
-  return s, allowed, remaining, reset, retry
+  return newest, n, 0, allowed, remaining, reset, retry
 end
 
 -- log_charge records cost units at now, after a log_eval that allowed them.
-local function log_charge(key, s, now, limit, window, cost)
-  if s.n > 0 then
-    now = math.max(now, s.newest)
+local function log_charge(key, newest, n, _, now, limit, window, cost)
+  if n > 0 then
+    now = math.max(now, newest)
   end
-  local seq = s.n
-  local t, name = int(now), enc(now) .. ':'
+  local t = int(now)
   local i = 0
   while i < cost do
     -- ZADD in batches, keeping the argument list small.
@@ -64,11 +64,10 @@ local function log_charge(key, s, now, limit, window, cost)
     for _ = 1, math.min(cost - i, 500) do
       i = i + 1
       args[#args + 1] = t
-      args[#args + 1] = name .. enc(seq + i)
+      args[#args + 1] = cmsgpack.pack(now, n + i)
     end
     redis.call('ZADD', key, unpack(args))
   end
   redis.call('PEXPIRE', key, int(window + ttl_slack))
-  s.n, s.newest = s.n + cost, now
-  return log_report(s, now, limit, window)
+  return log_report(now, n + cost, now, limit, window)
 end

@@ -24,22 +24,26 @@ if ARGV[4] == '1' then
 end
 
 local n = #KEYS
-local states, out = {}, {}
+-- states holds each policy's algorithm state as three numbers, out the
+-- reply: two flat tables, whatever the number of policies, sized for one
+-- policy up front (growing a table is a rehash).
+local states, out = {nil, nil, nil}, {nil, nil, nil, nil}
 local all = true
 for i = 1, n do
   local code, limit, window = ARGV[3 * i + 2], tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
-  local s, allowed, remaining, reset, retry
+  local a, b, c, allowed, remaining, reset, retry
   if code == 's' then
-    s, allowed, remaining, reset, retry = sliding_eval(KEYS[i], now, limit, window, cost)
+    a, b, c, allowed, remaining, reset, retry = sliding_eval(KEYS[i], now, limit, window, cost)
   elseif code == 'f' then
-    s, allowed, remaining, reset, retry = fixed_eval(KEYS[i], now, limit, window, cost)
+    a, b, c, allowed, remaining, reset, retry = fixed_eval(KEYS[i], now, limit, window, cost)
   elseif code == 'l' then
-    s, allowed, remaining, reset, retry = log_eval(KEYS[i], now, limit, window, cost)
+    a, b, c, allowed, remaining, reset, retry = log_eval(KEYS[i], now, limit, window, cost)
   else
     return redis.error_reply('ratewindow: unknown algorithm ' .. tostring(code))
   end
-  states[i] = s
-  local o = 4 * i
+  local o = 3 * i
+  states[o - 2], states[o - 1], states[o] = a, b, c
+  o = 4 * i
   out[o - 3], out[o - 2], out[o - 1], out[o] = allowed and 1 or 0, remaining, reset, retry
   all = all and allowed
 end
@@ -47,15 +51,17 @@ end
 if all and charge then
   for i = 1, n do
     local code, limit, window = ARGV[3 * i + 2], tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
+    local o = 3 * i
+    local a, b, c = states[o - 2], states[o - 1], states[o]
     local remaining, reset
     if code == 's' then
-      remaining, reset = sliding_charge(KEYS[i], states[i], now, limit, window, cost)
+      remaining, reset = sliding_charge(KEYS[i], a, b, c, now, limit, window, cost)
     elseif code == 'f' then
-      remaining, reset = fixed_charge(KEYS[i], states[i], now, limit, window, cost)
+      remaining, reset = fixed_charge(KEYS[i], a, b, c, now, limit, window, cost)
     else
-      remaining, reset = log_charge(KEYS[i], states[i], now, limit, window, cost)
+      remaining, reset = log_charge(KEYS[i], a, b, c, now, limit, window, cost)
     end
-    local o = 4 * i
+    o = 4 * i
     out[o - 3], out[o - 2], out[o - 1], out[o] = 1, remaining, reset, 0
   end
 end

@@ -23,34 +23,21 @@ local function window_start(now, w)
 end
 
 -- int formats n as a decimal integer. Lua's own number-to-string conversion
--- keeps only 14 digits, so every number handed to redis.call goes through it.
+-- keeps only 14 digits, so numbers handed to redis.call go through it.
 local function int(n)
   return string.format('%d', n)
 end
 
--- State strings hold integers in base 36 ("1800000000" is "tsdhxc"): short
--- values fit Redis's smallest allocations, which is most of a key's memory.
-local b36digits = '0123456789abcdefghijklmnopqrstuvwxyz'
-
--- enc writes the integer n in base 36.
-local function enc(n)
-  local sign, s = '', ''
-  if n < 0 then
-    sign, n = '-', -n
+-- unpack_state reads a state value: n integers packed with cmsgpack (the
+-- most compact encoding the script can write in one call). Anything else
+-- (not MessagePack, or not n numbers) reads as nil: the state starts over.
+local function unpack_state(v, n)
+  local ok, a, b, c, extra = pcall(cmsgpack.unpack, v)
+  if not ok or extra ~= nil or type(a) ~= 'number' or type(b) ~= 'number' then
+    return nil
   end
-  repeat
-    local d = n % 36
-    s = string.sub(b36digits, d + 1, d + 1) .. s
-    n = (n - d) / 36
-  until n == 0
-  return sign .. s
-end
-
--- dec reads what enc wrote; nil when s is not a base-36 integer.
-local function dec(s)
-  if string.sub(s, 1, 1) == '-' then
-    local v = tonumber(string.sub(s, 2), 36)
-    return v and -v
+  if n == 3 and type(c) ~= 'number' or n == 2 and c ~= nil then
+    return nil
   end
-  return tonumber(s, 36)
+  return a, b, c
 end
