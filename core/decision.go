@@ -49,9 +49,9 @@ type Decision struct {
 // State returns the state of Policies[i].
 func (d *Decision) State(i int) PolicyState { return d.States[i] }
 
-// decide builds a Decision from a store's per-policy result. It copies only
-// the states in use and writes straight into the named result.
-func decide(policies []Policy, r *Result) (d Decision) {
+// decide fills the zero Decision d from a store's per-policy result,
+// copying only the states in use.
+func decide(d *Decision, policies []Policy, r *Result) {
 	d.Allowed, d.Policies = true, policies
 	n := copy(d.States[:len(policies)], r.States[:len(policies)])
 	bind := 0
@@ -77,5 +77,4 @@ func decide(policies []Policy, r *Result) (d Decision) {
 	if !d.Allowed {
 		d.RetryAfter = s.RetryAfter
 	}
-	return d
 }

@@ -39,7 +39,7 @@ func TestNewLimiterRejectsBadConfig(t *testing.T) {
 		{"unknown algorithm", memory.New(), []core.Policy{core.PerSecond(1).Using(core.Algorithm(9))}, nil, "unknown Algorithm"},
 		{"duplicate names", memory.New(), []core.Policy{core.PerSecond(1).Named("x"), core.PerMinute(5).Named("x")}, nil, `both named "x"`},
 		{"duplicate default names", memory.New(), []core.Policy{core.PerSecond(1), core.PerSecond(1)}, nil, "both named"},
-		{"too many", memory.New(), make([]core.Policy, core.MaxPolicies+1), nil, "at most 8"},
+		{"too many", memory.New(), make([]core.Policy, core.MaxPolicies+1), nil, "at most 4"},
 		{"huge limit", memory.New(), []core.Policy{core.Per(1<<40, time.Second)}, nil, "at most 4294967295"},
 		{"huge product", memory.New(), []core.Policy{core.Per(1<<32-1, 24*time.Hour)}, nil, "too large"},
 		{"nil clock", memory.New(), []core.Policy{core.PerSecond(1)}, []core.Option{core.WithClock(nil)}, "nil Clock"},

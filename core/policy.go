@@ -8,9 +8,10 @@ import (
 )
 
 // MaxPolicies is the largest number of policies one Limiter evaluates
-// together. Decisions carry every policy's state inline, so a Decision never
-// allocates.
-const MaxPolicies = 8
+// together (say, per second, per minute, per hour and per day). Decisions
+// carry every policy's state inline, so a Decision never allocates; every
+// decision zeroes and copies that array, so it is kept small.
+const MaxPolicies = 4
 
 // MaxLimit is the largest Limit a policy may have (2^32 − 1): the memory
 // store keeps counts in 32 bits. Count larger units (KB rather than bytes)

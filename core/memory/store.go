@@ -57,13 +57,15 @@ func New(opts ...Option) *Store {
 
 // Take implements core.Store. It never blocks on anything but a shard's
 // mutex, so ctx is not consulted.
-func (s *Store) Take(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (core.Result, error) {
-	return s.do(key, policies, cost, now.UnixMilli(), true), nil
+func (s *Store) Take(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
+	s.do(&r, key, policies, cost, now.UnixMilli(), true)
+	return r, nil
 }
 
 // Peek implements core.Store.
-func (s *Store) Peek(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (core.Result, error) {
-	return s.do(key, policies, cost, now.UnixMilli(), false), nil
+func (s *Store) Peek(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
+	s.do(&r, key, policies, cost, now.UnixMilli(), false)
+	return r, nil
 }
 
 // Reset implements core.Store.
@@ -93,7 +95,9 @@ func (s *Store) Len() int {
 	return n
 }
 
-func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge bool) (r core.Result) {
+// do evaluates (and with charge, charges) every policy for key, writing
+// each policy's state into r, which the caller passes zeroed.
+func (s *Store) do(r *core.Result, key string, policies []core.Policy, cost, now int64, charge bool) {
 	var (
 		tables  [core.MaxPolicies]*table
 		known   [core.MaxPolicies]bool
@@ -134,7 +138,7 @@ func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge b
 		all = all && ps.Allowed
 	}
 	if !all || !charge {
-		return r
+		return
 	}
 	for i := range policies {
 		t, lim := tables[i], policies[i].Limit
@@ -157,7 +161,6 @@ func (s *Store) do(key string, policies []core.Policy, cost, now int64, charge b
 			t.sliding.put(h, toSlidingCell(sliding[i]))
 		}
 	}
-	return r
 }
 
 // admit makes room for one new entry in t: it reclaims a few expired
