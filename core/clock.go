@@ -22,10 +22,10 @@ type Clock interface {
 type SystemClock struct{}
 
 // anchor pairs a wall-clock reading (with its monotonic reading) with the
-// wall time alone.
+// same instant in Unix nanoseconds.
 type anchor struct {
 	mono time.Time // from time.Now: has a monotonic reading
-	wall time.Time // the same instant, monotonic reading stripped
+	wall int64     // the same instant, Unix nanoseconds
 }
 
 var clockAnchor atomic.Pointer[anchor]
@@ -39,11 +39,11 @@ func (SystemClock) Now() time.Time {
 	a := clockAnchor.Load()
 	if a != nil {
 		if d := time.Since(a.mono); d >= 0 && d < reanchorEvery {
-			return a.wall.Add(d)
+			return time.Unix(0, a.wall+int64(d))
 		}
 	}
 	now := time.Now()
-	clockAnchor.Store(&anchor{mono: now, wall: now.Round(0)})
+	clockAnchor.Store(&anchor{mono: now, wall: now.UnixNano()})
 	return now.Round(0)
 }
 
