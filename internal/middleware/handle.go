@@ -72,8 +72,9 @@ func (f *Flow) Handle(x Exchange) bool {
 }
 
 // allow asks the limiter, under the configured timeout if any. This is the
-// one store call of the flow; a circuit breaker or local fallback limiter
-// (issue #7) would wrap it.
+// one store call of the flow. Circuit breaking, local fallback and the deny
+// cache live below it, in the store (core/resilient), so every framework
+// and any direct Limiter user get them alike.
 func (f *Flow) allow(ctx context.Context, l *core.Limiter, key string, cost int64) (core.Decision, error) {
 	if f.timeout <= 0 {
 		return l.AllowN(ctx, key, cost)
