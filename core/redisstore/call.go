@@ -24,11 +24,11 @@ func contextAware(client redis.UniversalClient) bool {
 
 // eval runs the script, within ctx's deadline the way call does.
 func (s *Store) eval(ctx context.Context, keys []string, args []any) ([]int64, error) {
-	if s.ctxAware || ctx.Done() == nil {
-		return takeScript.Run(ctx, s.client, keys, args...).Int64Slice()
-	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, err // the caller gave up already: no round trip
+	}
+	if s.inline(ctx) {
+		return takeScript.Run(ctx, s.client, keys, args...).Int64Slice()
 	}
 	type result struct {
 		reply []int64
@@ -47,17 +47,28 @@ func (s *Store) eval(ctx context.Context, keys []string, args []any) ([]int64, e
 	}
 }
 
-// call runs f so that it returns no later than ctx's deadline. When the
-// client honours the deadline itself, or ctx has none, f runs inline.
-// Otherwise f runs on its own goroutine and call stops waiting when ctx is
-// done; f then finishes in the background within the client's own
-// timeouts, and its result is dropped.
-func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
-	if s.ctxAware || ctx.Done() == nil {
-		return f(ctx)
+// inline reports whether a call can run on the caller's goroutine: the
+// client honours ctx's deadline itself, or ctx has no deadline (a request
+// context that is only cancellable waits at most the client's own
+// timeouts, which is bounded, and pays for no goroutine).
+func (s *Store) inline(ctx context.Context) bool {
+	if s.ctxAware {
+		return true
 	}
+	_, ok := ctx.Deadline()
+	return !ok
+}
+
+// call runs f so that it returns no later than ctx's deadline. When inline
+// says so, f runs on the caller's goroutine. Otherwise f runs on its own
+// goroutine and call stops waiting when ctx is done; f then finishes in the
+// background within the client's own timeouts, and its result is dropped.
+func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if s.inline(ctx) {
+		return f(ctx)
 	}
 	done := make(chan error, 1)
 	go func() { done <- f(ctx) }()

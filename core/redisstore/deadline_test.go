@@ -108,12 +108,20 @@ func TestDeadline(t *testing.T) {
 	}
 }
 
-// A context already done fails at once, without touching the network.
+// A context already done fails at once, without a round trip.
 func TestCanceledContext(t *testing.T) {
-	s, _ := store(t, testredis.Standalone(t))
+	c := testredis.Standalone(t)
+	hook := &counter{cmds: map[string]int{}}
+	c.AddHook(hook)
+	s, _ := store(t, c)
+	ps := policies(t, core.PerSecond(5))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := s.Take(ctx, "k", policies(t, core.PerSecond(5)), 1, base)
-	require.Error(t, err)
+	_, err := s.Take(ctx, "k", ps, 1, base)
 	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+	_, err = s.Peek(ctx, "k", ps, 1, base)
+	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+	err = s.Reset(ctx, "k", ps)
+	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+	assert.Empty(t, hook.take(), "no command may reach Redis")
 }

@@ -79,9 +79,12 @@
 //
 // # Context and errors
 //
-// Every call honours ctx. When the client has ContextTimeoutEnabled, go-redis
-// bounds its own waits; otherwise the store stops waiting when ctx is done
-// and returns ctx's error, so a slow or unreachable Redis never holds a
-// request past its deadline. Errors are returned, never hidden: whether to
-// fail open or closed is the middleware's choice.
+// Every call honours ctx's deadline. A context already done fails at once,
+// without a round trip. When the client has ContextTimeoutEnabled, go-redis
+// bounds its own waits; otherwise the store waits for the reply on another
+// goroutine and stops waiting at the deadline, returning ctx's error, so a
+// slow or unreachable Redis never holds a request past its deadline (a
+// context with no deadline waits at most the client's own timeouts).
+// Errors are returned, never hidden: whether to fail open or closed is the
+// middleware's choice.
 package redisstore
