@@ -30,9 +30,7 @@ func probeMachine(ctx context.Context) machine {
 		m.CPU = cpuModel(f)
 		_ = f.Close()
 	}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		m.Load = strings.Join(strings.Fields(string(b))[:3], " ")
-	}
+	m.Load = loadAverage()
 	m.Go = commandLine(ctx, "go", "env", "GOVERSION")
 	if m.Go == "" {
 		m.Go = runtime.Version()
@@ -93,4 +91,13 @@ func busyNote(m machine) string {
 		return ""
 	}
 	return fmt.Sprintf("The machine was busy when the run started (load average %s on %d CPUs): other work shared the CPUs, so these numbers and ratios are noisy.", f[0], m.CPUs)
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages, or "".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return ""
 }

@@ -149,7 +149,7 @@ func run(o options) error {
 		}
 		rep.Profile = prof
 	}
-	rep.Finished = time.Now().UTC()
+	rep.Finished, rep.LoadEnd = time.Now().UTC(), loadAverage()
 
 	var buf bytes.Buffer
 	writeReport(&buf, rep)

@@ -14,6 +14,7 @@ import (
 type report struct {
 	Machine  machine
 	Finished time.Time
+	LoadEnd  string // load averages when the run ended
 	Command  string // the go test command lines
 	Passes   int    // timed passes over the benchmarks
 	Groups   []group
@@ -43,7 +44,7 @@ func writeReport(w io.Writer, rep report) {
 		{"OS", m.OS},
 		{"Go", m.Go},
 		{"Redis", orUnknown(m.Redis)},
-		{"load average at start", orUnknown(m.Load)},
+		{"load average at start / end", orUnknown(m.Load) + " / " + orUnknown(rep.LoadEnd)},
 		{"run time", rep.Finished.Sub(m.Started).Round(time.Second).String()},
 	})
 	fmt.Fprintf(w, "Go benchmarks: `%s`; medians over %d timed pass(es). "+

@@ -16,6 +16,7 @@ func TestWriteReport(t *testing.T) {
 	rep := report{
 		Machine:  machine{CPUs: 2, CPU: "Test CPU", Go: "go1.26.8", Redis: "7.0.15", Load: "0.10 0.20 0.30", OS: "linux/amd64", Started: start},
 		Finished: start.Add(90 * time.Second),
+		LoadEnd:  "1.50 0.50 0.40",
 		Command:  "go test -bench .",
 		Passes:   5,
 		Groups:   sampleGroups(),
@@ -42,6 +43,7 @@ func TestWriteReport(t *testing.T) {
 		"| CPU | Test CPU, 2 logical CPUs |",
 		"| Redis | 7.0.15 |",
 		"| run time | 1m30s |",
+		"| load average at start / end | 0.10 0.20 0.30 / 1.50 0.50 0.40 |",
 		"## Targets of issue #6",
 		"| ratewindow-fixed, hot key: ≥ 2× the fastest peer, 0 allocs/op | 40.0 ns vs sethvargo 84.0 ns: 2.10× (by CPU time: 2.33×), 0 allocs/op | yes |",
 		"## MemoryKeys1M",
