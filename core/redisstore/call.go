@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -28,7 +30,8 @@ func (s *Store) eval(ctx context.Context, keys []string, args []any) ([]int64, e
 		return nil, err // the caller gave up already: no round trip
 	}
 	if s.inline(ctx) {
-		return takeScript.Run(ctx, s.client, keys, args...).Int64Slice()
+		reply, err := takeScript.Run(ctx, s.client, keys, args...).Int64Slice()
+		return reply, withContext(ctx, err)
 	}
 	type result struct {
 		reply []int64
@@ -68,7 +71,7 @@ func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
 		return err
 	}
 	if s.inline(ctx) {
-		return f(ctx)
+		return withContext(ctx, f(ctx))
 	}
 	done := make(chan error, 1)
 	go func() { done <- f(ctx) }()
@@ -78,4 +81,15 @@ func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// withContext makes an error that ends a call after ctx was done match
+// ctx.Err() too, so callers can test for context.DeadlineExceeded whatever
+// the client reports (go-redis with ContextTimeoutEnabled says "i/o
+// timeout").
+func withContext(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ctx.Err(), err)
 }

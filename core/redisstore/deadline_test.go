@@ -101,6 +101,9 @@ func TestDeadline(t *testing.T) {
 					cancel()
 					require.Error(t, err, op)
 					assert.Contains(t, err.Error(), "redisstore: "+op, op)
+					if name == "never answers" {
+						assert.ErrorIs(t, err, context.DeadlineExceeded, op)
+					}
 					assert.Less(t, elapsed, bound, "%s returned after %v; the deadline was %v", op, elapsed, deadline)
 				}
 			})
