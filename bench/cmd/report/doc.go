@@ -9,7 +9,7 @@
 //
 // Usage, from the repository root:
 //
-//	./scripts/bench            # the full run, about 15 minutes
+//	./scripts/bench            # the full run, about 10 minutes
 //	./scripts/bench -quick     # about two minutes
 //	./scripts/bench -skip-http -bench 'Memory'   # only the in-memory benchmarks
 //
