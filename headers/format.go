@@ -13,25 +13,31 @@ func (w Writer) writeIETF(set func(name, value string), v *decisionView, key str
 	if w.PartitionKey && key != "" {
 		pk = appendPartitionKey(pkBuf[:0], w.PartitionSecret, key)
 	}
+	// The common case: the limiter's policies, no pk. The policy field and
+	// the encoded names come formatted from the cache.
+	var names []string
+	if pk == nil && v.policies != nil {
+		e := policySetFor(v)
+		set(FieldPolicy, e.field)
+		names = e.names
+	}
 	var buf [256]byte
 	b := buf[:0]
-	for i := range v.len() {
-		if i > 0 {
-			b = append(b, ", "...)
+	if names == nil {
+		for i := range v.len() {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendString(b, policyName(v, i))
+			b = append(b, ";q="...)
+			b = appendInt(b, v.limit(i))
+			b = append(b, ";w="...)
+			b = appendInt(b, v.window(i))
+			if pk != nil {
+				b = append(b, ";pk="...)
+				b = append(b, pk...)
+			}
 		}
-		b = appendString(b, policyName(v, i))
-		b = append(b, ";q="...)
-		b = appendInt(b, v.limit(i))
-		b = append(b, ";w="...)
-		b = appendInt(b, v.window(i))
-		if pk != nil {
-			b = append(b, ";pk="...)
-			b = append(b, pk...)
-		}
-	}
-	if pk == nil {
-		set(FieldPolicy, cachedString(b))
-	} else {
 		set(FieldPolicy, string(b))
 	}
 
@@ -45,7 +51,11 @@ func (w Writer) writeIETF(set func(name, value string), v *decisionView, key str
 			b = append(b, ", "...)
 		}
 		first = false
-		b = appendString(b, policyName(v, i))
+		if names != nil {
+			b = append(b, names[i]...)
+		} else {
+			b = appendString(b, policyName(v, i))
+		}
 		b = append(b, ";r="...)
 		b = appendInt(b, v.remaining(i))
 		b = append(b, ";t="...)

@@ -4,22 +4,47 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
 )
 
-func TestCachedStringNeverStale(t *testing.T) {
-	// More distinct values than slots, written from several goroutines:
-	// every call must return exactly its input.
+// TestPolicySetNeverStale changes a policy set in place (same slice, same
+// first fingerprint) and from several goroutines: every field written must
+// describe the policies as they are.
+func TestPolicySetNeverStale(t *testing.T) {
+	ps, err := core.ValidatePolicies([]core.Policy{core.PerSecond(10).Named("burst"), core.PerMinute(600).Named(`st"eady`)})
+	require.NoError(t, err)
+	d := core.Decision{Allowed: true, Policies: ps}
+	for limit := int64(1); limit <= 300; limit++ {
+		ps[0].Limit = limit
+		got := map[string]string{}
+		Writer{}.Write(func(n, v string) { got[n] = v }, &d, time.Time{})
+		require.Equal(t, `"burst";q=`+strconv.FormatInt(limit, 10)+`;w=1, "st\"eady";q=600;w=60`, got[FieldPolicy])
+	}
+
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < 5000; i++ {
-				in := []byte(`"p` + strconv.Itoa(i%300) + `";q=10;w=1`)
-				if got := cachedString(in); got != string(in) {
-					t.Errorf("cachedString(%q) = %q", in, got)
+			for i := 0; i < 2000; i++ {
+				name := "p" + strconv.Itoa(i%200)
+				own, err := core.ValidatePolicies([]core.Policy{core.PerMinute(int64(i%7 + 1)).Named(name)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var field string
+				Writer{}.Write(func(n, v string) {
+					if n == FieldPolicy {
+						field = v
+					}
+				}, &core.Decision{Allowed: true, Policies: own}, time.Time{})
+				if want := `"` + name + `";q=` + strconv.Itoa(i%7+1) + `;w=60`; field != want {
+					t.Errorf("got %q, want %q", field, want)
 					return
 				}
 			}
@@ -28,12 +53,15 @@ func TestCachedStringNeverStale(t *testing.T) {
 	wg.Wait()
 }
 
-func TestCachedStringReuses(t *testing.T) {
-	in := []byte(`"burst";q=10;w=1, "steady";q=600;w=60`)
-	first := cachedString(in)
+func TestPolicySetReused(t *testing.T) {
+	ps, err := core.ValidatePolicies([]core.Policy{core.PerSecond(10).Named("burst"), core.PerMinute(600).Named("steady")})
+	require.NoError(t, err)
+	d := core.Decision{Allowed: true, Policies: ps}
+	v := view(&d)
+	first := policySetFor(&v)
 	allocs := testing.AllocsPerRun(100, func() {
-		if cachedString(in) != first {
-			panic("changed")
+		if policySetFor(&v) != first {
+			panic("rebuilt")
 		}
 	})
 	require.Zero(t, allocs)

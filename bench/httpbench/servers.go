@@ -137,3 +137,21 @@ func serveFiber(middleware func() (fiber.Handler, error)) func(net.Listener) (fu
 		}, nil
 	}
 }
+
+// NamedHandler is one net/http handler of the comparison, for in-process
+// benchmarks.
+type NamedHandler struct {
+	Name string
+	New  func() (http.Handler, error)
+}
+
+// NetHTTPHandlers returns the net/http handlers the servers use: the bare
+// floor, ratewindow's middleware and httprate, named as the report expects
+// (a "bare" prefix marks a floor, "ratewindow-" marks ours).
+func NetHTTPHandlers() []NamedHandler {
+	return []NamedHandler{
+		{Name: "bare-nethttp", New: bare},
+		{Name: "ratewindow-nethttp", New: withRatewindow},
+		{Name: "httprate", New: withHttprate},
+	}
+}
