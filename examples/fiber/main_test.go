@@ -3,17 +3,17 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/internal/exampletest"
 )
 
 func TestRoutes(t *testing.T) {
 	app, err := newApp()
 	require.NoError(t, err)
-	do := func(method, path, apiKey string) *http.Response {
+	exampletest.CheckRoutes(t, func(method, path, apiKey string) *http.Response {
 		req := httptest.NewRequest(method, path, nil)
 		if apiKey != "" {
 			req.Header.Set("X-API-Key", apiKey)
@@ -22,22 +22,5 @@ func TestRoutes(t *testing.T) {
 		require.NoError(t, err)
 		resp.Body.Close()
 		return resp
-	}
-	for i := range 5 {
-		assert.Equal(t, http.StatusOK, do(http.MethodPost, "/login", "").StatusCode, "login %d", i)
-	}
-	denied := do(http.MethodPost, "/login", "")
-	assert.Equal(t, http.StatusTooManyRequests, denied.StatusCode)
-	assert.NotEmpty(t, denied.Header.Get("Retry-After"))
-
-	api := do(http.MethodGet, "/api/items", "key-1")
-	assert.Equal(t, http.StatusOK, api.StatusCode)
-	assert.True(t, strings.HasPrefix(api.Header.Get("RateLimit"), `"api-`), api.Header.Get("RateLimit"))
-	assert.Contains(t, api.Header.Get("RateLimit-Policy"), `"api-hourly";q=1000;w=3600`)
-
-	for range 10 {
-		resp := do(http.MethodGet, "/healthz", "")
-		assert.Equal(t, http.StatusOK, resp.StatusCode)
-		assert.Empty(t, resp.Header.Get("RateLimit"))
-	}
+	})
 }

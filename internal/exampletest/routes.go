@@ -1,0 +1,37 @@
+package exampletest
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// Do sends one request to the example program (with the X-API-Key header
+// when apiKey is not empty) and returns the response, its body closed.
+type Do func(method, path, apiKey string) *http.Response
+
+// CheckRoutes checks the routes every example program serves: five logins
+// per client, then 429 with Retry-After; /api limited by API key with both
+// of its policies advertised; /healthz never limited.
+func CheckRoutes(t *testing.T, do Do) {
+	t.Helper()
+	for i := range 5 {
+		assert.Equal(t, http.StatusOK, do(http.MethodPost, "/login", "").StatusCode, "login %d", i)
+	}
+	denied := do(http.MethodPost, "/login", "")
+	assert.Equal(t, http.StatusTooManyRequests, denied.StatusCode)
+	assert.NotEmpty(t, denied.Header.Get("Retry-After"))
+
+	api := do(http.MethodGet, "/api/items", "key-1")
+	assert.Equal(t, http.StatusOK, api.StatusCode)
+	assert.True(t, strings.HasPrefix(api.Header.Get("RateLimit"), `"api-`), api.Header.Get("RateLimit"))
+	assert.Contains(t, api.Header.Get("RateLimit-Policy"), `"api-hourly";q=1000;w=3600`)
+
+	for range 10 {
+		resp := do(http.MethodGet, "/healthz", "")
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Empty(t, resp.Header.Get("RateLimit"))
+	}
+}
