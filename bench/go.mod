@@ -6,6 +6,7 @@ replace github.com/ratewindow/ratewindow => ../
 
 require (
 	github.com/go-chi/httprate v0.16.1
+	github.com/go-chi/httprate-redis v0.7.0
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/ratewindow/ratewindow v0.0.0-00010101000000-000000000000
 	github.com/sethvargo/go-limiter v0.7.1

@@ -21,7 +21,9 @@ import (
 
 // The Redis comparison: ratewindow's Redis store (each algorithm),
 // go-redis/redis_rate (GCRA, one Lua script), ulule/limiter's Redis store
-// (fixed window from the first request, one Lua script) and a floor that no
+// (fixed window from the first request, one Lua script), go-chi/httprate-redis
+// (httprate's sliding window counter: MGET, then MULTI INCRBY EXPIRE, under
+// httprate's one mutex) and a floor that no
 // correct limiter can beat by much: a bare INCR + PEXPIRE pipeline (one
 // round trip, no script, no check beyond the count).
 
@@ -36,6 +38,10 @@ type redisPeer struct {
 	// new builds the limiter on rdb for limit requests per window, with
 	// its keys under prefix where the library lets us choose one.
 	new func(rdb *redis.Client, prefix string, limit int64, window time.Duration) (redisAllow, error)
+	// usageMatch is the SCAN pattern of the Redis keys of tracked keys
+	// under the default prefix, when they do not contain the tracked key
+	// (BenchmarkRedisMemoryPerKey); "" means "*user:*".
+	usageMatch string
 }
 
 func redisPeers() []redisPeer {
@@ -45,6 +51,7 @@ func redisPeers() []redisPeer {
 		ratewindowRedis("ratewindow-log", "sliding log", core.SlidingLog),
 		{name: "redis_rate", algorithm: "GCRA", new: newRedisRate},
 		{name: "ulule", algorithm: "fixed window from first request", new: newUluleRedis},
+		httprateRedisPeer(),
 		{name: "incr-expire", algorithm: "floor: INCR+PEXPIRE pipeline", new: newIncrExpire},
 	}
 }
