@@ -15,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ratewindow/ratewindow"
@@ -75,8 +76,10 @@ func build(cfg *config) (app, func(), error) {
 		release()
 		return nil, nil, err
 	}
+	// The Go runtime collector beside it: go_goroutines and
+	// go_memstats_heap_inuse_bytes show a leak over a long run.
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector)
+	reg.MustRegister(collector, collectors.NewGoCollector())
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	opts = append(opts, ratewindow.WithOnDecision(logging.Chain(
 		collector.Observe, logging.Hook(logger, logging.WithErrorEvery(time.Second)))))
