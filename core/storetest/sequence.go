@@ -1,0 +1,93 @@
+package storetest
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// CheckSequence decodes data into a set of policies and a sequence of
+// calls, replays them against s and against an oracle written from the
+// algorithm definitions, and fails t at the first result that differs or
+// that breaks an invariant (RetryAfter positive exactly when a policy
+// denies, and never more than two windows; Remaining within 0..Limit). Any
+// byte string is a valid input, which makes it a fuzz target's body:
+//
+//	func FuzzStore(f *testing.F) {
+//		f.Add([]byte{1, 2, 3})
+//		f.Fuzz(func(t *testing.T, data []byte) {
+//			storetest.CheckSequence(t, memory.New(), data)
+//		})
+//	}
+//
+// Windows are kept to tens of milliseconds so the oracle stays fast.
+func CheckSequence(t testing.TB, s core.Store, data []byte) {
+	t.Helper()
+	next := func() byte {
+		if len(data) == 0 {
+			return 0
+		}
+		b := data[0]
+		data = data[1:]
+		return b
+	}
+	n := 1 + int(next()%3)
+	raw := make([]core.Policy, n)
+	minLimit := int64(core.MaxLimit)
+	for i := range raw {
+		alg := core.Algorithm(next() % 3)
+		limit := 1 + int64(next()%8)
+		window := time.Duration(1+next()%40) * time.Millisecond
+		raw[i] = core.Per(limit, window).Using(alg).Named("p" + strconv.Itoa(i))
+		minLimit = min(minLimit, limit)
+	}
+	policies, err := core.ValidatePolicies(raw)
+	if err != nil {
+		t.Fatalf("decoded policies are invalid: %v", err)
+	}
+	ctx := context.Background()
+	// The oracle sees absolute Unix milliseconds, as the stores do: base is
+	// aligned only to the suite's own windows, not to the ones decoded here.
+	o := newOracle()
+	now := int64(0)
+	for step := 0; len(data) >= 3 && step < 400; step++ {
+		a, b, c := next(), next(), next()
+		now += int64(a % 64)
+		key := "k" + strconv.Itoa(int(b%3))
+		cost := 1 + int64(c)%min(3, minLimit)
+		var got core.Result
+		var want core.Result
+		switch b >> 6 {
+		case 3:
+			got, err = s.Peek(ctx, key, policies, cost, at(now))
+			want = o.take(key, policies, cost, base.UnixMilli()+now, false)
+		case 2:
+			if c&1 == 1 {
+				if err = s.Reset(ctx, key, policies); err != nil {
+					t.Fatalf("step %d: Reset: %v", step, err)
+				}
+				o.reset(key, policies)
+				continue
+			}
+			fallthrough
+		default:
+			got, err = s.Take(ctx, key, policies, cost, at(now))
+			want = o.take(key, policies, cost, base.UnixMilli()+now, true)
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if got != want {
+			t.Fatalf("step %d (%s, cost %d, t=%dms, policies %v):\n got  %+v\n want %+v", step, key, cost, now, policies, got.States[:n], want.States[:n])
+		}
+		for i, st := range got.States[:n] {
+			p := policies[i]
+			if st.Allowed == (st.RetryAfter > 0) || st.RetryAfter > 2*p.Window || st.Remaining < 0 || st.Remaining > p.Limit {
+				t.Fatalf("step %d: policy %s: state %+v breaks an invariant", step, p.Name, st)
+			}
+		}
+	}
+}
