@@ -52,29 +52,35 @@ func (d *Decision) State(i int) PolicyState { return d.States[i] }
 // decide fills the zero Decision d from a store's per-policy result,
 // copying only the states in use.
 func decide(d *Decision, policies []Policy, r *Result) {
-	d.Allowed, d.Policies = true, policies
-	n := copy(d.States[:len(policies)], r.States[:len(policies)])
-	bind := 0
-	for i := 0; i < n; i++ {
-		s := &d.States[i]
-		if !s.Allowed {
-			if d.Allowed || s.RetryAfter > d.States[bind].RetryAfter {
+	allowed, bind := true, 0
+	if len(policies) == 1 {
+		d.States[0] = r.States[0]
+		allowed = r.States[0].Allowed
+	} else {
+		for i := range policies {
+			s := &r.States[i]
+			d.States[i] = *s
+			if !s.Allowed {
+				if allowed || s.RetryAfter > r.States[bind].RetryAfter {
+					bind = i
+				}
+				allowed = false
+				continue
+			}
+			if allowed && s.Remaining < r.States[bind].Remaining {
 				bind = i
 			}
-			d.Allowed = false
-			continue
-		}
-		if d.Allowed && s.Remaining < d.States[bind].Remaining {
-			bind = i
 		}
 	}
-	s := &d.States[bind]
+	s := &r.States[bind]
+	d.Allowed = allowed
+	d.Policies = policies
 	d.Index = bind
 	d.Policy = policies[bind]
 	d.Limit = policies[bind].Limit
 	d.Remaining = s.Remaining
 	d.ResetAfter = s.ResetAfter
-	if !d.Allowed {
+	if !allowed {
 		d.RetryAfter = s.RetryAfter
 	}
 }

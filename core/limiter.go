@@ -12,7 +12,33 @@ import (
 type Limiter struct {
 	store    Store
 	clock    Clock
-	policies atomic.Pointer[[]Policy]
+	policies atomic.Pointer[policySet]
+}
+
+// policySet is a validated set of policies with what every request checks
+// against them precomputed.
+type policySet struct {
+	policies []Policy
+	minLimit int64 // the smallest Limit: a cost above it can never pass
+}
+
+func newPolicySet(policies []Policy) *policySet {
+	ps := &policySet{policies: policies, minLimit: policies[0].Limit}
+	for _, p := range policies[1:] {
+		ps.minLimit = min(ps.minLimit, p.Limit)
+	}
+	return ps
+}
+
+// check validates one request against the set.
+func (ps *policySet) check(key string, cost int64) error {
+	if key == "" {
+		return ErrEmptyKey
+	}
+	if cost <= 0 || cost > ps.minLimit {
+		return checkCost(ps.policies, cost)
+	}
+	return nil
 }
 
 // Option configures a Limiter.
@@ -52,12 +78,12 @@ func (l *Limiter) SetPolicies(policies ...Policy) error {
 	if err != nil {
 		return err
 	}
-	l.policies.Store(&ps)
+	l.policies.Store(newPolicySet(ps))
 	return nil
 }
 
 // Policies returns the limiter's current policies. Do not modify them.
-func (l *Limiter) Policies() []Policy { return *l.policies.Load() }
+func (l *Limiter) Policies() []Policy { return l.policies.Load().policies }
 
 // Store returns the limiter's store.
 func (l *Limiter) Store() Store { return l.store }
@@ -75,10 +101,11 @@ func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
 // returned as is (wrapped with context by the store); the caller chooses to
 // fail open or closed.
 func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (d Decision, err error) {
-	policies := *l.policies.Load()
-	if err := checkRequest(policies, key, cost); err != nil {
+	set := l.policies.Load()
+	if err := set.check(key, cost); err != nil {
 		return Decision{}, err
 	}
+	policies := set.policies
 	r, err := l.store.Take(ctx, key, policies, cost, l.clock.Now())
 	if err != nil {
 		return Decision{}, err
@@ -92,10 +119,11 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (d Decisio
 // Peek reports what AllowN(ctx, key, cost) would decide now, without
 // charging anything.
 func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (d Decision, err error) {
-	policies := *l.policies.Load()
-	if err := checkRequest(policies, key, cost); err != nil {
+	set := l.policies.Load()
+	if err := set.check(key, cost); err != nil {
 		return Decision{}, err
 	}
+	policies := set.policies
 	r, err := l.store.Peek(ctx, key, policies, cost, l.clock.Now())
 	if err != nil {
 		return Decision{}, err
@@ -109,12 +137,5 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if key == "" {
 		return ErrEmptyKey
 	}
-	return l.store.Reset(ctx, key, *l.policies.Load())
-}
-
-func checkRequest(policies []Policy, key string, cost int64) error {
-	if key == "" {
-		return ErrEmptyKey
-	}
-	return checkCost(policies, cost)
+	return l.store.Reset(ctx, key, l.policies.Load().policies)
 }

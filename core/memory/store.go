@@ -98,6 +98,10 @@ func (s *Store) Len() int {
 // do evaluates (and with charge, charges) every policy for key, writing
 // each policy's state into r, which the caller passes zeroed.
 func (s *Store) do(r *core.Result, key string, policies []core.Policy, cost, now int64, charge bool) {
+	if len(policies) == 1 {
+		s.doOne(&r.States[0], fix(maphash.String(s.seed, key)), &policies[0], cost, now, charge)
+		return
+	}
 	var (
 		tables  [core.MaxPolicies]*table
 		known   [core.MaxPolicies]bool

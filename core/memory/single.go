@@ -1,0 +1,63 @@
+package memory
+
+import (
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// doOne is do for a limiter with a single policy, by far the common case:
+// no per-policy scratch arrays, and an existing key's cell is found once
+// and updated in place.
+func (s *Store) doOne(ps *core.PolicyState, h uint64, p *core.Policy, cost, now int64, charge bool) {
+	sh := &s.shards[h&s.mask]
+	sh.mu.Lock()
+	t := sh.table(p)
+	lim, w := p.Limit, t.window
+	switch t.alg {
+	case core.FixedWindow:
+		i := t.fixed.find(h)
+		var st core.FixedWindowState
+		if i >= 0 {
+			st = t.fixed.slots[i].s.state()
+		}
+		st, *ps = st.Eval(now, lim, w, cost)
+		if ps.Allowed && charge {
+			st, *ps = st.Charge(now, lim, w, cost)
+			if i >= 0 {
+				t.fixed.slots[i].s = toFixedCell(st)
+			} else {
+				s.admit(sh, t, h, now)
+				t.fixed.put(h, toFixedCell(st))
+			}
+		}
+	case core.SlidingLog:
+		l := t.logs[h]
+		fresh := l == nil
+		if fresh {
+			l = new(core.SlidingLogState)
+		}
+		if *ps = l.Eval(now, lim, w, cost); ps.Allowed && charge {
+			if fresh {
+				s.admit(sh, t, h, now)
+				t.logs[h] = l
+			}
+			*ps = l.Charge(now, lim, w, cost)
+		}
+	default:
+		i := t.sliding.find(h)
+		var st core.SlidingWindowState
+		if i >= 0 {
+			st = t.sliding.slots[i].s.state()
+		}
+		st, *ps = st.Eval(now, lim, w, cost)
+		if ps.Allowed && charge {
+			st, *ps = st.Charge(now, lim, w, cost)
+			if i >= 0 {
+				t.sliding.slots[i].s = toSlidingCell(st)
+			} else {
+				s.admit(sh, t, h, now)
+				t.sliding.put(h, toSlidingCell(st))
+			}
+		}
+	}
+	sh.mu.Unlock()
+}
