@@ -13,14 +13,14 @@ import (
 
 var algorithms = []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog}
 
-func benchLimiter(b *testing.B, alg core.Algorithm) *core.Limiter {
+func benchLimiter(b *testing.B, alg core.Algorithm, opts ...core.Option) *core.Limiter {
 	// A limit no benchmark exhausts, so every decision is a full admission
 	// (evaluate and charge), the path real traffic mostly takes.
-	l, err := core.NewLimiter(memory.New(), []core.Policy{core.Per(core.MaxLimit, time.Minute).Using(alg)})
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.Per(core.MaxLimit, time.Minute).Using(alg)}, opts...)
 	if alg == core.SlidingLog {
 		// A log keeps every admitted unit: bound it so the benchmark measures
 		// the steady state (mostly denials once full), not the allocator.
-		l, err = core.NewLimiter(memory.New(), []core.Policy{core.PerSecond(1000).Using(alg)})
+		l, err = core.NewLimiter(memory.New(), []core.Policy{core.PerSecond(1000).Using(alg)}, opts...)
 	}
 	if err != nil {
 		b.Fatal(err)
@@ -28,19 +28,27 @@ func benchLimiter(b *testing.B, alg core.Algorithm) *core.Limiter {
 	return l
 }
 
-// BenchmarkHotKey is one key, one goroutine.
+// BenchmarkHotKey is one key, one goroutine, on the default clock
+// (core.SystemClock, one clock read per decision) and on core.CoarseClock
+// (an atomic load).
 func BenchmarkHotKey(b *testing.B) {
+	clocks := []struct {
+		name  string
+		clock core.Clock
+	}{{"system-clock", core.SystemClock{}}, {"coarse-clock", core.CoarseClock{}}}
 	for _, alg := range algorithms {
-		b.Run(alg.String(), func(b *testing.B) {
-			l := benchLimiter(b, alg)
-			ctx := context.Background()
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := l.Allow(ctx, "203.0.113.7"); err != nil {
-					b.Fatal(err)
+		for _, c := range clocks {
+			b.Run(alg.String()+"/"+c.name, func(b *testing.B) {
+				l := benchLimiter(b, alg, core.WithClock(c.clock))
+				ctx := context.Background()
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := l.Allow(ctx, "203.0.113.7"); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
