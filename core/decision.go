@@ -42,37 +42,37 @@ type Decision struct {
 	// Policies are all the policies evaluated, in order. Shared with the
 	// Limiter: read, never modify.
 	Policies []Policy
-	// States holds each policy's state; States[i] belongs to Policies[i].
-	States [MaxPolicies]PolicyState
+	// Result is the store's answer, embedded so that States, each policy's
+	// state, reads as d.States; States[i] belongs to Policies[i]. A store
+	// writes it in place, saving a copy on the hot path.
+	Result
 }
 
 // State returns the state of Policies[i].
 func (d *Decision) State(i int) PolicyState { return d.States[i] }
 
-// decide fills the zero Decision d from a store's per-policy result,
-// copying only the states in use.
-func decide(d *Decision, policies []Policy, r *Result) {
+// decide fills the Decision d, whose Result a store has just written, with
+// the binding policy's figures.
+func decide(d *Decision, policies []Policy) {
 	allowed, bind := true, 0
 	if len(policies) == 1 {
-		d.States[0] = r.States[0]
-		allowed = r.States[0].Allowed
+		allowed = d.States[0].Allowed
 	} else {
 		for i := range policies {
-			s := &r.States[i]
-			d.States[i] = *s
+			s := &d.States[i]
 			if !s.Allowed {
-				if allowed || s.RetryAfter > r.States[bind].RetryAfter {
+				if allowed || s.RetryAfter > d.States[bind].RetryAfter {
 					bind = i
 				}
 				allowed = false
 				continue
 			}
-			if allowed && s.Remaining < r.States[bind].Remaining {
+			if allowed && s.Remaining < d.States[bind].Remaining {
 				bind = i
 			}
 		}
 	}
-	s := &r.States[bind]
+	s := &d.States[bind]
 	d.Allowed = allowed
 	d.Policies = policies
 	d.Index = bind

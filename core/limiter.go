@@ -106,13 +106,12 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (d Decisio
 		return Decision{}, err
 	}
 	policies := set.policies
-	r, err := l.store.Take(ctx, key, policies, cost, l.clock.Now())
-	if err != nil {
+	if d.Result, err = l.store.Take(ctx, key, policies, cost, l.clock.Now()); err != nil {
 		return Decision{}, err
 	}
 	// Built in the result itself: a Decision is a few hundred bytes, and
 	// copying it through a return value was a tenth of a decision's time.
-	decide(&d, policies, &r)
+	decide(&d, policies)
 	return d, nil
 }
 
@@ -124,11 +123,10 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (d Decision,
 		return Decision{}, err
 	}
 	policies := set.policies
-	r, err := l.store.Peek(ctx, key, policies, cost, l.clock.Now())
-	if err != nil {
+	if d.Result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now()); err != nil {
 		return Decision{}, err
 	}
-	decide(&d, policies, &r)
+	decide(&d, policies)
 	return d, nil
 }
 

@@ -111,8 +111,12 @@ var fingerprintSeed = maphash.MakeSeed()
 // persist state use the policy's fields instead.
 func (p Policy) Fingerprint() uint64 {
 	if p.fp != 0 {
-		return p.fp
+		return p.fp // set by ValidatePolicies: the hot path
 	}
+	return p.fingerprint()
+}
+
+func (p *Policy) fingerprint() uint64 {
 	var h maphash.Hash
 	h.SetSeed(fingerprintSeed)
 	h.WriteString(p.Name)

@@ -45,6 +45,9 @@ func (sh *shard) find(fp uint64) *table {
 // table returns p's table, creating it on first use.
 func (sh *shard) table(p *core.Policy) *table {
 	fp := p.Fingerprint()
+	if len(sh.tables) > 0 && sh.tables[0].fp == fp {
+		return sh.tables[0] // most limiters have one policy
+	}
 	if t := sh.find(fp); t != nil {
 		return t
 	}
