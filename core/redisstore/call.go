@@ -24,13 +24,14 @@ func contextAware(client redis.UniversalClient) bool {
 	return false
 }
 
-// eval runs the script, within ctx's deadline the way call does.
-func (s *Store) eval(ctx context.Context, keys []string, args []any) ([]int64, error) {
+// eval runs script with one argument, within ctx's deadline the way call
+// does.
+func (s *Store) eval(ctx context.Context, script *redis.Script, keys []string, arg []byte) ([]int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // the caller gave up already: no round trip
 	}
 	if s.inline(ctx) {
-		reply, err := takeScript.Run(ctx, s.client, keys, args...).Int64Slice()
+		reply, err := script.Run(ctx, s.client, keys, arg).Int64Slice()
 		return reply, withContext(ctx, err)
 	}
 	type result struct {
@@ -39,7 +40,7 @@ func (s *Store) eval(ctx context.Context, keys []string, args []any) ([]int64, e
 	}
 	done := make(chan result, 1)
 	go func() {
-		reply, err := takeScript.Run(ctx, s.client, keys, args...).Int64Slice()
+		reply, err := script.Run(ctx, s.client, keys, arg).Int64Slice()
 		done <- result{reply, err}
 	}()
 	select {

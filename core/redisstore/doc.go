@@ -12,11 +12,19 @@
 // or restart) that evaluates every policy of the call and charges the cost
 // to all of them only if all allow. The script is atomic on the server, so
 // no other call for the key interleaves, across any number of clients. Its
-// arithmetic mirrors the Go algorithms in package core line for line
-// (fixedwindow.lua, slidingwindow.lua, slidinglog.lua; take.lua is the
-// driver), on integer milliseconds that stay exact in Lua's doubles, and the
-// core/storetest suite checks that it decides exactly as the memory store
-// does.
+// arithmetic mirrors the Go algorithms in package core (fixedwindow.lua,
+// slidingwindow.lua, slidinglog.lua), on integer milliseconds that stay
+// exact in Lua's doubles, and the core/storetest suite checks that it
+// decides exactly as the memory store does.
+//
+// There are two scripts, one per driver: one.lua for a limiter with one
+// policy (the common case: no tables, no loop) and many.lua for several.
+// Each algorithm file holds two blocks of plain statements, eval and
+// charge, that script.go pastes into both drivers when the package is
+// loaded. They are not Lua functions because a script's functions are
+// created anew on every call, and making and calling them cost Redis more
+// than the algorithm itself. The numbers go in as one MessagePack argument
+// (no tonumber per value) and the reply is four integers per policy.
 //
 // # Keys
 //

@@ -77,14 +77,40 @@ func TestKeys(t *testing.T) {
 	assert.Equal(t, "app:{"+tag("a{b}")+"}:s60000:100-per-1m", hashed)
 }
 
-func TestScriptJoinsEveryFile(t *testing.T) {
-	src := joinScript()
-	for _, name := range scriptFiles {
-		assert.Contains(t, src, "-- "+name+"\n")
-	}
+func TestComposedScripts(t *testing.T) {
 	entries, err := luaFiles.ReadDir(".")
 	require.NoError(t, err)
-	assert.Len(t, scriptFiles, len(entries), "every embedded .lua file is part of the script")
-	// The driver comes last: it calls what the others define.
-	assert.Greater(t, strings.Index(src, "-- take.lua"), strings.Index(src, "-- slidinglog.lua"))
+	assert.Len(t, entries, len(algorithmFiles)+2, "every embedded .lua file is an algorithm or one of the two drivers")
+	for _, driver := range []string{"one.lua", "many.lua"} {
+		src := compose(driver)
+		flat := unindent(src)
+		for _, line := range strings.Split(src, "\n") {
+			_, _, ok := placeholder(line)
+			assert.False(t, ok, "%s: placeholder left: %q", driver, line)
+		}
+		for _, file := range algorithmFiles {
+			b := blocks(file, read(file))
+			assert.Len(t, b, 2, "%s: an eval and a charge block", file)
+			for _, name := range []string{"eval", "charge"} {
+				assert.True(t, strings.Contains(flat, unindent(b[name])), "%s: block %s of %s", driver, name, file)
+			}
+		}
+	}
+}
+
+func TestComposePanicsOnMissingBlock(t *testing.T) {
+	assert.Panics(t, func() { blocks("x.lua", "-- @eval\n") }, "a block line needs a colon")
+	_, _, ok := placeholder("  -- @eval slidinglog.lua\n")
+	assert.True(t, ok)
+	_, _, ok = placeholder("-- @eval: the block itself")
+	assert.False(t, ok)
+}
+
+// unindent drops every line's leading spaces.
+func unindent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimLeft(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }

@@ -33,27 +33,15 @@ func tag(key string) string {
 
 // algCode is the one-letter name of an algorithm in keys and in the
 // script's arguments.
-func algCode(a core.Algorithm) string {
+func algCode(a core.Algorithm) byte {
 	switch a {
 	case core.FixedWindow:
-		return "f"
+		return 'f'
 	case core.SlidingLog:
-		return "l"
+		return 'l'
 	default:
-		return "s"
+		return 's'
 	}
-}
-
-// algArgs holds the algorithm letters as interface values, so passing one
-// to the script allocates nothing.
-var algArgs = [...]any{core.SlidingWindow: "s", core.FixedWindow: "f", core.SlidingLog: "l"}
-
-// algArg is algCode as a script argument.
-func algArg(a core.Algorithm) any {
-	if int(a) >= 0 && int(a) < len(algArgs) {
-		return algArgs[a]
-	}
-	return "s"
 }
 
 // keys returns the Redis key of each policy's state for key:
@@ -80,7 +68,7 @@ func (s *Store) keys(key string, policies []core.Policy) []string {
 		buf = append(buf, ":{"...)
 		buf = append(buf, t...)
 		buf = append(buf, "}:"...)
-		buf = append(buf, algCode(p.Algorithm)...)
+		buf = append(buf, algCode(p.Algorithm))
 		buf = strconv.AppendInt(buf, p.WindowMillis(), 10)
 		buf = append(buf, ':')
 		buf = append(buf, p.Name...)

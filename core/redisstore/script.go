@@ -10,29 +10,99 @@ import (
 //go:embed *.lua
 var luaFiles embed.FS
 
-// scriptFiles lists the Lua files in the order they are joined: helpers,
-// then one file per algorithm, then the driver that calls them.
-var scriptFiles = []string{"timeutil.lua", "fixedwindow.lua", "slidingwindow.lua", "slidinglog.lua", "take.lua"}
+// algorithmFiles are the Lua files that hold one algorithm each, as blocks
+// the drivers paste in.
+var algorithmFiles = []string{"fixedwindow.lua", "slidingwindow.lua", "slidinglog.lua"}
 
-// takeScript is the one script behind Take and Peek. Run sends EVALSHA and
-// falls back to EVAL (which caches the script again) on NOSCRIPT, so a
-// SCRIPT FLUSH or a restarted server heals on the next call.
-var takeScript = redis.NewScript(joinScript())
+// The two scripts behind Take and Peek, one per driver: oneScript for a
+// single policy, manyScript for several. Run sends EVALSHA and falls back to
+// EVAL (which caches the script again) on NOSCRIPT, so a SCRIPT FLUSH or a
+// restarted server heals on the next call.
+var (
+	oneScript  = redis.NewScript(compose("one.lua"))
+	manyScript = redis.NewScript(compose("many.lua"))
+)
 
-func joinScript() string {
+// compose returns the driver with each placeholder line
+//
+//	-- @NAME FILE
+//
+// replaced by the block NAME of FILE (see blocks), inside do ... end so the
+// block's locals stay its own, indented as the placeholder was.
+func compose(driver string) string {
+	all := map[string]map[string]string{}
+	for _, name := range algorithmFiles {
+		all[name] = blocks(name, read(name))
+	}
 	var b strings.Builder
-	for _, name := range scriptFiles {
-		src, err := luaFiles.ReadFile(name)
-		if err != nil {
-			// The files are embedded at build time: a missing one is a
-			// programming error caught by every test run.
-			panic("redisstore: missing embedded " + name)
+	for _, line := range strings.SplitAfter(read(driver), "\n") {
+		name, file, ok := placeholder(line)
+		if !ok {
+			b.WriteString(line)
+			continue
 		}
-		b.WriteString("-- ")
-		b.WriteString(name)
-		b.WriteString("\n")
-		b.Write(src)
-		b.WriteString("\n")
+		block, found := all[file][name]
+		if !found {
+			panic("redisstore: " + driver + ": no block @" + name + " in " + file)
+		}
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		b.WriteString(indent + "do -- " + file + "\n")
+		for _, l := range strings.SplitAfter(block, "\n") {
+			if strings.TrimSpace(l) != "" {
+				b.WriteString(indent + "  " + l)
+			} else {
+				b.WriteString(l)
+			}
+		}
+		b.WriteString(indent + "end\n")
 	}
 	return b.String()
+}
+
+// placeholder parses a driver line "-- @NAME FILE".
+func placeholder(line string) (name, file string, ok bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "-- @")
+	if !ok {
+		return "", "", false
+	}
+	name, file, ok = strings.Cut(rest, " ")
+	return name, file, ok && strings.HasSuffix(file, ".lua")
+}
+
+// blocks splits an algorithm file into its blocks: each starts at a line
+// "-- @NAME: comment" at the start of a line and runs to the next one. What
+// comes before the first (the file's own comment) is no block.
+func blocks(file, src string) map[string]string {
+	out := map[string]string{}
+	name := ""
+	var b strings.Builder
+	flush := func() {
+		if name != "" {
+			out[name] = strings.TrimRight(b.String(), "\n") + "\n"
+		}
+		b.Reset()
+	}
+	for _, line := range strings.SplitAfter(src, "\n") {
+		if rest, ok := strings.CutPrefix(line, "-- @"); ok {
+			n, _, found := strings.Cut(rest, ":")
+			if !found || n == "" || strings.Contains(n, " ") {
+				panic("redisstore: " + file + ": malformed block line " + line)
+			}
+			flush()
+			name = n
+		}
+		b.WriteString(line)
+	}
+	flush()
+	return out
+}
+
+func read(name string) string {
+	src, err := luaFiles.ReadFile(name)
+	if err != nil {
+		// The files are embedded at build time: a missing one is a
+		// programming error caught by every test run.
+		panic("redisstore: missing embedded " + name)
+	}
+	return string(src)
 }

@@ -1,4 +1,4 @@
--- Sliding log, mirroring core/slidinglog.go line for line.
+-- Sliding log, mirroring core/slidinglog.go.
 --
 -- State: one sorted set of the allowed units, scored by their time (Unix
 -- ms). A unit charged at t is the member cmsgpack(t, i), where i is its
@@ -7,67 +7,54 @@
 -- into one: every unit already at t was charged earlier at t, when the log
 -- was no longer than it is now (time never runs backward for a key, and
 -- pruning at t removes nothing charged at t), so its i is at most count.
+--
+-- Two blocks that script.go pastes into the drivers (see one.lua).
 
--- log_score returns the score of the member at rank i (0 is the oldest,
--- -1 the newest), or nil when there is none.
-local function log_score(key, i)
-  local r = redis.call('ZRANGE', key, i, i, 'WITHSCORES')
-  if r[2] then
-    return tonumber(r[2])
-  end
-  return nil
+-- @eval: SlidingLogState.Eval: clamp now to the newest unit, prune the
+-- units that left the window (t ≤ now − W). a, b = newest (or nil), count.
+local newest, n, t = nil, 0, now
+local r = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+if r[2] then
+  newest = tonumber(r[2])
+  t = math.max(now, newest)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', t - window))
+  n = redis.call('ZCARD', key)
 end
+remaining, reset = math.max(0, limit - n), 0
+if n > 0 then
+  reset = newest + window - t
+end
+allowed, retry = n + cost <= limit, 0
+if not allowed then
+  local j = n + cost - limit
+  if j <= n then
+    -- The score of the j-th oldest unit.
+    r = redis.call('ZRANGE', key, j - 1, j - 1, 'WITHSCORES')
+    retry = tonumber(r[2]) + window - t
+  else
+    -- Only when the limit was lowered below the cost in flight:
+    -- everything must leave the window first.
+    retry = (newest or t) + window - t
+  end
+end
+a, b = newest, n
 
-local function log_report(newest, n, now, limit, window)
-  local remaining, reset = math.max(0, limit - n), 0
-  if n > 0 then
-    reset = newest + window - now
-  end
-  return remaining, reset
+-- @charge: SlidingLogState.Charge: cost units at now (clamped).
+local t = now
+if b > 0 then
+  t = math.max(now, a)
 end
-
--- log_eval clamps now to the newest unit, prunes the units that left the
--- window (t ≤ now − W) and reports whether cost more units fit. It returns
--- the state (newest, count, unused) and the policy's state.
-local function log_eval(key, now, limit, window, cost)
-  local newest, n = log_score(key, -1), 0
-  if newest then
-    now = math.max(now, newest)
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - window))
-    n = redis.call('ZCARD', key)
+local score = string.format('%d', t)
+local i = 0
+while i < cost do
+  -- ZADD in batches, keeping the argument list small.
+  local args = {}
+  for _ = 1, math.min(cost - i, 500) do
+    i = i + 1
+    args[#args + 1] = score
+    args[#args + 1] = cmsgpack.pack(t, b + i)
   end
-  local remaining, reset = log_report(newest, n, now, limit, window)
-  local allowed, retry = n + cost <= limit, 0
-  if not allowed then
-    local j = n + cost - limit
-    if j <= n then
-      retry = log_score(key, j - 1) + window - now
-    else
-      -- Only when the limit was lowered below the cost in flight:
-      -- everything must leave the window first.
-      retry = (newest or now) + window - now
-    end
-  end
-  return newest, n, 0, allowed, remaining, reset, retry
+  redis.call('ZADD', key, unpack(args))
 end
-
--- log_charge records cost units at now, after a log_eval that allowed them.
-local function log_charge(key, newest, n, _, now, limit, window, cost)
-  if n > 0 then
-    now = math.max(now, newest)
-  end
-  local t = int(now)
-  local i = 0
-  while i < cost do
-    -- ZADD in batches, keeping the argument list small.
-    local args = {}
-    for _ = 1, math.min(cost - i, 500) do
-      i = i + 1
-      args[#args + 1] = t
-      args[#args + 1] = cmsgpack.pack(now, n + i)
-    end
-    redis.call('ZADD', key, unpack(args))
-  end
-  redis.call('PEXPIRE', key, int(window + ttl_slack))
-  return log_report(now, n + cost, now, limit, window)
-end
+redis.call('PEXPIRE', key, string.format('%d', window + ttl_slack))
+remaining, reset = math.max(0, limit - b - cost), window

@@ -1,78 +1,70 @@
--- Sliding window counter, mirroring core/slidingwindow.go line for line.
+-- Sliding window counter, mirroring core/slidingwindow.go.
 --
 -- State: one string key holding three integers packed with cmsgpack: the
 -- current bucket's index (its start is index × window, in Unix ms), the
 -- units of the bucket before it and of the current one.
+--
+-- Two blocks that script.go pastes into the drivers (see one.lua). Go's
+-- integer division truncates toward zero; math.floor agrees wherever the
+-- quotient cannot be negative, and the one that can is truncated by hand.
 
-local function sliding_advance(start, prev, curr, now, window)
-  local s = window_start(now, window)
-  if s <= start then
-    return start, prev, curr
-  elseif s == start + window then
-    return s, curr, 0
+-- @eval: SlidingWindowState.Eval. a, b, c = start, prev, curr.
+local start, prev, curr = 0, 0, 0
+local v = redis.call('GET', key)
+if v then
+  -- Anything but three packed numbers reads as no state: it starts over.
+  local ok, index, p, q, extra = pcall(cmsgpack.unpack, v)
+  if ok and type(index) == 'number' and type(p) == 'number' and type(q) == 'number' and extra == nil then
+    start, prev, curr = index * window, p, q
   end
-  return s, 0, 0
 end
-
--- sliding_weighted is the estimate multiplied by window.
-local function sliding_weighted(start, prev, curr, now, window)
-  return prev * (window - (now - start)) + curr * window
-end
-
-local function sliding_report(start, prev, curr, now, limit, window)
-  local remaining = math.max(0, idiv(limit * window - sliding_weighted(start, prev, curr, now, window), window))
-  local elapsed, reset = now - start, 0
-  if curr > 0 then
-    reset = 2 * window - elapsed
-  elseif prev > 0 then
-    reset = window - elapsed
+-- advance
+local s = now - ((now % window) + window) % window -- windowStart
+if s > start then
+  if s == start + window then
+    prev, curr = curr, 0
+  else
+    prev, curr = 0, 0
   end
-  return remaining, reset
+  start = s
 end
-
--- sliding_retry is the shortest wait after which a lone request of cost is
--- allowed. Precondition: it is denied now.
-local function sliding_retry(start, prev, curr, now, limit, window, cost)
-  local elapsed = now - start
+local t = math.max(now, start)
+local elapsed = t - start
+-- weighted: the estimate multiplied by window
+local weighted = prev * (window - elapsed) + curr * window
+-- report (a negative quotient is 0 after math.max either way)
+remaining, reset = math.max(0, math.floor((limit * window - weighted) / window)), 0
+if curr > 0 then
+  reset = 2 * window - elapsed
+elseif prev > 0 then
+  reset = window - elapsed
+end
+allowed, retry = weighted + cost * window <= limit * window, 0
+if not allowed then
+  -- retryAfter
   local room = (limit - curr - cost) * window
   if room >= 0 and prev > 0 then
     -- Still in this bucket: need prev·(W − elapsed − d) ≤ room.
-    return math.max(0, window - elapsed - idiv(room, prev))
-  end
-  -- Next bucket, where prev becomes curr: need curr·(W − e) ≤ (L − c)·W.
-  if curr == 0 then
-    return window - elapsed
-  end
-  local e = window - idiv((limit - cost) * window, curr)
-  return window - elapsed + math.max(0, e)
-end
-
--- sliding_eval loads the state, moves it to the bucket holding now and
--- reports whether cost more units fit. It writes nothing. It returns the
--- state (start, prev, curr) and the policy's state.
-local function sliding_eval(key, now, limit, window, cost)
-  local start, prev, curr = 0, 0, 0
-  local v = redis.call('GET', key)
-  if v then
-    local index, p, c = unpack_state(v, 3)
-    if index then
-      start, prev, curr = index * window, p, c
+    retry = math.max(0, window - elapsed - math.floor(room / prev))
+  elseif curr == 0 then
+    retry = window - elapsed
+  else
+    -- Next bucket, where prev becomes curr: need curr·(W − e) ≤ (L − c)·W.
+    -- L − c may be negative: truncate toward zero, as Go does.
+    local q = (limit - cost) * window / curr
+    if q >= 0 then
+      q = math.floor(q)
+    else
+      q = math.ceil(q)
     end
+    retry = window - elapsed + math.max(0, window - q)
   end
-  start, prev, curr = sliding_advance(start, prev, curr, now, window)
-  now = math.max(now, start)
-  local remaining, reset = sliding_report(start, prev, curr, now, limit, window)
-  local weighted = sliding_weighted(start, prev, curr, now, window)
-  local allowed, retry = weighted + cost * window <= limit * window, 0
-  if not allowed then
-    retry = sliding_retry(start, prev, curr, now, limit, window, cost)
-  end
-  return start, prev, curr, allowed, remaining, reset, retry
 end
+a, b, c = start, prev, curr
 
--- sliding_charge adds cost to the state sliding_eval returned and stores it.
-local function sliding_charge(key, start, prev, curr, now, limit, window, cost)
-  curr = curr + cost
-  redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', int(2 * window + ttl_slack))
-  return sliding_report(start, prev, curr, math.max(now, start), limit, window)
-end
+-- @charge: SlidingWindowState.Charge, then the state is stored.
+local curr = c + cost
+redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+local elapsed = math.max(now, a) - a
+remaining = math.max(0, math.floor((limit * window - b * (window - elapsed) - curr * window) / window))
+reset = 2 * window - elapsed -- curr > 0

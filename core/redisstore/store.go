@@ -77,13 +77,12 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
 	}
 	keys := s.keys(key, policies)
-	args := make([]any, 0, 4+3*len(policies))
-	args = append(args, now.UnixMilli(), cost, flag(charge), flag(s.serverTime))
-	for i := range policies {
-		p := &policies[i]
-		args = append(args, algArg(p.Algorithm), p.Limit, p.WindowMillis())
+	args := appendArgs(make([]byte, 0, argsSize(len(policies))), now.UnixMilli(), cost, charge, s.serverTime, policies)
+	script := manyScript
+	if len(policies) == 1 {
+		script = oneScript
 	}
-	reply, err := s.eval(ctx, keys, args)
+	reply, err := s.eval(ctx, script, keys, args)
 	if err != nil {
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
 	}
@@ -122,11 +121,4 @@ func checkCall(policies []core.Policy, cost int64) error {
 		return fmt.Errorf("%w: cost must be positive, got %d", core.ErrInvalidCost, cost)
 	}
 	return nil
-}
-
-func flag(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }

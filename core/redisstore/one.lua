@@ -1,0 +1,61 @@
+-- The driver for a limiter with one policy, the common case: evaluate the
+-- policy and, if it allows and this is a Take, charge it. It mirrors the
+-- single-policy path of core/memory's Store.
+--
+-- KEYS[1]  the policy's state key
+-- ARGV[1]  MessagePack, one value after another: now (Unix ms), cost,
+--          charge (true = Take, false = Peek), server time (true = use
+--          Redis TIME instead of now), algorithm ('f', 's' or 'l'), limit,
+--          window (ms)
+--
+-- It returns allowed (1 or 0), remaining, reset after (ms), retry after (ms).
+--
+-- The algorithms are not functions: script.go pastes each file's blocks
+-- where a "-- @eval FILE" or "-- @charge FILE" line stands, inside do ... end.
+-- A block reads key, now, limit, window, cost and ttl_slack and assigns
+-- only the names the driver declares for it: eval sets the state a, b, c
+-- and allowed, remaining, reset, retry; charge reads a, b, c and sets
+-- remaining and reset. (A local function in a script is made anew on every
+-- call; the functions and their calls cost Redis more than the arithmetic.)
+--
+-- All times are integer Unix milliseconds held in Lua numbers (doubles);
+-- Policy.Validate keeps every product below 2^53, so the arithmetic is
+-- exact. Numbers handed to redis.call go through string.format('%d'):
+-- Lua's own conversion keeps only 14 digits.
+
+local now, cost, charge, server, alg, limit, window = cmsgpack.unpack(ARGV[1])
+if server then
+  -- Redis 3.2 to 6 need this before writing after TIME; newer servers
+  -- always replicate effects.
+  if redis.replicate_commands then
+    redis.replicate_commands()
+  end
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+-- ttl_slack is added to every key's TTL (ms), so a key never vanishes
+-- while its state still matters, even with some clock skew between the
+-- callers and Redis.
+local ttl_slack = 1000
+
+local key = KEYS[1]
+local a, b, c, allowed, remaining, reset, retry
+if alg == 's' then
+  -- @eval slidingwindow.lua
+  if allowed and charge then
+    -- @charge slidingwindow.lua
+  end
+elseif alg == 'f' then
+  -- @eval fixedwindow.lua
+  if allowed and charge then
+    -- @charge fixedwindow.lua
+  end
+elseif alg == 'l' then
+  -- @eval slidinglog.lua
+  if allowed and charge then
+    -- @charge slidinglog.lua
+  end
+else
+  return redis.error_reply('ratewindow: unknown algorithm ' .. tostring(alg))
+end
+return {allowed and 1 or 0, remaining, reset, retry}
