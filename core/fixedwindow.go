@@ -16,7 +16,7 @@ type FixedWindowState struct {
 // before s.Start is taken as s.Start. The returned PolicyState describes the
 // state as it is (Remaining before any charge).
 func (s FixedWindowState) Eval(now, limit, window, cost int64) (FixedWindowState, PolicyState) {
-	if start := windowStart(now, window); start > s.Start {
+	if start := windowFrom(s.Start, now, window); start > s.Start {
 		s = FixedWindowState{Start: start}
 	}
 	now = max(now, s.Start)
@@ -33,6 +33,24 @@ func (s FixedWindowState) Eval(now, limit, window, cost int64) (FixedWindowState
 func (s FixedWindowState) Charge(now, limit, window, cost int64) (FixedWindowState, PolicyState) {
 	s.Count += cost
 	ps := s.report(max(now, s.Start), limit, window)
+	ps.Allowed = true
+	return s, ps
+}
+
+// Take is Eval followed, when the request is allowed, by Charge, in one
+// step: the state after it and what Charge (or, on a denial, Eval) reports.
+func (s FixedWindowState) Take(now, limit, window, cost int64) (FixedWindowState, PolicyState) {
+	if start := windowFrom(s.Start, now, window); start > s.Start {
+		s = FixedWindowState{Start: start}
+	}
+	now = max(now, s.Start)
+	if s.Count+cost > limit {
+		ps := s.report(now, limit, window)
+		ps.RetryAfter = millis(s.Start + window - now)
+		return s, ps
+	}
+	s.Count += cost
+	ps := s.report(now, limit, window)
 	ps.Allowed = true
 	return s, ps
 }

@@ -47,12 +47,28 @@ func (s SlidingWindowState) Charge(now, limit, window, cost int64) (SlidingWindo
 	return s, ps
 }
 
+// Take is Eval followed, when the request is allowed, by Charge, in one
+// step: the state after it and what Charge (or, on a denial, Eval) reports.
+func (s SlidingWindowState) Take(now, limit, window, cost int64) (SlidingWindowState, PolicyState) {
+	s = s.advance(now, window)
+	now = max(now, s.Start)
+	if s.weighted(now, window)+cost*window > limit*window {
+		ps := s.report(now, limit, window)
+		ps.RetryAfter = millis(s.retryAfter(now, limit, window, cost))
+		return s, ps
+	}
+	s.Curr += cost
+	ps := s.report(now, limit, window)
+	ps.Allowed = true
+	return s, ps
+}
+
 // Expired reports whether s holds nothing at now: both buckets are out of
 // the rolling window.
 func (s SlidingWindowState) Expired(now, window int64) bool { return s.Start+2*window <= now }
 
 func (s SlidingWindowState) advance(now, window int64) SlidingWindowState {
-	start := windowStart(now, window)
+	start := windowFrom(s.Start, now, window)
 	switch {
 	case start <= s.Start:
 		return s
@@ -70,7 +86,11 @@ func (s SlidingWindowState) weighted(now, window int64) int64 {
 
 func (s SlidingWindowState) report(now, limit, window int64) PolicyState {
 	var ps PolicyState
-	ps.Remaining = max(0, (limit*window-s.weighted(now, window))/window)
+	if s.Prev == 0 {
+		ps.Remaining = max(0, limit-s.Curr) // the same, without a division
+	} else {
+		ps.Remaining = max(0, (limit*window-s.weighted(now, window))/window)
+	}
 	elapsed := now - s.Start
 	switch {
 	case s.Curr > 0:

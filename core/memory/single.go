@@ -5,8 +5,8 @@ import (
 )
 
 // doOne is do for a limiter with a single policy, by far the common case:
-// no per-policy scratch arrays, and an existing key's cell is found once
-// and updated in place.
+// no per-policy scratch arrays, an existing key's cell is found once and
+// updated in place, and evaluating and charging are one step.
 func (s *Store) doOne(ps *core.PolicyState, h uint64, p *core.Policy, cost, now int64, charge bool) {
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
@@ -19,15 +19,18 @@ func (s *Store) doOne(ps *core.PolicyState, h uint64, p *core.Policy, cost, now 
 		if i >= 0 {
 			st = t.fixed.slots[i].s.state()
 		}
-		st, *ps = st.Eval(now, lim, w, cost)
-		if ps.Allowed && charge {
-			st, *ps = st.Charge(now, lim, w, cost)
-			if i >= 0 {
-				t.fixed.slots[i].s = toFixedCell(st)
-			} else {
-				s.admit(sh, t, h, now)
-				t.fixed.put(h, toFixedCell(st))
-			}
+		if !charge {
+			_, *ps = st.Eval(now, lim, w, cost)
+			break
+		}
+		if st, *ps = st.Take(now, lim, w, cost); !ps.Allowed {
+			break
+		}
+		if i >= 0 {
+			t.fixed.slots[i].s = toFixedCell(st)
+		} else {
+			s.admit(sh, t, h, now)
+			t.fixed.put(h, toFixedCell(st))
 		}
 	case core.SlidingLog:
 		l := t.logs[h]
@@ -48,15 +51,18 @@ func (s *Store) doOne(ps *core.PolicyState, h uint64, p *core.Policy, cost, now 
 		if i >= 0 {
 			st = t.sliding.slots[i].s.state()
 		}
-		st, *ps = st.Eval(now, lim, w, cost)
-		if ps.Allowed && charge {
-			st, *ps = st.Charge(now, lim, w, cost)
-			if i >= 0 {
-				t.sliding.slots[i].s = toSlidingCell(st)
-			} else {
-				s.admit(sh, t, h, now)
-				t.sliding.put(h, toSlidingCell(st))
-			}
+		if !charge {
+			_, *ps = st.Eval(now, lim, w, cost)
+			break
+		}
+		if st, *ps = st.Take(now, lim, w, cost); !ps.Allowed {
+			break
+		}
+		if i >= 0 {
+			t.sliding.slots[i].s = toSlidingCell(st)
+		} else {
+			s.admit(sh, t, h, now)
+			t.sliding.put(h, toSlidingCell(st))
 		}
 	}
 	sh.mu.Unlock()

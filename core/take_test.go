@@ -1,0 +1,56 @@
+package core_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// takeGrid runs check over a grid of states, times, limits, windows and
+// costs around window boundaries, with time running backwards included.
+func takeGrid(t *testing.T, check func(start, a, b, now, limit, window, cost int64)) {
+	t.Helper()
+	for _, window := range []int64{1, 7, 1000} {
+		for _, limit := range []int64{1, 3, 10} {
+			for cost := int64(1); cost <= limit; cost++ {
+				for _, start := range []int64{0, window, 5 * window} {
+					for a := int64(0); a <= limit; a++ {
+						for b := int64(0); b <= limit; b++ {
+							for now := start - window; now <= start+3*window; now += max(1, window/7) {
+								check(start, a, b, now, limit, window, cost)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestFixedWindowTakeIsEvalThenCharge(t *testing.T) {
+	takeGrid(t, func(start, count, _, now, limit, window, cost int64) {
+		s := core.FixedWindowState{Start: start, Count: count}
+		gotS, gotPS := s.Take(now, limit, window, cost)
+		wantS, wantPS := s.Eval(now, limit, window, cost)
+		if wantPS.Allowed {
+			wantS, wantPS = wantS.Charge(now, limit, window, cost)
+		}
+		require.Equal(t, wantS, gotS, "state %+v now %d limit %d window %d cost %d", s, now, limit, window, cost)
+		require.Equal(t, wantPS, gotPS, "state %+v now %d limit %d window %d cost %d", s, now, limit, window, cost)
+	})
+}
+
+func TestSlidingWindowTakeIsEvalThenCharge(t *testing.T) {
+	takeGrid(t, func(start, prev, curr, now, limit, window, cost int64) {
+		s := core.SlidingWindowState{Start: start, Prev: prev, Curr: curr}
+		gotS, gotPS := s.Take(now, limit, window, cost)
+		wantS, wantPS := s.Eval(now, limit, window, cost)
+		if wantPS.Allowed {
+			wantS, wantPS = wantS.Charge(now, limit, window, cost)
+		}
+		require.Equal(t, wantS, gotS, "state %+v now %d limit %d window %d cost %d", s, now, limit, window, cost)
+		require.Equal(t, wantPS, gotPS, "state %+v now %d limit %d window %d cost %d", s, now, limit, window, cost)
+	})
+}
