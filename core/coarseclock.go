@@ -40,9 +40,9 @@ const (
 // coarse is the state shared by every CoarseClock.
 var coarse struct {
 	now     atomic.Pointer[time.Time] // the reading of the last tick
-	running atomic.Bool  // the goroutine is ticking
-	used    atomic.Bool  // Now was called since the last tick
-	mu      sync.Mutex   // serialises starting the goroutine
+	running atomic.Bool               // the goroutine is ticking
+	used    atomic.Bool               // Now was called since the last tick
+	mu      sync.Mutex                // serialises starting the goroutine
 }
 
 // Now returns the system time as of the latest tick.
