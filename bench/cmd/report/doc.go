@@ -16,5 +16,5 @@
 // Rows are told apart by name: ratewindow-* rows are ours, a floor is
 // named *floor*, bare* or incr-expire, every other row is a peer. Each
 // table shows ratios against the fastest peer and the floor measured in the
-// same run, and the "Targets of issue #6" table checks each target.
+// same run, and the "Targets of issues #2, #3 and #6" table checks each target.
 package main

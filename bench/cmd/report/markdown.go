@@ -54,7 +54,7 @@ func writeReport(w io.Writer, rep report) {
 		"cpu-ns/op (serial benchmarks) is the CPU time the process used per decision: unlike ns/op it does not grow while the benchmark waits for a CPU that other work holds.\n\n", rep.Command, rep.Passes)
 
 	if vs := verdicts(rep); len(vs) > 0 {
-		fmt.Fprintf(w, "## Targets of issue #6\n\n")
+		fmt.Fprintf(w, "## Targets of issues #2, #3 and #6\n\n")
 		var rows [][]string
 		for _, v := range vs {
 			rows = append(rows, []string{v.Target, orNone(v.Measured), v.Holds})

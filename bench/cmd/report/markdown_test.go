@@ -44,7 +44,7 @@ func TestWriteReport(t *testing.T) {
 		"| Redis | 7.0.15 |",
 		"| run time | 1m30s |",
 		"| load average at start / end | 0.10 0.20 0.30 / 1.50 0.50 0.40 |",
-		"## Targets of issue #6",
+		"## Targets of issues #2, #3 and #6",
 		"| ratewindow-fixed, hot key: ≥ 2× the fastest peer, 0 allocs/op | 40.0 ns vs sethvargo 84.0 ns: 2.10× (by CPU time: 2.33×), 0 allocs/op | yes |",
 		"## MemoryKeys1M",
 		"| limiter | algorithm | ns/op | decisions/s | allocs/op | B/op | B/key | vs fastest peer |",
