@@ -46,21 +46,29 @@ func prefixKeys(t *testing.T, c redis.UniversalClient, prefix string) []string {
 	return keys
 }
 
+// Both scripts (one policy, several) heal after a SCRIPT FLUSH: the next
+// call loads the script again and decides as if nothing happened.
 func TestScriptFlushHeals(t *testing.T) {
+	sets := map[string][]core.Policy{
+		"one": policies(t, core.PerMinute(5).Named("sw")),
+		"many": policies(t, core.PerMinute(5).Using(core.FixedWindow), core.PerMinute(5).Named("log").Using(core.SlidingLog),
+			core.PerMinute(5).Named("sw")),
+	}
 	for name, c := range testredis.Universal(t) {
-		t.Run(name, func(t *testing.T) {
-			s, _ := store(t, c)
-			ctx := context.Background()
-			ps := policies(t, core.PerMinute(5).Using(core.FixedWindow), core.PerMinute(5).Named("log").Using(core.SlidingLog), core.PerMinute(5).Named("sw"))
-			for i := range 5 {
-				flush(t, c)
-				r, err := s.Take(ctx, "k", ps, 1, base)
-				require.NoError(t, err, "take %d after SCRIPT FLUSH", i)
-				for j := range ps {
-					require.Equal(t, int64(4-i), r.States[j].Remaining, "policy %s after take %d", ps[j].Name, i)
+		for set, ps := range sets {
+			t.Run(name+"/"+set, func(t *testing.T) {
+				s, _ := store(t, c)
+				ctx := context.Background()
+				for i := range 5 {
+					flush(t, c)
+					r, err := s.Take(ctx, "k", ps, 1, base)
+					require.NoError(t, err, "take %d after SCRIPT FLUSH", i)
+					for j := range ps {
+						require.Equal(t, int64(4-i), r.States[j].Remaining, "policy %s after take %d", ps[j].Name, i)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -170,28 +178,34 @@ func TestSlidingLogMembersUnique(t *testing.T) {
 	assert.EqualValues(t, 1, n)
 }
 
-// WithServerTime ignores the now passed in and uses Redis TIME.
+// WithServerTime ignores the now passed in and uses Redis TIME, in both
+// scripts (one policy, several).
 func TestServerTime(t *testing.T) {
+	sets := map[string][]core.Policy{
+		"one":  policies(t, core.PerHour(10).Using(core.FixedWindow)),
+		"many": policies(t, core.PerHour(10).Using(core.FixedWindow), core.PerHour(20).Named("log").Using(core.SlidingLog)),
+	}
 	for name, c := range testredis.Universal(t) {
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			ps := policies(t, core.PerHour(10).Using(core.FixedWindow))
-			s, _ := store(t, c, redisstore.WithServerTime())
-			// Callers whose clocks are decades apart share one window.
-			for i, now := range []time.Time{time.Unix(0, 0), time.Now().AddDate(50, 0, 0), time.Now().AddDate(-20, 0, 0)} {
-				r, err := s.Take(ctx, "skewed", ps, 1, now)
-				require.NoError(t, err)
-				require.EqualValues(t, 10-1-i, r.States[0].Remaining)
-				require.Greater(t, r.States[0].ResetAfter, time.Duration(0))
-				require.LessOrEqual(t, r.States[0].ResetAfter, time.Hour)
-			}
-			// Without the option the callers' clocks decide: separate windows.
-			local, _ := store(t, c)
-			for _, now := range []time.Time{time.Unix(0, 0), time.Now().AddDate(50, 0, 0)} {
-				r, err := local.Take(ctx, "skewed", ps, 1, now)
-				require.NoError(t, err)
-				require.EqualValues(t, 9, r.States[0].Remaining)
-			}
-		})
+		for set, ps := range sets {
+			t.Run(name+"/"+set, func(t *testing.T) {
+				ctx := context.Background()
+				s, _ := store(t, c, redisstore.WithServerTime())
+				// Callers whose clocks are decades apart share one window.
+				for i, now := range []time.Time{time.Unix(0, 0), time.Now().AddDate(50, 0, 0), time.Now().AddDate(-20, 0, 0)} {
+					r, err := s.Take(ctx, "skewed", ps, 1, now)
+					require.NoError(t, err)
+					require.EqualValues(t, 10-1-i, r.States[0].Remaining)
+					require.Greater(t, r.States[0].ResetAfter, time.Duration(0))
+					require.LessOrEqual(t, r.States[0].ResetAfter, time.Hour)
+				}
+				// Without the option the callers' clocks decide: separate windows.
+				local, _ := store(t, c)
+				for _, now := range []time.Time{time.Unix(0, 0), time.Now().AddDate(50, 0, 0)} {
+					r, err := local.Take(ctx, "skewed", ps, 1, now)
+					require.NoError(t, err)
+					require.EqualValues(t, 9, r.States[0].Remaining)
+				}
+			})
+		}
 	}
 }
