@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ratewindow/ratewindow/core"
 )
 
 // contextAware reports whether client bounds its network waits by the
@@ -24,30 +26,74 @@ func contextAware(client redis.UniversalClient) bool {
 	return false
 }
 
-// eval runs script with one argument, within ctx's deadline the way call
-// does.
-func (s *Store) eval(ctx context.Context, script *redis.Script, keys []string, arg []byte) ([]int64, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err // the caller gave up already: no round trip
+// request is what one script call sends, in one allocation: the command's
+// arguments as go-redis takes them (the keys by pointer, which go-redis
+// writes as strings and routes by, so they are not boxed one by one), the
+// keys, and the buffer of the MessagePack argument.
+type request struct {
+	args [4 + core.MaxPolicies]any
+	keys [core.MaxPolicies]string
+	buf  [argsSize]byte
+}
+
+// argsSize bounds appendArgs' output: 9+9+1+1 bytes, then 2+9+9 per policy.
+const argsSize = 20 + 20*core.MaxPolicies
+
+// newRequest builds the call of Take (charge) or Peek for key.
+func (s *Store) newRequest(key string, policies []core.Policy, cost, now int64, charge bool) *request {
+	r := new(request)
+	n := len(policies)
+	s.fillKeys(r.keys[:n], key, policies)
+	// args[0] and args[1], the command and the script, are set by run.
+	r.args[2] = n
+	for i := range n {
+		r.args[3+i] = &r.keys[i]
 	}
+	r.args[3+n] = appendArgs(r.buf[:0], now, cost, charge, s.serverTime, policies)
+	return r
+}
+
+// appendArgs appends the script's argument: now, cost, charge, serverTime,
+// then per policy its algorithm letter, limit and window.
+func appendArgs(b []byte, now, cost int64, charge, serverTime bool, policies []core.Policy) []byte {
+	b = appendInt(b, now)
+	b = appendInt(b, cost)
+	b = appendBool(b, charge)
+	b = appendBool(b, serverTime)
+	for i := range policies {
+		p := &policies[i]
+		b = appendChar(b, algCode(p.Algorithm))
+		b = appendInt(b, p.Limit)
+		b = appendInt(b, p.WindowMillis())
+	}
+	return b
+}
+
+// eval runs sc for r, within ctx's deadline the way call does, and returns
+// the script's reply.
+func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err // the caller gave up already: no round trip
+	}
+	args := r.args[:4+n]
 	if s.inline(ctx) {
-		reply, err := script.Run(ctx, s.client, keys, arg).Int64Slice()
+		reply, err := sc.run(ctx, s.client, args)
 		return reply, withContext(ctx, err)
 	}
 	type result struct {
-		reply []int64
+		reply string
 		err   error
 	}
 	done := make(chan result, 1)
 	go func() {
-		reply, err := script.Run(ctx, s.client, keys, arg).Int64Slice()
+		reply, err := sc.run(ctx, s.client, args)
 		done <- result{reply, err}
 	}()
 	select {
-	case r := <-done:
-		return r.reply, r.err
+	case res := <-done:
+		return res.reply, res.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return "", ctx.Err()
 	}
 }
 

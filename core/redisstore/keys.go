@@ -51,35 +51,42 @@ func algCode(a core.Algorithm) byte {
 // e.g. "ratewindow:{203.0.113.9}:s60000:100-per-1m". The part after the tag
 // holds the policy's Name, Window and Algorithm (not its Limit, so a changed
 // limit keeps the counts). All keys share the hash tag, hence one cluster
-// slot. They are built in one buffer and cut from one string: one
-// allocation for the bytes, one for the slice.
+// slot.
 func (s *Store) keys(key string, policies []core.Policy) []string {
+	out := make([]string, len(policies))
+	s.fillKeys(out, key, policies)
+	return out
+}
+
+// fillKeys sets out[i] to the key of policies[i], as keys does. The keys are
+// built in one buffer and cut from it: one allocation for all of them.
+func (s *Store) fillKeys(out []string, key string, policies []core.Policy) {
 	t := tag(key)
 	head := len(s.prefix) + len(":{") + len(t) + len("}:")
 	size := 0
 	for i := range policies {
 		size += head + 1 + 20 + 1 + len(policies[i].Name)
 	}
-	buf := make([]byte, 0, size)
+	var b strings.Builder
+	b.Grow(size)
 	var ends [core.MaxPolicies]int
 	for i := range policies {
 		p := &policies[i]
-		buf = append(buf, s.prefix...)
-		buf = append(buf, ":{"...)
-		buf = append(buf, t...)
-		buf = append(buf, "}:"...)
-		buf = append(buf, algCode(p.Algorithm))
-		buf = strconv.AppendInt(buf, p.WindowMillis(), 10)
-		buf = append(buf, ':')
-		buf = append(buf, p.Name...)
-		ends[i] = len(buf)
+		b.WriteString(s.prefix)
+		b.WriteString(":{")
+		b.WriteString(t)
+		b.WriteString("}:")
+		b.WriteByte(algCode(p.Algorithm))
+		var digits [20]byte
+		b.Write(strconv.AppendInt(digits[:0], p.WindowMillis(), 10))
+		b.WriteByte(':')
+		b.WriteString(p.Name)
+		ends[i] = b.Len()
 	}
-	all := string(buf)
-	out := make([]string, len(policies))
+	all := b.String()
 	start := 0
-	for i := range out {
+	for i := range policies {
 		out[i] = all[start:ends[i]]
 		start = ends[i]
 	}
-	return out
 }

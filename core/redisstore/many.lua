@@ -8,8 +8,8 @@
 --          Redis TIME instead of now), then per policy: algorithm ('f',
 --          's' or 'l'), limit, window (ms)
 --
--- It returns four integers per policy: allowed (1 or 0), remaining,
--- reset after (ms), retry after (ms).
+-- It returns, packed with cmsgpack, four integers per policy: allowed (1
+-- or 0), remaining, reset after (ms), retry after (ms).
 --
 -- The algorithms' blocks are pasted in as in one.lua, which says what
 -- they read and set.
@@ -69,4 +69,4 @@ if all and charge then
     out[o - 3], out[o - 2], out[o - 1], out[o] = 1, remaining, reset, 0
   end
 end
-return out
+return cmsgpack.pack(unpack(out))

@@ -8,7 +8,8 @@
 --          Redis TIME instead of now), algorithm ('f', 's' or 'l'), limit,
 --          window (ms)
 --
--- It returns allowed (1 or 0), remaining, reset after (ms), retry after (ms).
+-- It returns, packed with cmsgpack: allowed (1 or 0), remaining, reset
+-- after (ms), retry after (ms).
 --
 -- The algorithms are not functions: script.go pastes each file's blocks
 -- where a "-- @eval FILE" or "-- @charge FILE" line stands, inside do ... end.
@@ -58,4 +59,4 @@ elseif alg == 'l' then
 else
   return redis.error_reply('ratewindow: unknown algorithm ' .. tostring(alg))
 end
-return {allowed and 1 or 0, remaining, reset, retry}
+return cmsgpack.pack(allowed and 1 or 0, remaining, reset, retry)

@@ -1,7 +1,10 @@
 package redisstore
 
 import (
+	"context"
+	"crypto/sha1"
 	"embed"
+	"encoding/hex"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -15,13 +18,42 @@ var luaFiles embed.FS
 var algorithmFiles = []string{"fixedwindow.lua", "slidingwindow.lua", "slidinglog.lua"}
 
 // The two scripts behind Take and Peek, one per driver: oneScript for a
-// single policy, manyScript for several. Run sends EVALSHA and falls back to
-// EVAL (which caches the script again) on NOSCRIPT, so a SCRIPT FLUSH or a
-// restarted server heals on the next call.
+// single policy, manyScript for several.
 var (
-	oneScript  = redis.NewScript(compose("one.lua"))
-	manyScript = redis.NewScript(compose("many.lua"))
+	oneScript  = newScript(compose("one.lua"))
+	manyScript = newScript(compose("many.lua"))
 )
+
+// script is a Lua script and its SHA-1, kept as interface values so that a
+// call boxes neither.
+type script struct {
+	src, sha any
+}
+
+func newScript(src string) *script {
+	sum := sha1.Sum([]byte(src))
+	return &script{src: src, sha: hex.EncodeToString(sum[:])}
+}
+
+// run sends EVALSHA with args (args[2:] as the EVAL command takes them:
+// the number of keys, the keys, the arguments) and, when the server does not
+// know the script (the first call on a node, or after a SCRIPT FLUSH or a
+// restart), EVAL, which caches it again. This is go-redis's Script.Run with
+// a StringCmd, so the reply (one MessagePack string) is read with one
+// allocation.
+func (sc *script) run(ctx context.Context, c redis.UniversalClient, args []any) (string, error) {
+	args[0], args[1] = "evalsha", sc.sha
+	cmd := redis.NewStringCmd(ctx, args...)
+	cmd.SetFirstKeyPos(3)
+	if err := c.Process(ctx, cmd); err == nil || !redis.HasErrorPrefix(err, "NOSCRIPT") {
+		return cmd.Result()
+	}
+	args[0], args[1] = "eval", sc.src
+	cmd = redis.NewStringCmd(ctx, args...)
+	cmd.SetFirstKeyPos(3)
+	_ = c.Process(ctx, cmd)
+	return cmd.Result()
+}
 
 // compose returns the driver with each placeholder line
 //

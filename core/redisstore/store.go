@@ -76,13 +76,12 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 	if err := checkCall(policies, cost); err != nil {
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
 	}
-	keys := s.keys(key, policies)
-	args := appendArgs(make([]byte, 0, argsSize(len(policies))), now.UnixMilli(), cost, charge, s.serverTime, policies)
-	script := manyScript
+	sc := manyScript
 	if len(policies) == 1 {
-		script = oneScript
+		sc = oneScript
 	}
-	reply, err := s.eval(ctx, script, keys, args)
+	req := s.newRequest(key, policies, cost, now.UnixMilli(), charge)
+	reply, err := s.eval(ctx, sc, req, len(policies))
 	if err != nil {
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
 	}
@@ -92,19 +91,27 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 	return r, nil
 }
 
-// decode fills r from the script's reply: four integers per policy.
-func decode(r *core.Result, reply []int64, n int) error {
-	if len(reply) != 4*n {
-		return fmt.Errorf("script returned %d values for %d policies", len(reply), n)
-	}
+// decode fills r from the script's reply: four MessagePack integers per
+// policy (allowed, remaining, reset after and retry after in ms).
+func decode(r *core.Result, reply string, n int) error {
+	rest := reply
 	for i := 0; i < n; i++ {
-		v := reply[4*i : 4*i+4]
+		var v [4]int64
+		for j := range v {
+			var err error
+			if v[j], rest, err = readInt(rest); err != nil {
+				return fmt.Errorf("script reply %q: value %d: %w", reply, 4*i+j, err)
+			}
+		}
 		r.States[i] = core.PolicyState{
 			Allowed:    v[0] == 1,
 			Remaining:  v[1],
 			ResetAfter: time.Duration(v[2]) * time.Millisecond,
 			RetryAfter: time.Duration(v[3]) * time.Millisecond,
 		}
+	}
+	if rest != "" {
+		return fmt.Errorf("script reply %q: more than %d values for %d policies", reply, 4*n, n)
 	}
 	return nil
 }
