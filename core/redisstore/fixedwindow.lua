@@ -20,8 +20,14 @@ local s = now - ((now % window) + window) % window -- windowStart
 if s > start then
   start, count = s, 0
 end
-local t = math.max(now, start)
-remaining, reset = math.max(0, limit - count), 0
+local t = now
+if t < start then
+  t = start
+end
+remaining, reset = limit - count, 0
+if remaining < 0 then
+  remaining = 0
+end
 if count > 0 then
   reset = start + window - t
 end
@@ -34,4 +40,10 @@ a, b = start, count
 -- @charge: FixedWindowState.Charge, then the state is stored.
 local count = b + cost
 redis.call('SET', key, cmsgpack.pack(a / window, count), 'PX', string.format('%d', window + ttl_slack))
-remaining, reset = math.max(0, limit - count), a + window - math.max(now, a)
+remaining, reset = limit - count, a + window - now
+if remaining < 0 then
+  remaining = 0
+end
+if now < a then
+  reset = window
+end

@@ -16,11 +16,16 @@ local newest, n, t = nil, 0, now
 local r = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
 if r[2] then
   newest = tonumber(r[2])
-  t = math.max(now, newest)
+  if newest > t then
+    t = newest
+  end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', t - window))
   n = redis.call('ZCARD', key)
 end
-remaining, reset = math.max(0, limit - n), 0
+remaining, reset = limit - n, 0
+if remaining < 0 then
+  remaining = 0
+end
 if n > 0 then
   reset = newest + window - t
 end
@@ -41,8 +46,8 @@ a, b = newest, n
 
 -- @charge: SlidingLogState.Charge: cost units at now (clamped).
 local t = now
-if b > 0 then
-  t = math.max(now, a)
+if b > 0 and a > t then
+  t = a
 end
 local score = string.format('%d', t)
 local i = 0
@@ -57,4 +62,7 @@ while i < cost do
   redis.call('ZADD', key, unpack(args))
 end
 redis.call('PEXPIRE', key, string.format('%d', window + ttl_slack))
-remaining, reset = math.max(0, limit - b - cost), window
+remaining, reset = limit - b - cost, window
+if remaining < 0 then
+  remaining = 0
+end

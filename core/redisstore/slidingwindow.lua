@@ -5,7 +5,7 @@
 -- units of the bucket before it and of the current one.
 --
 -- Two blocks that script.go pastes into the drivers (see one.lua). Go's
--- integer division truncates toward zero; math.floor agrees wherever the
+-- integer division truncates toward zero; floor agrees wherever the
 -- quotient cannot be negative, and the one that can is truncated by hand.
 
 -- @eval: SlidingWindowState.Eval. a, b, c = start, prev, curr.
@@ -28,12 +28,19 @@ if s > start then
   end
   start = s
 end
-local t = math.max(now, start)
+local t = now
+if t < start then
+  t = start
+end
 local elapsed = t - start
 -- weighted: the estimate multiplied by window
 local weighted = prev * (window - elapsed) + curr * window
--- report (a negative quotient is 0 after math.max either way)
-remaining, reset = math.max(0, math.floor((limit * window - weighted) / window)), 0
+-- report: x - x % 1 is floor(x); a negative quotient is 0 either way
+remaining, reset = (limit * window - weighted) / window, 0
+remaining = remaining - remaining % 1
+if remaining < 0 then
+  remaining = 0
+end
 if curr > 0 then
   reset = 2 * window - elapsed
 elseif prev > 0 then
@@ -65,6 +72,13 @@ a, b, c = start, prev, curr
 -- @charge: SlidingWindowState.Charge, then the state is stored.
 local curr = c + cost
 redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
-local elapsed = math.max(now, a) - a
-remaining = math.max(0, math.floor((limit * window - b * (window - elapsed) - curr * window) / window))
+local elapsed = 0
+if now > a then
+  elapsed = now - a
+end
+remaining = (limit * window - b * (window - elapsed) - curr * window) / window
+remaining = remaining - remaining % 1
+if remaining < 0 then
+  remaining = 0
+end
 reset = 2 * window - elapsed -- curr > 0
