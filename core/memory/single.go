@@ -7,6 +7,10 @@ import (
 // doOne is do for a limiter with a single policy, by far the common case:
 // no per-policy scratch arrays, an existing key's cell is found once and
 // updated in place, and evaluating and charging are one step.
+//
+// The fixed-window and sliding-counter branches are the same steps on two
+// cell types, written out twice on purpose: a generic helper would call
+// Eval and Take through a dictionary, not inline them, on the hottest path.
 func (s *Store) doOne(ps *core.PolicyState, h uint64, p *core.Policy, cost, now int64, charge bool) {
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
