@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -181,6 +183,54 @@ func redisBenchSetup(b *testing.B, rdb *redis.Client, p redisPeer) (redisAllow, 
 	return allow, keys
 }
 
+// redisCPU returns the CPU time (user + system) redis-server has used, in
+// nanoseconds, from INFO cpu, or 0 when it cannot be read.
+func redisCPU(rdb *redis.Client) int64 {
+	info, err := rdb.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		return 0
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\n") {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && (name == "used_cpu_sys" || name == "used_cpu_user") {
+			v, err := strconv.ParseFloat(value, 64)
+			if err != nil {
+				return 0
+			}
+			total += v
+		}
+	}
+	return int64(total * 1e9)
+}
+
+// redisCPUMeter measures the CPU time of both sides of a benchmark loop:
+// this process (cpu-ns/op, the client) and redis-server (redis-cpu-ns/op).
+// The two share the machine's cores, so a limiter's throughput depends on
+// both, and on a machine shared with other work they are steadier than
+// wall-clock figures.
+type redisCPUMeter struct {
+	rdb            *redis.Client
+	client, server int64
+}
+
+func startRedisCPU(rdb *redis.Client) redisCPUMeter {
+	return redisCPUMeter{rdb: rdb, client: cpuTime(), server: redisCPU(rdb)}
+}
+
+// report adds cpu-ns/op and redis-cpu-ns/op; call it after the loop.
+func (m redisCPUMeter) report(b *testing.B) {
+	if b.N == 0 {
+		return
+	}
+	if m.client != 0 {
+		b.ReportMetric(float64(cpuTime()-m.client)/float64(b.N), "cpu-ns/op")
+	}
+	if m.server != 0 {
+		b.ReportMetric(float64(redisCPU(m.rdb)-m.server)/float64(b.N), "redis-cpu-ns/op")
+	}
+}
+
 // BenchmarkRedisSerial: one goroutine, the latency of one decision.
 func BenchmarkRedisSerial(b *testing.B) {
 	rdb := redisBenchClient(b)
@@ -189,14 +239,19 @@ func BenchmarkRedisSerial(b *testing.B) {
 			allow, keys := redisBenchSetup(b, rdb, p)
 			ctx := context.Background()
 			b.ReportAllocs()
+			var cpu redisCPUMeter
 			i := 0
 			for b.Loop() {
+				if i == 0 {
+					cpu = startRedisCPU(rdb) // b.Loop restarts the timer on its first call
+				}
 				if _, err := allow(ctx, keys[i%redisBenchKeys]); err != nil {
 					b.Fatal(err)
 				}
 				i++
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
+			cpu.report(b)
 		})
 	}
 }
@@ -212,6 +267,7 @@ func BenchmarkRedisParallel(b *testing.B) {
 			var next atomic.Int64
 			b.ReportAllocs()
 			b.SetParallelism(32)
+			cpu := startRedisCPU(rdb)
 			b.RunParallel(func(pb *testing.PB) {
 				i := int(next.Add(1)) * 7919
 				for pb.Next() {
@@ -223,6 +279,7 @@ func BenchmarkRedisParallel(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
+			cpu.report(b)
 		})
 	}
 }
