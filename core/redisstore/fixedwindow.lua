@@ -16,7 +16,7 @@ if v then
     start, count = index * window, n
   end
 end
-local s = now - ((now % window) + window) % window -- windowStart
+local s = now - now % window -- windowStart (Lua's % is never negative here)
 if s > start then
   start, count = s, 0
 end

@@ -19,7 +19,7 @@ if v then
   end
 end
 -- advance
-local s = now - ((now % window) + window) % window -- windowStart
+local s = now - now % window -- windowStart (Lua's % is never negative here)
 if s > start then
   if s == start + window then
     prev, curr = curr, 0
