@@ -32,4 +32,11 @@
 // A [Store] evaluates and charges all policies of one key atomically, in one
 // call. ratewindow ships an in-memory store (core/memory) and a Redis store
 // (core/redisstore); core/storetest is the conformance suite both pass.
+//
+// # Clocks
+//
+// A Limiter reads the time from a [Clock]: [SystemClock] by default (exact,
+// one clock read per decision), [CoarseClock] where that read is a large
+// share of an in-memory decision (an atomic load, up to about a millisecond
+// behind), or a [FakeClock] in tests.
 package core
