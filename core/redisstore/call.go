@@ -44,7 +44,7 @@ func (s *Store) newRequest(key string, policies []core.Policy, cost, now int64, 
 	r := new(request)
 	n := len(policies)
 	s.fillKeys(r.keys[:n], key, policies)
-	// args[0] and args[1], the command and the script, are set by run.
+	// args[0] and args[1], the command and the script, are set by script.run.
 	r.args[2] = n
 	for i := range n {
 		r.args[3+i] = &r.keys[i]
