@@ -92,8 +92,9 @@ func (l *Limiter) Store() Store { return l.store }
 func (l *Limiter) Clock() Clock { return l.clock }
 
 // Allow is AllowN with a cost of 1.
-func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
-	return l.AllowN(ctx, key, 1)
+func (l *Limiter) Allow(ctx context.Context, key string) (d Decision, err error) {
+	err = l.take(&d, ctx, key, 1)
+	return d, err
 }
 
 // AllowN decides whether a request of the given cost is admitted for key
@@ -101,18 +102,23 @@ func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
 // returned as is (wrapped with context by the store); the caller chooses to
 // fail open or closed.
 func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (d Decision, err error) {
+	err = l.take(&d, ctx, key, cost)
+	return d, err
+}
+
+// take is AllowN, written into the zero Decision *d (left zero on error).
+func (l *Limiter) take(d *Decision, ctx context.Context, key string, cost int64) (err error) {
 	set := l.policies.Load()
 	if err := set.check(key, cost); err != nil {
-		return Decision{}, err
+		return err
 	}
 	policies := set.policies
 	if d.Result, err = l.store.Take(ctx, key, policies, cost, l.clock.Now()); err != nil {
-		return Decision{}, err
+		d.Result = Result{}
+		return err
 	}
-	// Built in the result itself: a Decision is a few hundred bytes, and
-	// copying it through a return value was a tenth of a decision's time.
-	decide(&d, policies)
-	return d, nil
+	decide(d, policies)
+	return nil
 }
 
 // Peek reports what AllowN(ctx, key, cost) would decide now, without
