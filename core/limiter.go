@@ -113,11 +113,12 @@ func (l *Limiter) take(d *Decision, ctx context.Context, key string, cost int64)
 		return err
 	}
 	policies := set.policies
+	prefill(d, policies)
 	if d.Result, err = l.store.Take(ctx, key, policies, cost, l.clock.Now()); err != nil {
-		d.Result = Result{}
+		*d = Decision{}
 		return err
 	}
-	decide(d, policies)
+	decide(d)
 	return nil
 }
 
@@ -129,10 +130,11 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (d Decision,
 		return Decision{}, err
 	}
 	policies := set.policies
+	prefill(&d, policies)
 	if d.Result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now()); err != nil {
 		return Decision{}, err
 	}
-	decide(&d, policies)
+	decide(&d)
 	return d, nil
 }
 

@@ -218,3 +218,31 @@ func TestSystemClockFollowsWallClock(t *testing.T) {
 	n := c.Now()
 	assert.Equal(t, n, n.Round(0), "no monotonic reading")
 }
+
+// TestDecisionCarriesBindingState checks the fields the Limiter copies from
+// the binding policy's state (as one move, see copyState) on one and on
+// several policies, allowed and denied.
+func TestDecisionCarriesBindingState(t *testing.T) {
+	for _, policies := range [][]core.Policy{
+		{core.PerSecond(2)},
+		{core.PerSecond(2).Named("burst"), core.PerMinute(3).Named("steady")},
+	} {
+		l, clock := newLimiter(t, policies...)
+		ctx := context.Background()
+		sawDenial := false
+		for i := 0; i < 5; i++ {
+			d, err := l.Allow(ctx, "k")
+			require.NoError(t, err)
+			s := d.States[d.Index]
+			assert.Equal(t, core.PolicyState{Allowed: d.Allowed, Remaining: d.Remaining, ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter}, s)
+			assert.Equal(t, d.Policies[d.Index], d.Policy)
+			assert.Equal(t, d.Policy.Limit, d.Limit)
+			if !d.Allowed {
+				sawDenial = true
+				assert.Positive(t, d.RetryAfter)
+			}
+			clock.Advance(100 * time.Millisecond)
+		}
+		assert.True(t, sawDenial, "%d policies: the sequence must reach a denial", len(policies))
+	}
+}
