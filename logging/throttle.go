@@ -1,19 +1,24 @@
 package logging
 
 import (
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
 )
 
 // throttle lets one record through per interval and counts the others.
-// It takes no lock.
+//
+// A mutex, not atomics: with a compare-and-swap on the deadline and a
+// separate counter, a failure held back just after another goroutine won
+// the slot could be counted in that goroutine's record instead of the
+// next one. The section is a few instructions and runs only for failures.
 type throttle struct {
 	every      time.Duration
 	clock      core.Clock
-	next       atomic.Int64 // Unix nanoseconds before which records are held back
-	suppressed atomic.Int64
+	mu         sync.Mutex
+	next       int64 // Unix nanoseconds before which records are held back
+	suppressed int64 // held back since the last record
 }
 
 // admit reports whether a record may be logged now and, if so, how many
@@ -23,10 +28,14 @@ func (t *throttle) admit() (bool, int64) {
 		return true, 0
 	}
 	now := t.clock.Now().UnixNano()
-	next := t.next.Load()
-	if now < next || !t.next.CompareAndSwap(next, now+int64(t.every)) {
-		t.suppressed.Add(1)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if now < t.next {
+		t.suppressed++
 		return false, 0
 	}
-	return true, t.suppressed.Swap(0)
+	t.next = now + int64(t.every)
+	n := t.suppressed
+	t.suppressed = 0
+	return true, n
 }
