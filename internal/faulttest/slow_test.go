@@ -77,8 +77,22 @@ func TestSlowRedis(t *testing.T) {
 			}
 
 			require.NoError(t, <-stalled)
-			assert.Equal(t, map[int]int{http.StatusOK: limit, http.StatusTooManyRequests: 3}, open.count(t, "after", limit+3),
-				"limited again once the stall is over")
+			seen.take()
+			// A request in the instant the server resumes can still run out
+			// of time and fail open (the hook sees it); Redis may or may not
+			// run its queued script afterwards, so such a pass is charged or
+			// not. Either way: limit charged admissions, then denials.
+			got := open.count(t, "after", limit+3)
+			passed := 0
+			for _, ev := range seen.take() {
+				if ev.Outcome == ratewindow.StoreErrorPassed {
+					passed++
+				}
+			}
+			assert.LessOrEqual(t, passed, 1, "the server answers again once the stall is over")
+			assert.Equal(t, limit+3, got[http.StatusOK]+got[http.StatusTooManyRequests], "only 200s and 429s: %v", got)
+			assert.GreaterOrEqual(t, got[http.StatusOK], limit, "limited again once the stall is over: %v", got)
+			assert.LessOrEqual(t, got[http.StatusOK], limit+passed, "limited again once the stall is over (%d passed on a store error): %v", passed, got)
 		})
 	}
 }
