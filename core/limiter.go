@@ -93,7 +93,7 @@ func (l *Limiter) Clock() Clock { return l.clock }
 
 // Allow is AllowN with a cost of 1.
 func (l *Limiter) Allow(ctx context.Context, key string) (d Decision, err error) {
-	err = l.take(&d, ctx, key, 1)
+	err = l.evaluate(&d, ctx, key, 1, true)
 	return d, err
 }
 
@@ -102,40 +102,39 @@ func (l *Limiter) Allow(ctx context.Context, key string) (d Decision, err error)
 // returned as is (wrapped with context by the store); the caller chooses to
 // fail open or closed.
 func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (d Decision, err error) {
-	err = l.take(&d, ctx, key, cost)
+	err = l.evaluate(&d, ctx, key, cost, true)
 	return d, err
 }
 
-// take is AllowN, written into the zero Decision *d (left zero on error).
-func (l *Limiter) take(d *Decision, ctx context.Context, key string, cost int64) (err error) {
+// Peek reports what AllowN(ctx, key, cost) would decide now, without
+// charging anything.
+func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (d Decision, err error) {
+	err = l.evaluate(&d, ctx, key, cost, false)
+	return d, err
+}
+
+// evaluate asks the store (Take when charge, else Peek) and writes the answer
+// into the zero Decision *d, which it leaves zero on error. Allow, AllowN
+// and Peek write through it rather than return each other's Decision: a
+// Decision is a few hundred bytes, and each extra copy costs.
+func (l *Limiter) evaluate(d *Decision, ctx context.Context, key string, cost int64, charge bool) (err error) {
 	set := l.policies.Load()
 	if err := set.check(key, cost); err != nil {
 		return err
 	}
 	policies := set.policies
 	prefill(d, policies)
-	if d.Result, err = l.store.Take(ctx, key, policies, cost, l.clock.Now()); err != nil {
+	if charge {
+		d.Result, err = l.store.Take(ctx, key, policies, cost, l.clock.Now())
+	} else {
+		d.Result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now())
+	}
+	if err != nil {
 		*d = Decision{}
 		return err
 	}
 	decide(d)
 	return nil
-}
-
-// Peek reports what AllowN(ctx, key, cost) would decide now, without
-// charging anything.
-func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (d Decision, err error) {
-	set := l.policies.Load()
-	if err := set.check(key, cost); err != nil {
-		return Decision{}, err
-	}
-	policies := set.policies
-	prefill(&d, policies)
-	if d.Result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now()); err != nil {
-		return Decision{}, err
-	}
-	decide(&d)
-	return d, nil
 }
 
 // Reset forgets every count the limiter's policies hold for key.
