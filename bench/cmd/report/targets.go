@@ -146,26 +146,12 @@ func redisTargets(gs []group) []verdict {
 				continue
 			}
 			if hasFloor && !g.oneShot() {
-				s := speedup(r, fl)
-				vs = append(vs, verdict{
-					Target:   fmt.Sprintf("%s / %s: ≥ 0.95× the %s floor", g.Name, r.Name, fl.Name),
-					Measured: fmt.Sprintf("%s vs %s decisions/s: %s", fmtRate(r.decisionsPerSec()), fmtRate(fl.decisionsPerSec()), fmtRatio(s)),
-					Holds:    holds(s >= 0.95),
-				})
+				vs = append(vs, throughputVerdict(g, r, fl, "≥ 0.95× the "+fl.Name+" floor", 0.95))
 			}
 			if hasRR && !g.oneShot() {
-				s := speedup(r, rr)
-				vs = append(vs, verdict{
-					Target:   fmt.Sprintf("%s / %s: ≥ 1.2× %s", g.Name, r.Name, rr.Name),
-					Measured: fmt.Sprintf("%s vs %s decisions/s: %s", fmtRate(r.decisionsPerSec()), fmtRate(rr.decisionsPerSec()), fmtRatio(s)),
-					Holds:    holds(s >= 1.2),
-				})
+				vs = append(vs, throughputVerdict(g, r, rr, "≥ 1.2× "+rr.Name, 1.2))
 				if strings.Contains(n, "sliding") {
-					vs = append(vs, verdict{
-						Target:   fmt.Sprintf("%s / %s: ≥ 1× %s (issue #3)", g.Name, r.Name, rr.Name),
-						Measured: fmt.Sprintf("%s vs %s decisions/s: %s", fmtRate(r.decisionsPerSec()), fmtRate(rr.decisionsPerSec()), fmtRatio(s)),
-						Holds:    holds(s >= 1),
-					})
+					vs = append(vs, throughputVerdict(g, r, rr, "≥ 1× "+rr.Name+" (issue #3)", 1))
 				}
 			}
 			if !strings.Contains(n, "sliding") {
@@ -183,6 +169,17 @@ func redisTargets(gs []group) []verdict {
 		}
 	}
 	return vs
+}
+
+// throughputVerdict checks that row r of g reaches want times the
+// decisions/s of ref.
+func throughputVerdict(g group, r, ref row, target string, want float64) verdict {
+	s := speedup(r, ref)
+	return verdict{
+		Target:   fmt.Sprintf("%s / %s: %s", g.Name, r.Name, target),
+		Measured: fmt.Sprintf("%s vs %s decisions/s: %s", fmtRate(r.decisionsPerSec()), fmtRate(ref.decisionsPerSec()), fmtRatio(s)),
+		Holds:    holds(s >= want),
+	}
 }
 
 // httpTargets: each framework with ratewindow keeps ≥ 0.95× its bare
