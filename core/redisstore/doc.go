@@ -21,7 +21,8 @@
 // policy (the common case: no tables, no loop) and many.lua for several.
 // Each algorithm file holds two blocks of plain statements, eval and
 // charge, that script.go pastes into both drivers when the package is
-// loaded. They are not Lua functions because a script's functions are
+// loaded; servertime.lua holds the one other step they share (reading
+// Redis TIME for WithServerTime). They are not Lua functions because a script's functions are
 // created anew on every call, and making and calling them cost Redis more
 // than the algorithm itself. The numbers go in as one MessagePack argument
 // (no tonumber per value) and come back as one MessagePack string, four

@@ -80,7 +80,7 @@ func TestKeys(t *testing.T) {
 func TestComposedScripts(t *testing.T) {
 	entries, err := luaFiles.ReadDir(".")
 	require.NoError(t, err)
-	assert.Len(t, entries, len(algorithmFiles)+2, "every embedded .lua file is an algorithm or one of the two drivers")
+	assert.Len(t, entries, len(blockFiles)+2, "every embedded .lua file is a block file or one of the two drivers")
 	for _, driver := range []string{"one.lua", "many.lua"} {
 		src := compose(driver)
 		flat := unindent(src)
@@ -95,6 +95,8 @@ func TestComposedScripts(t *testing.T) {
 				assert.True(t, strings.Contains(flat, unindent(b[name])), "%s: block %s of %s", driver, name, file)
 			}
 		}
+		now := blocks("servertime.lua", read("servertime.lua"))["now"]
+		assert.True(t, strings.Contains(flat, unindent(now)), "%s: block now of servertime.lua", driver)
 	}
 }
 

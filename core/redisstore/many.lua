@@ -17,13 +17,7 @@
 local arg = {cmsgpack.unpack(ARGV[1])}
 local now, cost, charge = arg[1], arg[2], arg[3]
 if arg[4] then
-  -- Redis 3.2 to 6 need this before writing after TIME; newer servers
-  -- always replicate effects.
-  if redis.replicate_commands then
-    redis.replicate_commands()
-  end
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  -- @now servertime.lua
 end
 -- ttl_slack: see one.lua.
 local ttl_slack = 1000

@@ -28,13 +28,7 @@
 
 local now, cost, charge, server, alg, limit, window = cmsgpack.unpack(ARGV[1])
 if server then
-  -- Redis 3.2 to 6 need this before writing after TIME; newer servers
-  -- always replicate effects.
-  if redis.replicate_commands then
-    redis.replicate_commands()
-  end
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  -- @now servertime.lua
 end
 -- ttl_slack is added to every key's TTL (ms), so a key never vanishes
 -- while its state still matters, even with some clock skew between the

@@ -13,9 +13,12 @@ import (
 //go:embed *.lua
 var luaFiles embed.FS
 
-// algorithmFiles are the Lua files that hold one algorithm each, as blocks
-// the drivers paste in.
-var algorithmFiles = []string{"fixedwindow.lua", "slidingwindow.lua", "slidinglog.lua"}
+// blockFiles are the Lua files whose blocks the drivers paste in: one per
+// algorithm (algorithmFiles), then the server-time step both drivers share.
+var blockFiles = []string{"fixedwindow.lua", "slidingwindow.lua", "slidinglog.lua", "servertime.lua"}
+
+// algorithmFiles are the block files that hold one algorithm each.
+var algorithmFiles = blockFiles[:3]
 
 // The two scripts behind Take and Peek, one per driver: oneScript for a
 // single policy, manyScript for several.
@@ -63,7 +66,7 @@ func (sc *script) run(ctx context.Context, c redis.UniversalClient, args []any) 
 // block's locals stay its own, indented as the placeholder was.
 func compose(driver string) string {
 	all := map[string]map[string]string{}
-	for _, name := range algorithmFiles {
+	for _, name := range blockFiles {
 		all[name] = blocks(name, read(name))
 	}
 	var b strings.Builder

@@ -1,0 +1,14 @@
+-- The one step both drivers share besides the algorithms: with
+-- WithServerTime, the time comes from Redis TIME instead of the caller's
+-- clock, so app servers with skewed clocks agree.
+--
+-- A block that script.go pastes into the drivers (see one.lua).
+
+-- @now: sets now (Unix ms) from Redis TIME.
+-- Redis 3.2 to 6 need this before writing after TIME; newer servers
+-- always replicate effects.
+if redis.replicate_commands then
+  redis.replicate_commands()
+end
+local t = redis.call('TIME')
+now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
