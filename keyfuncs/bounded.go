@@ -22,19 +22,10 @@ const hashedKeyLen = len(hashedKeyPrefix) + 32
 // is raised to 34 (a hash must fit). Errors from f pass through; a nil f
 // gives an error wrapping ErrNoKey on every request.
 func Bounded(max int, f KeyFunc) KeyFunc {
-	if f == nil {
-		return failing(errNilKeyFunc)
-	}
 	if max < hashedKeyLen {
 		max = hashedKeyLen
 	}
-	return func(r Request) (string, error) {
-		k, err := f(r)
-		if err != nil {
-			return "", err
-		}
-		return boundKey(k, max), nil
-	}
+	return mapKey(f, func(k string) string { return boundKey(k, max) })
 }
 
 // boundKey returns k, or its hash when k is longer than max bytes.

@@ -50,22 +50,17 @@ func Compose(sep string, parts ...KeyFunc) KeyFunc {
 // gives "org:123". Errors from f pass through; a nil f gives an error
 // wrapping ErrNoKey on every request.
 func Prefix(prefix string, f KeyFunc) KeyFunc {
-	if f == nil {
-		return failing(errNilKeyFunc)
-	}
-	return func(r Request) (string, error) {
-		k, err := f(r)
-		if err != nil {
-			return "", err
-		}
-		return boundKey(prefix+k, DefaultMaxKeyLen), nil
-	}
+	return mapKey(f, func(k string) string { return boundKey(prefix+k, DefaultMaxKeyLen) })
 }
 
 // Hashed replaces every key of f by its fixed-length hash ("h:" and 32 hex
 // digits), for keys that are secrets (API keys) or personal data. Errors
 // from f pass through.
-func Hashed(f KeyFunc) KeyFunc {
+func Hashed(f KeyFunc) KeyFunc { return mapKey(f, hashKey) }
+
+// mapKey returns a KeyFunc giving fn of each key of f. Errors from f pass
+// through; a nil f gives an error wrapping ErrNoKey on every request.
+func mapKey(f KeyFunc, fn func(string) string) KeyFunc {
 	if f == nil {
 		return failing(errNilKeyFunc)
 	}
@@ -74,6 +69,6 @@ func Hashed(f KeyFunc) KeyFunc {
 		if err != nil {
 			return "", err
 		}
-		return hashKey(k), nil
+		return fn(k), nil
 	}
 }
