@@ -56,25 +56,10 @@ func BenchmarkRedisMemoryPerKey(b *testing.B) {
 			dbBefore := rdb.DBSize(ctx).Val()
 
 			b.ResetTimer()
-			errs := make(chan error, 64)
-			for g := range 64 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := g; i < memKeys; i += 64 {
-						if _, err := allow(ctx, fmt.Sprintf("user:%07d", i)); err != nil {
-							errs <- err
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			b.StopTimer()
-			close(errs)
-			for err := range errs {
-				require.NoError(b, err)
-			}
+			fillKeys(b, memKeys, func(key string) error {
+				_, err := allow(ctx, key)
+				return err
+			})
 			after := usedMemory(b, rdb)
 			added := rdb.DBSize(ctx).Val() - dbBefore
 			require.EqualValues(b, memKeys, added, "one Redis key per tracked key")
@@ -148,14 +133,27 @@ func BenchmarkRedisLogMemoryPerUnit(b *testing.B) {
 	before := usedMemory(b, rdb)
 
 	b.ResetTimer()
+	fillKeys(b, logKeys, func(key string) error {
+		_, err := store.Take(ctx, key, ps, logUnits, now)
+		return err
+	})
+	perKey := float64(usedMemory(b, rdb)-before) / logKeys
+	b.ReportMetric(perKey, "info-bytes/key")
+	b.ReportMetric(perKey/logUnits, "info-bytes/unit")
+	b.ReportMetric(meanUsage(b, rdb, "*user:*", 1000), "usage-bytes/key")
+}
+
+// fillKeys calls take for the keys "user:0000000" to n-1 from 64 goroutines,
+// then stops the benchmark timer and fails b on any error.
+func fillKeys(b *testing.B, n int, take func(key string) error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for g := range 64 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := g; i < logKeys; i += 64 {
-				if _, err := store.Take(ctx, fmt.Sprintf("user:%07d", i), ps, logUnits, now); err != nil {
+			for i := g; i < n; i += 64 {
+				if err := take(fmt.Sprintf("user:%07d", i)); err != nil {
 					errs <- err
 					return
 				}
@@ -168,8 +166,4 @@ func BenchmarkRedisLogMemoryPerUnit(b *testing.B) {
 	for err := range errs {
 		require.NoError(b, err)
 	}
-	perKey := float64(usedMemory(b, rdb)-before) / logKeys
-	b.ReportMetric(perKey, "info-bytes/key")
-	b.ReportMetric(perKey/logUnits, "info-bytes/unit")
-	b.ReportMetric(meanUsage(b, rdb, "*user:*", 1000), "usage-bytes/key")
 }
