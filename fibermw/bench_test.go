@@ -8,17 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
-	"github.com/ratewindow/ratewindow/core"
-	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/middleware/adaptertest"
 )
 
 // BenchmarkOverhead compares a bare Fiber route with the same route behind
 // the middleware on the memory store, calling the app's fasthttp handler
 // directly; the difference is the overhead.
 func BenchmarkOverhead(b *testing.B) {
-	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerHour(1_000_000_000)})
-	require.NoError(b, err)
-	limit, err := New(l)
+	limit, err := New(adaptertest.BenchLimiter(b))
 	require.NoError(b, err)
 	ok := func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusOK) }
 	bare := fiber.New(fiber.Config{DisableStartupMessage: true})
