@@ -1,8 +1,6 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/gin-gonic/gin"
@@ -16,17 +14,5 @@ func init() { gin.SetMode(gin.TestMode) }
 func TestRoutes(t *testing.T) {
 	h, err := newRouter()
 	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	exampletest.CheckRoutes(t, func(method, path, apiKey string) *http.Response {
-		req, err := http.NewRequest(method, srv.URL+path, nil)
-		require.NoError(t, err)
-		if apiKey != "" {
-			req.Header.Set("X-API-Key", apiKey)
-		}
-		resp, err := srv.Client().Do(req)
-		require.NoError(t, err)
-		resp.Body.Close()
-		return resp
-	})
+	exampletest.CheckServer(t, h)
 }

@@ -2,10 +2,12 @@ package exampletest
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Do sends one request to the example program (with the X-API-Key header
@@ -34,4 +36,23 @@ func CheckRoutes(t *testing.T, do Do) {
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.Empty(t, resp.Header.Get("RateLimit"))
 	}
+}
+
+// CheckServer runs CheckRoutes over real HTTP round trips to h, served on a
+// loopback httptest server for the length of the test.
+func CheckServer(t *testing.T, h http.Handler) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	CheckRoutes(t, func(method, path, apiKey string) *http.Response {
+		req, err := http.NewRequest(method, srv.URL+path, nil)
+		require.NoError(t, err)
+		if apiKey != "" {
+			req.Header.Set("X-API-Key", apiKey)
+		}
+		resp, err := srv.Client().Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp
+	})
 }
