@@ -37,6 +37,10 @@ type Decision struct {
 	Remaining  int64
 	ResetAfter time.Duration
 	RetryAfter time.Duration
+	// Result is the store's answer, embedded so that States, each policy's
+	// state, reads as d.States; States[i] belongs to Policies[i]. A store
+	// writes it in place, saving a copy on the hot path.
+	Result
 	// Limit is the binding policy's Limit.
 	Limit int64
 	// Policy is the binding policy: on a denial the one that denied with
@@ -47,10 +51,6 @@ type Decision struct {
 	// Policies are all the policies evaluated, in order. Shared with the
 	// Limiter: read, never modify.
 	Policies []Policy
-	// Result is the store's answer, embedded so that States, each policy's
-	// state, reads as d.States; States[i] belongs to Policies[i]. A store
-	// writes it in place, saving a copy on the hot path.
-	Result
 }
 
 // State returns the state of Policies[i].
