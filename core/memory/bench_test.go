@@ -57,6 +57,32 @@ func BenchmarkHotKey(b *testing.B) {
 	}
 }
 
+// BenchmarkStoreHotKey is BenchmarkHotKey without the Limiter: Store.Take
+// alone, one key, one policy, at a time that moves a millisecond every 1024
+// calls. It is the cost of an algorithm on the memory store; the Limiter
+// adds the clock read, the request checks and the Decision.
+func BenchmarkStoreHotKey(b *testing.B) {
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		b.Run(alg.String(), func(b *testing.B) {
+			s := memory.New()
+			policies, err := core.ValidatePolicies([]core.Policy{core.Per(core.MaxLimit, time.Minute).Using(alg)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, now := context.Background(), time.UnixMilli(1_700_000_000_000)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if i&1023 == 0 {
+					now = now.Add(time.Millisecond)
+				}
+				if r, err := s.Take(ctx, "203.0.113.7", policies, 1, now); err != nil || !r.States[0].Allowed {
+					b.Fatal(err, r.States[0])
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkHotKeyParallel is one key shared by every goroutine.
 func BenchmarkHotKeyParallel(b *testing.B) {
 	for _, alg := range algorithms {
