@@ -65,8 +65,9 @@ type Event struct {
 	// Cost is the weight the request was charged (or would have been).
 	Cost int64
 	// Decision is the limiter's decision: binding policy, remaining,
-	// retry-after and every policy's state. It is the zero Decision when
-	// the limiter was not asked (Skipped) or failed.
+	// retry-after, every policy's state, and Fallback when core/resilient's
+	// local fallback made it because the store failed. It is the zero
+	// Decision when the limiter was not asked (Skipped) or failed.
 	Decision core.Decision
 	// ObserveOnly reports whether the request was in observe-only mode.
 	ObserveOnly bool

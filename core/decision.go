@@ -24,6 +24,10 @@ type PolicyState struct {
 // the policies were given. Only the first len(policies) entries are used.
 type Result struct {
 	States [MaxPolicies]PolicyState
+	// Fallback reports that the states are a stand-in's, not the store's:
+	// core/resilient's local fallback decided because its primary store
+	// failed or its circuit breaker was open. Stores set it only there.
+	Fallback bool
 }
 
 // Decision is a Limiter's answer for one request.
@@ -38,8 +42,10 @@ type Decision struct {
 	ResetAfter time.Duration
 	RetryAfter time.Duration
 	// Result is the store's answer, embedded so that States, each policy's
-	// state, reads as d.States; States[i] belongs to Policies[i]. A store
-	// writes it in place, saving a copy on the hot path.
+	// state, reads as d.States (States[i] belongs to Policies[i]) and
+	// d.Fallback says whether a local fallback decided instead of the
+	// store. It sits on a 16-byte boundary: copies of a Decision then line
+	// up with the store's 16-byte writes (store forwarding succeeds).
 	Result
 	// Limit is the binding policy's Limit.
 	Limit int64

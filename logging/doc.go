@@ -18,7 +18,8 @@
 // The would-deny records are what a canary rollout reads: before switching
 // enforcement on, check that the clients and routes they name are the ones
 // the new limit is meant to stop. Each names the binding policy, its limit,
-// the remaining quota and retry_after.
+// the remaining quota and retry_after, and carries fallback=true when the
+// store was down and core/resilient's local fallback decided.
 //
 // During a store outage every request fails; WithErrorEvery keeps that to
 // one record per interval, counting the rest in "suppressed". The breaker

@@ -34,8 +34,9 @@ type hook struct {
 //   - one that answered 503 (fail closed): Error, the same with
 //     fail="closed";
 //   - in observe-only mode, a request enforcement would have denied: Info,
-//     with route, method, policy, limit, remaining, retry_after and cost,
-//     so a canary rollout can be checked against expectations;
+//     with route, method, policy, limit, remaining, retry_after and cost
+//     (and fallback=true when core/resilient's local fallback decided), so
+//     a canary rollout can be checked against expectations;
 //   - with WithDenials, an enforced denial: Info, the same attributes.
 //
 // Allowed and skipped requests are not logged. Records carry the key as a
@@ -124,6 +125,9 @@ func (h *hook) denial(ev *ratewindow.Event, msg string) {
 		slog.Duration("retry_after", d.RetryAfter),
 		slog.Int64("cost", ev.Cost),
 	)
+	if d.Fallback {
+		attrs = append(attrs, slog.Bool("fallback", true))
+	}
 	if a, ok := h.keyAttr(ev.Key); ok {
 		attrs = append(attrs, a)
 	}

@@ -72,6 +72,15 @@ func TestHookByOutcome(t *testing.T) {
 			},
 		},
 		{
+			name: "denied by the local fallback", ev: func() ratewindow.Event {
+				ev := decisionEvent(ratewindow.Denied, 0, 1500*time.Millisecond)
+				ev.Decision.Fallback = true
+				return ev
+			}(),
+			opts: []logging.Option{logging.WithDenials()}, level: "INFO", msg: logging.MsgDenied,
+			attrs: map[string]any{"outcome": "denied", "policy": "per-minute", "fallback": true},
+		},
+		{
 			name: "store error, fail open", ev: failureEvent(ratewindow.StoreErrorPassed),
 			level: "WARN", msg: logging.MsgFailedPassed,
 			attrs: map[string]any{
@@ -103,6 +112,9 @@ func TestHookByOutcome(t *testing.T) {
 			assert.Equal(t, tt.msg, r["msg"])
 			for k, v := range tt.attrs {
 				assert.Equal(t, v, r[k], k)
+			}
+			if _, ok := tt.attrs["fallback"]; !ok {
+				assert.NotContains(t, r, "fallback", "only fallback decisions say so")
 			}
 			assert.Regexp(t, hexHash, r["key_hash"])
 			assert.NotContains(t, r, "key")

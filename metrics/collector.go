@@ -25,6 +25,7 @@ const numOutcomes = int(ratewindow.Skipped) + 1
 type Collector struct {
 	requests    *prometheus.CounterVec
 	near        *prometheus.CounterVec
+	fallback    *prometheus.CounterVec
 	duration    *prometheus.HistogramVec
 	breaker     prometheus.Gauge
 	nearLimit   float64
@@ -71,6 +72,11 @@ func New(opts ...Option) (*Collector, error) {
 			Help:        "Allowed requests that left a policy with at most the near-limit fraction of its limit.",
 			ConstLabels: cfg.constLabels,
 		}, []string{labelRoute, labelPolicy}),
+		fallback: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "fallback_decisions_total",
+			Help:        "Decisions made by core/resilient's local fallback while the store failed, by route pattern.",
+			ConstLabels: cfg.constLabels,
+		}, []string{labelRoute}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "store_call_duration_seconds",
 			Help:        "Duration of the limiter's store call, one per limited request, by route pattern.",
@@ -95,10 +101,11 @@ func New(opts ...Option) (*Collector, error) {
 	return c, nil
 }
 
-// Describe sends the descriptors of the Collector's four metrics.
+// Describe sends the descriptors of the Collector's five metrics.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	c.requests.Describe(ch)
 	c.near.Describe(ch)
+	c.fallback.Describe(ch)
 	c.duration.Describe(ch)
 	c.breaker.Describe(ch)
 }
@@ -107,6 +114,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.requests.Collect(ch)
 	c.near.Collect(ch)
+	c.fallback.Collect(ch)
 	c.duration.Collect(ch)
 	c.breaker.Collect(ch)
 }

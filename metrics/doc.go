@@ -15,6 +15,7 @@
 //
 //	ratewindow_requests_total{route, policy, outcome}      counter
 //	ratewindow_near_limit_total{route, policy}             counter
+//	ratewindow_fallback_decisions_total{route}             counter
 //	ratewindow_store_call_duration_seconds{route}          histogram
 //	ratewindow_circuit_breaker_state                       gauge
 //
@@ -30,6 +31,11 @@
 // near_limit_total counts, per policy, the allowed requests after which
 // that policy had at most 10% of its limit left (see WithNearLimit): a
 // client close to being limited, worth an alert before the 429s start.
+//
+// fallback_decisions_total counts the decisions (allowed, denied or
+// would_deny) that core/resilient's local fallback made because the store
+// failed or its circuit breaker was open (core.Decision's Fallback): they
+// are also in requests_total, enforced on local counts.
 //
 // store_call_duration_seconds is the time of the one store call a limited
 // request makes, so its count is the number of store calls. Skipped

@@ -11,9 +11,10 @@ const unnamedPolicy = "unnamed"
 
 // Observe records one Event. Pass it to ratewindow.WithOnDecision. It
 // counts the request under its route pattern, binding policy and outcome;
-// adds the store call's Latency to the duration histogram when the limiter
-// was called; and, for an allowed request, counts every policy left near
-// its limit.
+// counts it again under its route if core/resilient's local fallback made
+// the decision; adds the store call's Latency to the duration histogram
+// when the limiter was called; and, for an allowed request, counts every
+// policy left near its limit.
 //
 // In the steady state (routes and policies already seen) it takes no lock
 // and allocates nothing.
@@ -30,6 +31,9 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 		policy = policyLabel(&d.Policy)
 	}
 	c.count(c.series(r, policy), ev.Outcome)
+	if decided && d.Fallback {
+		r.fallback.Inc()
+	}
 
 	// A decision means one store call was made. A failure made one too
 	// if it took any time: a key func or LimiterFunc failure reports a

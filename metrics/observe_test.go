@@ -241,3 +241,28 @@ func TestPolicyCap(t *testing.T) {
 	}
 	assert.Equal(t, map[string]float64{"/a tenant-1": 2, "/a tenant-2": 1, "/a other": 2, "/b tenant-3": 0}, near)
 }
+
+func TestFallbackDecisionsCounted(t *testing.T) {
+	c, err := metrics.New()
+	require.NoError(t, err)
+	c.Observe(allowedEvent("/x", 50))
+	for range 3 {
+		ev := allowedEvent("/x", 50)
+		ev.Decision.Fallback = true
+		c.Observe(ev)
+	}
+	denied := allowedEvent("/y", 0)
+	denied.Outcome, denied.Decision.Allowed, denied.Decision.Fallback = ratewindow.Denied, false, true
+	c.Observe(denied)
+	c.Observe(allowedEvent("/z", 50))
+
+	want := `
+# HELP ratewindow_fallback_decisions_total Decisions made by core/resilient's local fallback while the store failed, by route pattern.
+# TYPE ratewindow_fallback_decisions_total counter
+ratewindow_fallback_decisions_total{route="/x"} 3
+ratewindow_fallback_decisions_total{route="/y"} 1
+ratewindow_fallback_decisions_total{route="/z"} 0
+`
+	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want), "ratewindow_fallback_decisions_total"))
+	assert.Equal(t, 4.0, requests(t, c, "/x", "per-minute", "allowed"), "fallback decisions are requests too")
+}

@@ -17,6 +17,7 @@ import (
 type route struct {
 	name     string
 	duration prometheus.Observer
+	fallback prometheus.Counter
 	// policies maps a policy label value to its series; copy on write
 	// under Collector.mu, like Collector.routes.
 	policies atomic.Pointer[map[string]*series]
@@ -73,7 +74,7 @@ func (c *Collector) addRoute(name string) *route {
 	// The label value outlives the request: own its bytes, in case the
 	// framework's string points into a reused buffer.
 	name = strings.Clone(name)
-	r := &route{name: name, duration: c.duration.WithLabelValues(name)}
+	r := &route{name: name, duration: c.duration.WithLabelValues(name), fallback: c.fallback.WithLabelValues(name)}
 	r.policies.Store(&map[string]*series{})
 	m := maps.Clone(old)
 	m[name] = r

@@ -46,6 +46,7 @@ func TestFallbackScalesLimits(t *testing.T) {
 			for range 20 {
 				r, err := s.Take(context.Background(), "k", ps, tt.cost, t0)
 				require.NoError(t, err, "the fallback answers instead of an error")
+				require.True(t, r.Fallback, "a fallback answer is marked")
 				if r.States[0].Allowed {
 					admitted++
 				} else {
@@ -79,10 +80,12 @@ func TestFallbackOnlyWhilePrimaryFails(t *testing.T) {
 		dec, err := l.Allow(ctx, "k")
 		require.NoError(t, err)
 		require.True(t, dec.Allowed, "request %d", i)
+		require.False(t, dec.Fallback, "the primary decided request %d", i)
 	}
 	dec, err := l.Allow(ctx, "k")
 	require.NoError(t, err)
 	require.False(t, dec.Allowed)
+	require.False(t, dec.Fallback)
 
 	// Primary down: local share of 2, counted from zero.
 	d.down.Store(true)
@@ -90,12 +93,14 @@ func TestFallbackOnlyWhilePrimaryFails(t *testing.T) {
 		dec, err := l.Allow(ctx, "k")
 		require.NoError(t, err)
 		require.True(t, dec.Allowed, "fallback request %d", i)
+		require.True(t, dec.Fallback, "fallback request %d is marked", i)
 		assert.Equal(t, int64(4), dec.Limit, "the decision names the limiter's policy")
 		assert.Equal(t, int64(1-i), dec.Remaining, "remaining is counted against the local share")
 	}
 	dec, err = l.Allow(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, dec.Allowed)
+	assert.True(t, dec.Fallback, "a fallback denial is marked too")
 
 	// Primary back: after the interval the probe succeeds and the
 	// primary's own count (still full) decides again.
@@ -104,6 +109,7 @@ func TestFallbackOnlyWhilePrimaryFails(t *testing.T) {
 	dec, err = l.Allow(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, dec.Allowed)
+	assert.False(t, dec.Fallback, "the primary decides again")
 	assert.Equal(t, resilient.Closed, s.State())
 }
 
@@ -118,6 +124,7 @@ func TestFallbackPeekDoesNotCharge(t *testing.T) {
 		r, err := s.Peek(ctx, "k", ps, 1, t0)
 		require.NoError(t, err)
 		require.True(t, r.States[0].Allowed)
+		require.True(t, r.Fallback, "a fallback Peek is marked")
 	}
 	for range 2 {
 		r, err := s.Take(ctx, "k", ps, 1, t0)

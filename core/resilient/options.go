@@ -63,8 +63,9 @@ func WithOnStateChange(f func(from, to State)) Option {
 // the primary would. replicas must be at least 1.
 //
 // A fallback decision is returned with a nil error, so the limiter and the
-// middleware enforce it like any other (429 on denial). To observe it, use
-// WithOnFallback, State or Stats.
+// middleware enforce it like any other (429 on denial). It is marked with
+// Result.Fallback (Decision.Fallback, and so Event.Decision.Fallback in the
+// middleware); WithOnFallback, State and Stats observe it too.
 func WithFallback(replicas int) Option {
 	return func(c *config) { c.fallback, c.replicas = true, replicas }
 }

@@ -122,7 +122,17 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 	l, err := core.NewLimiter(store, []core.Policy{core.Per(limit, time.Hour).Using(core.FixedWindow)},
 		core.WithClock(frozenClock()))
 	require.NoError(t, err)
-	a := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithFailClosed())
+	// marked counts, per key, the decisions that say the fallback made them.
+	var mu sync.Mutex
+	marked := map[string]int{}
+	a := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithFailClosed(),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) {
+			if ev.Decision.Fallback {
+				mu.Lock()
+				marked[ev.Key]++
+				mu.Unlock()
+			}
+		}))
 
 	srv.stop()
 	got := a.count(t, "down", 12)
@@ -138,6 +148,10 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 	}, 5*time.Second, 60*time.Millisecond)
 	assert.Equal(t, map[int]int{http.StatusOK: limit, http.StatusTooManyRequests: 5}, a.count(t, "up", limit+5),
 		"Redis decides again")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 12, marked["down"], "every decision of the outage is marked as the fallback's")
+	assert.Zero(t, marked["up"], "Redis's decisions are not")
 }
 
 // TestDenyCacheSparesRedis: an attacker hammering one key costs one Redis
