@@ -24,10 +24,6 @@ type PolicyState struct {
 // the policies were given. Only the first len(policies) entries are used.
 type Result struct {
 	States [MaxPolicies]PolicyState
-	// Fallback reports that the states are a stand-in's, not the store's:
-	// core/resilient's local fallback decided because its primary store
-	// failed or its circuit breaker was open. Stores set it only there.
-	Fallback bool
 }
 
 // Decision is a Limiter's answer for one request.
@@ -42,10 +38,9 @@ type Decision struct {
 	ResetAfter time.Duration
 	RetryAfter time.Duration
 	// Result is the store's answer, embedded so that States, each policy's
-	// state, reads as d.States (States[i] belongs to Policies[i]) and
-	// d.Fallback says whether a local fallback decided instead of the
-	// store. It sits on a 16-byte boundary: copies of a Decision then line
-	// up with the store's 16-byte writes (store forwarding succeeds).
+	// state, reads as d.States; States[i] belongs to Policies[i]. It sits
+	// on a 16-byte boundary: copies of a Decision then line up with the
+	// store's 16-byte writes (store forwarding succeeds).
 	Result
 	// Limit is the binding policy's Limit.
 	Limit int64
@@ -57,6 +52,12 @@ type Decision struct {
 	// Policies are all the policies evaluated, in order. Shared with the
 	// Limiter: read, never modify.
 	Policies []Policy
+	// Fallback reports that a stand-in made the decision instead of the
+	// store: core/resilient's local fallback, on local counts, because the
+	// store failed or its circuit breaker was open (the store answered
+	// with ErrFallback). It is enforced like any other; hooks, metrics and
+	// logs can tell it apart.
+	Fallback bool
 }
 
 // State returns the state of Policies[i].

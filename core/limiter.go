@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 )
@@ -100,7 +101,8 @@ func (l *Limiter) Allow(ctx context.Context, key string) (d Decision, err error)
 // AllowN decides whether a request of the given cost is admitted for key
 // and, if every policy allows it, charges the cost to each. A store error is
 // returned as is (wrapped with context by the store); the caller chooses to
-// fail open or closed.
+// fail open or closed. An answer the store marks with ErrFallback is a
+// Decision with Fallback set and a nil error.
 func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (d Decision, err error) {
 	err = l.evaluate(&d, ctx, key, cost, true)
 	return d, err
@@ -130,8 +132,11 @@ func (l *Limiter) evaluate(d *Decision, ctx context.Context, key string, cost in
 		d.Result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now())
 	}
 	if err != nil {
-		*d = Decision{}
-		return err
+		if !errors.Is(err, ErrFallback) {
+			*d = Decision{}
+			return err
+		}
+		d.Fallback = true // a valid answer, from a stand-in
 	}
 	decide(d)
 	return nil

@@ -2,6 +2,8 @@ package core_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -244,5 +246,63 @@ func TestDecisionCarriesBindingState(t *testing.T) {
 			clock.Advance(100 * time.Millisecond)
 		}
 		assert.True(t, sawDenial, "%d policies: the sequence must reach a denial", len(policies))
+	}
+}
+
+// answerStore answers every call with a fixed Result and error.
+type answerStore struct {
+	r   core.Result
+	err error
+}
+
+func (s answerStore) Take(context.Context, string, []core.Policy, int64, time.Time) (core.Result, error) {
+	return s.r, s.err
+}
+
+func (s answerStore) Peek(context.Context, string, []core.Policy, int64, time.Time) (core.Result, error) {
+	return s.r, s.err
+}
+
+func (answerStore) Reset(context.Context, string, []core.Policy) error { return nil }
+
+func TestFallbackAnswersAreDecisions(t *testing.T) {
+	denied := core.Result{}
+	denied.States[0] = core.PolicyState{Remaining: 0, ResetAfter: time.Minute, RetryAfter: time.Second}
+	denied.States[1] = core.PolicyState{Allowed: true, Remaining: 7, ResetAfter: time.Hour}
+	other := errors.New("store down")
+	ps := []core.Policy{core.PerMinute(5).Named("minute"), core.PerHour(10).Named("hour")}
+	tests := []struct {
+		name     string
+		err      error
+		wantErr  error
+		fallback bool
+	}{
+		{"store answer", nil, nil, false},
+		{"fallback answer", core.ErrFallback, nil, true},
+		{"wrapped fallback answer", fmt.Errorf("decorator: %w", core.ErrFallback), nil, true},
+		{"store error", other, other, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := core.NewLimiter(answerStore{r: denied, err: tt.err}, ps)
+			require.NoError(t, err)
+			for _, ask := range []func() (core.Decision, error){
+				func() (core.Decision, error) { return l.Allow(context.Background(), "k") },
+				func() (core.Decision, error) { return l.Peek(context.Background(), "k", 1) },
+			} {
+				d, err := ask()
+				if tt.wantErr != nil {
+					require.ErrorIs(t, err, tt.wantErr)
+					assert.Equal(t, core.Decision{}, d, "no decision with an error")
+					continue
+				}
+				require.NoError(t, err)
+				assert.Equal(t, tt.fallback, d.Fallback)
+				assert.False(t, d.Allowed)
+				assert.Equal(t, "minute", d.Policy.Name, "the answer is decided as usual")
+				assert.Equal(t, time.Second, d.RetryAfter)
+				assert.Equal(t, denied.States, d.States)
+			}
+		})
 	}
 }

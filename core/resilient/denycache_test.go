@@ -131,7 +131,7 @@ func TestDenyCacheIgnoresFallbackDenials(t *testing.T) {
 	require.NoError(t, err)
 	for range 2 {
 		_, err := s.Take(ctx, "k", ps, 1, t0)
-		require.NoError(t, err)
+		require.ErrorIs(t, err, core.ErrFallback)
 	}
 	assert.Equal(t, 0, s.Stats().DenyCacheEntries)
 	d.down.Store(false)

@@ -78,6 +78,5 @@ func (f *fallback) decide(key string, policies []core.Policy, cost int64, now ti
 	} else {
 		r, _ = f.store.Peek(ctx, key, ps, cost, now)
 	}
-	r.Fallback = true
 	return r
 }

@@ -45,8 +45,7 @@ func TestFallbackScalesLimits(t *testing.T) {
 			admitted := 0
 			for range 20 {
 				r, err := s.Take(context.Background(), "k", ps, tt.cost, t0)
-				require.NoError(t, err, "the fallback answers instead of an error")
-				require.True(t, r.Fallback, "a fallback answer is marked")
+				require.ErrorIs(t, err, core.ErrFallback, "the fallback answers, marked as such")
 				if r.States[0].Allowed {
 					admitted++
 				} else {
@@ -122,17 +121,16 @@ func TestFallbackPeekDoesNotCharge(t *testing.T) {
 	require.NoError(t, err)
 	for range 10 {
 		r, err := s.Peek(ctx, "k", ps, 1, t0)
-		require.NoError(t, err)
+		require.ErrorIs(t, err, core.ErrFallback, "a fallback Peek is marked")
 		require.True(t, r.States[0].Allowed)
-		require.True(t, r.Fallback, "a fallback Peek is marked")
 	}
 	for range 2 {
 		r, err := s.Take(ctx, "k", ps, 1, t0)
-		require.NoError(t, err)
+		require.ErrorIs(t, err, core.ErrFallback)
 		require.True(t, r.States[0].Allowed)
 	}
 	r, err := s.Take(ctx, "k", ps, 1, t0)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, core.ErrFallback)
 	require.False(t, r.States[0].Allowed)
 }
 
@@ -162,10 +160,27 @@ func TestResetClearsFallback(t *testing.T) {
 	s, err := resilient.New(d, resilient.WithFallback(1), resilient.WithFailureThreshold(100))
 	require.NoError(t, err)
 	r, err := s.Take(ctx, "k", ps, 1, t0)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, core.ErrFallback)
 	require.True(t, r.States[0].Allowed)
 	require.ErrorIs(t, s.Reset(ctx, "k", ps), errDown, "the primary could not be reset")
 	r, err = s.Take(ctx, "k", ps, 1, t0)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, core.ErrFallback)
 	assert.True(t, r.States[0].Allowed, "the local count was reset")
+}
+
+func TestFallbackMarksMultiPolicyDecisions(t *testing.T) {
+	ctx := context.Background()
+	ps := policies(core.Per(5, time.Second).Named("burst"), core.Per(100, time.Hour).Using(core.SlidingLog).Named("hour"))
+	d := newDouble()
+	d.down.Store(true)
+	s, err := resilient.New(d, resilient.WithFallback(1))
+	require.NoError(t, err)
+	l, err := core.NewLimiter(s, ps, core.WithClock(core.NewFakeClock(t0)))
+	require.NoError(t, err)
+	for i := range 6 {
+		dec, err := l.Allow(ctx, "k")
+		require.NoError(t, err)
+		assert.Equal(t, i < 5, dec.Allowed, "request %d", i)
+		assert.True(t, dec.Fallback, "request %d", i)
+	}
 }

@@ -160,7 +160,7 @@ func (s *Store) degrade(key string, policies []core.Policy, cost int64, now time
 	if s.onFallback != nil {
 		s.onFallback(key, cause)
 	}
-	return s.fallback.decide(key, policies, cost, now, charge), nil
+	return s.fallback.decide(key, policies, cost, now, charge), core.ErrFallback
 }
 
 // denied reports whether some policy of r denies.
