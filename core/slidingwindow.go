@@ -57,9 +57,13 @@ func (s SlidingWindowState) Take(now, limit, window, cost int64) (SlidingWindowS
 		ps.RetryAfter = millis(s.retryAfter(now, limit, window, cost))
 		return s, ps
 	}
+	// Admitted: report's answer for Curr > 0, written out here because
+	// report is too large to inline and this is the hot path.
 	s.Curr += cost
-	ps := s.report(now, limit, window)
-	ps.Allowed = true
+	ps := PolicyState{Allowed: true, Remaining: max(0, limit-s.Curr), ResetAfter: millis(s.Start + 2*window - now)}
+	if s.Prev > 0 {
+		ps.Remaining = max(0, (limit*window-s.weighted(now, window))/window)
+	}
 	return s, ps
 }
 
