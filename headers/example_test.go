@@ -27,13 +27,12 @@ func ExampleWriter_Write() {
 	d, _ := lim.Allow(context.Background(), "client")
 
 	h := http.Header{}
-	set := func(name, value string) { h[name] = []string{value} }
-	headers.Writer{}.Write(set, &d, clock.Now())
-	fmt.Println(h["RateLimit-Policy"][0])
-	fmt.Println(h["RateLimit"][0])
+	headers.Writer{}.Write(h.Set, &d, clock.Now())
+	fmt.Println(h.Get("RateLimit-Policy"))
+	fmt.Println(h.Get("RateLimit"))
 
-	headers.Writer{AllPolicies: true}.Write(set, &d, clock.Now())
-	fmt.Println(h["RateLimit"][0])
+	headers.Writer{AllPolicies: true}.Write(h.Set, &d, clock.Now())
+	fmt.Println(h.Get("RateLimit"))
 	// Output:
 	// "burst";q=10;w=1, "steady";q=600;w=60
 	// "burst";r=9;t=2
