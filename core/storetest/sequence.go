@@ -9,6 +9,17 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 )
 
+// AddSeeds adds to f a seed corpus for CheckSequence: sequences that reach
+// every algorithm, several policies at once and window boundaries. Every
+// store's fuzz target starts from the same seeds, which also run as
+// ordinary tests.
+func AddSeeds(f *testing.F) {
+	f.Add([]byte{0})
+	f.Add([]byte{0, 0, 3, 9, 10, 0, 1, 10, 0, 2, 10, 0, 3, 200, 1, 1, 250, 2, 0, 0, 0})
+	f.Add([]byte{2, 1, 7, 20, 2, 2, 5, 0, 7, 39, 5, 64, 1, 5, 128, 2, 5, 192, 0, 63, 1, 1})
+	f.Add([]byte("the sliding log, the fixed window and the sliding counter all agree with the oracle"))
+}
+
 // CheckSequence decodes data into a set of policies and a sequence of
 // calls, replays them against s and against an oracle written from the
 // algorithm definitions, and fails t at the first result that differs or
@@ -17,7 +28,7 @@ import (
 // byte string is a valid input, which makes it a fuzz target's body:
 //
 //	func FuzzStore(f *testing.F) {
-//		f.Add([]byte{1, 2, 3})
+//		storetest.AddSeeds(f)
 //		f.Fuzz(func(t *testing.T, data []byte) {
 //			storetest.CheckSequence(t, memory.New(), data)
 //		})
