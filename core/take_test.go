@@ -29,28 +29,34 @@ func takeGrid(t *testing.T, check func(start, a, b, now, limit, window, cost int
 	}
 }
 
+// windowState is a counter state whose Take fuses Eval and Charge.
+type windowState[S any] interface {
+	Take(now, limit, window, cost int64) (S, core.PolicyState)
+	Eval(now, limit, window, cost int64) (S, core.PolicyState)
+	Charge(now, limit, window, cost int64) (S, core.PolicyState)
+}
+
+// requireTakeIsEvalThenCharge checks that s.Take gives the state and the
+// report of s.Eval followed, when it allows, by Charge.
+func requireTakeIsEvalThenCharge[S windowState[S]](t *testing.T, s S, now, limit, window, cost int64) {
+	t.Helper()
+	gotS, gotPS := s.Take(now, limit, window, cost)
+	wantS, wantPS := s.Eval(now, limit, window, cost)
+	if wantPS.Allowed {
+		wantS, wantPS = wantS.Charge(now, limit, window, cost)
+	}
+	require.Equal(t, wantS, gotS, "state %+v now %d limit %d window %d cost %d", s, now, limit, window, cost)
+	require.Equal(t, wantPS, gotPS, "state %+v now %d limit %d window %d cost %d", s, now, limit, window, cost)
+}
+
 func TestFixedWindowTakeIsEvalThenCharge(t *testing.T) {
 	takeGrid(t, func(start, count, _, now, limit, window, cost int64) {
-		s := core.FixedWindowState{Start: start, Count: count}
-		gotS, gotPS := s.Take(now, limit, window, cost)
-		wantS, wantPS := s.Eval(now, limit, window, cost)
-		if wantPS.Allowed {
-			wantS, wantPS = wantS.Charge(now, limit, window, cost)
-		}
-		require.Equal(t, wantS, gotS, "state %+v now %d limit %d window %d cost %d", s, now, limit, window, cost)
-		require.Equal(t, wantPS, gotPS, "state %+v now %d limit %d window %d cost %d", s, now, limit, window, cost)
+		requireTakeIsEvalThenCharge(t, core.FixedWindowState{Start: start, Count: count}, now, limit, window, cost)
 	})
 }
 
 func TestSlidingWindowTakeIsEvalThenCharge(t *testing.T) {
 	takeGrid(t, func(start, prev, curr, now, limit, window, cost int64) {
-		s := core.SlidingWindowState{Start: start, Prev: prev, Curr: curr}
-		gotS, gotPS := s.Take(now, limit, window, cost)
-		wantS, wantPS := s.Eval(now, limit, window, cost)
-		if wantPS.Allowed {
-			wantS, wantPS = wantS.Charge(now, limit, window, cost)
-		}
-		require.Equal(t, wantS, gotS, "state %+v now %d limit %d window %d cost %d", s, now, limit, window, cost)
-		require.Equal(t, wantPS, gotPS, "state %+v now %d limit %d window %d cost %d", s, now, limit, window, cost)
+		requireTakeIsEvalThenCharge(t, core.SlidingWindowState{Start: start, Prev: prev, Curr: curr}, now, limit, window, cost)
 	})
 }
