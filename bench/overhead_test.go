@@ -8,36 +8,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/bench/httpbench"
+	"github.com/ratewindow/ratewindow/internal/middleware/adaptertest"
 )
 
-// discardWriter is a ResponseWriter that keeps one header map and drops
-// the body, so the benchmark times the middleware, not a recorder.
-type discardWriter struct{ h http.Header }
-
-func (w *discardWriter) Header() http.Header         { return w.h }
-func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (w *discardWriter) WriteHeader(int)             {}
-
 // BenchmarkMiddlewareOverhead runs one request through each net/http
-// handler of the HTTP comparison in process: the bare handler (the floor),
-// ratewindow's nethttp middleware and go-chi/httprate, all on the memory
-// store with a limit no benchmark reaches. The difference to the floor is
-// the middleware's overhead per request.
+// handler of the HTTP comparison in process, with the adapters' own
+// overhead runner: the bare handler (the floor), ratewindow's nethttp
+// middleware and go-chi/httprate, all on the memory store with a limit no
+// benchmark reaches. The difference to the floor is the middleware's
+// overhead per request.
 func BenchmarkMiddlewareOverhead(b *testing.B) {
+	var rows []adaptertest.BenchHandler
 	for _, nh := range httpbench.NetHTTPHandlers() {
-		b.Run(nh.Name, func(b *testing.B) {
-			h, err := nh.New()
-			require.NoError(b, err)
-			req := httptest.NewRequest(http.MethodGet, "/", nil)
-			req.RemoteAddr = "203.0.113.7:41234"
-			w := &discardWriter{h: http.Header{}}
-			b.ReportAllocs()
-			for b.Loop() {
-				clear(w.h)
-				h.ServeHTTP(w, req)
-			}
-		})
+		h, err := nh.New()
+		require.NoError(b, err, nh.Name)
+		rows = append(rows, adaptertest.BenchHandler{Name: nh.Name, Handler: h})
 	}
+	adaptertest.RunOverhead(b, rows...)
 }
 
 // TestMiddlewareHandlersAnswer checks the benchmark measures real work:
