@@ -22,26 +22,11 @@ func (w Writer) writeIETF(set func(name, value string), v *decisionView, key str
 		names = e.names
 	}
 	var buf [256]byte
-	b := buf[:0]
 	if names == nil {
-		for i := range v.len() {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendString(b, policyName(v, i))
-			b = append(b, ";q="...)
-			b = appendInt(b, v.limit(i))
-			b = append(b, ";w="...)
-			b = appendInt(b, v.window(i))
-			if pk != nil {
-				b = append(b, ";pk="...)
-				b = append(b, pk...)
-			}
-		}
-		set(FieldPolicy, string(b))
+		set(FieldPolicy, string(appendPolicyField(buf[:0], v, pk)))
 	}
 
-	b = buf[:0]
+	b := buf[:0]
 	first := true
 	for i := range v.len() {
 		if !w.AllPolicies && i != v.bind {
@@ -66,6 +51,26 @@ func (w Writer) writeIETF(set func(name, value string), v *decisionView, key str
 		}
 	}
 	set(FieldRateLimit, string(b))
+}
+
+// appendPolicyField appends the RateLimit-Policy value for v's policies,
+// each item with the partition key pk unless pk is nil.
+func appendPolicyField(b []byte, v *decisionView, pk []byte) []byte {
+	for i := range v.len() {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendString(b, policyName(v, i))
+		b = append(b, ";q="...)
+		b = appendInt(b, v.limit(i))
+		b = append(b, ";w="...)
+		b = appendInt(b, v.window(i))
+		if pk != nil {
+			b = append(b, ";pk="...)
+			b = append(b, pk...)
+		}
+	}
+	return b
 }
 
 // writeTriple writes the limit, remaining and reset fields of the binding

@@ -49,19 +49,13 @@ func samePolicies(a, b []core.Policy) bool {
 }
 
 func newPolicySet(v *decisionView) *policySet {
-	e := &policySet{policies: append([]core.Policy(nil), v.policies...), names: make([]string, v.len())}
-	var b []byte
-	for i := range v.len() {
-		e.names[i] = string(appendString(nil, policyName(v, i)))
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = append(b, e.names[i]...)
-		b = append(b, ";q="...)
-		b = appendInt(b, v.limit(i))
-		b = append(b, ";w="...)
-		b = appendInt(b, v.window(i))
+	e := &policySet{
+		policies: append([]core.Policy(nil), v.policies...),
+		field:    string(appendPolicyField(nil, v, nil)),
+		names:    make([]string, v.len()),
 	}
-	e.field = string(b)
+	for i := range e.names {
+		e.names[i] = string(appendString(nil, policyName(v, i)))
+	}
 	return e
 }
