@@ -27,6 +27,16 @@ var (
 	manyScript = newScript(compose("many.lua"))
 )
 
+// library holds the blocks of every block file by file and block name,
+// split once for both drivers.
+var library = func() map[string]map[string]string {
+	all := map[string]map[string]string{}
+	for _, name := range blockFiles {
+		all[name] = blocks(name, read(name))
+	}
+	return all
+}()
+
 // script is a Lua script and its SHA-1, kept as interface values so that a
 // call boxes neither.
 type script struct {
@@ -65,10 +75,6 @@ func (sc *script) run(ctx context.Context, c redis.UniversalClient, args []any) 
 // replaced by the block NAME of FILE (see blocks), inside do ... end so the
 // block's locals stay its own, indented as the placeholder was.
 func compose(driver string) string {
-	all := map[string]map[string]string{}
-	for _, name := range blockFiles {
-		all[name] = blocks(name, read(name))
-	}
 	var b strings.Builder
 	for _, line := range strings.SplitAfter(read(driver), "\n") {
 		name, file, ok := placeholder(line)
@@ -76,7 +82,7 @@ func compose(driver string) string {
 			b.WriteString(line)
 			continue
 		}
-		block, found := all[file][name]
+		block, found := library[file][name]
 		if !found {
 			panic("redisstore: " + driver + ": no block @" + name + " in " + file)
 		}
