@@ -16,8 +16,9 @@ import (
 // The price is staleness: Now can be up to a millisecond behind the system
 // clock, more when the process is so busy that the goroutine is not
 // scheduled on time. Like SystemClock it follows steps of the wall clock;
-// the stores never let time run backwards for a key. A client that waits exactly a Decision's RetryAfter can
-// therefore, rarely, be a millisecond early and be denied again; HTTP
+// the stores never let time run backwards for a key. A client that waits
+// exactly a Decision's RetryAfter can therefore, rarely, be a millisecond
+// early and be denied again; HTTP
 // Retry-After is rounded up to whole seconds, so HTTP clients are not
 // affected. The millisecond is also the stores' resolution.
 //
