@@ -56,7 +56,7 @@ func (r *response) Send(status int, body []byte) { r.status, r.body = status, st
 func TestDefaultHandlers(t *testing.T) {
 	p := core.PerMinute(10)
 	ev := ratewindow.Event{Outcome: ratewindow.Denied, Decision: core.Decision{
-		Limit: 10, RetryAfter: 2500 * time.Millisecond, ResetAfter: 2500 * time.Millisecond, Policy: p,
+		Limit: 10, RetryAfter: 2500 * time.Millisecond, ResetAfter: 2500 * time.Millisecond, Policies: []core.Policy{p},
 	}}
 	w := &response{header: map[string]string{}}
 	ratewindow.DefaultDenyHandler(w, &keyfuncs.StaticRequest{}, ev)

@@ -20,7 +20,7 @@ func ExampleLimiter() {
 	}
 	for i := 0; i < 3; i++ {
 		d, _ := limiter.Allow(context.Background(), "user-42")
-		fmt.Println(d.Allowed, d.Policy.Name, d.Remaining, d.RetryAfter)
+		fmt.Println(d.Allowed, d.Policy().Name, d.Remaining, d.RetryAfter)
 	}
 	// The sliding window counter lets the third request in once the two
 	// early ones, weighted into the next bucket, have half decayed: 1.5s.

@@ -112,7 +112,7 @@ func TestDecisionNamesBindingPolicy(t *testing.T) {
 	d, err := l.Allow(ctx, "k")
 	require.NoError(t, err)
 	assert.True(t, d.Allowed)
-	assert.Equal(t, "burst", d.Policy.Name, "least remaining: burst 2 vs steady 3")
+	assert.Equal(t, "burst", d.Policy().Name, "least remaining: burst 2 vs steady 3")
 	assert.Equal(t, int64(2), d.Remaining)
 	assert.Equal(t, int64(3), d.Limit)
 	assert.Len(t, d.Policies, 2)
@@ -125,7 +125,7 @@ func TestDecisionNamesBindingPolicy(t *testing.T) {
 	d, err = l.Allow(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, d.Allowed)
-	assert.Equal(t, "burst", d.Policy.Name)
+	assert.Equal(t, "burst", d.Policy().Name)
 	assert.Equal(t, 0, d.Index)
 	assert.Equal(t, time.Second, d.RetryAfter)
 
@@ -135,7 +135,7 @@ func TestDecisionNamesBindingPolicy(t *testing.T) {
 	d, err = l.Allow(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, d.Allowed)
-	assert.Equal(t, "steady", d.Policy.Name)
+	assert.Equal(t, "steady", d.Policy().Name)
 	assert.Equal(t, 1, d.Index)
 	assert.Equal(t, 59*time.Second, d.RetryAfter, "the oldest unit (t0) leaves the minute at t0+60s; now is t0+1s")
 	assert.True(t, d.State(0).Allowed, "burst alone would allow")
@@ -151,7 +151,7 @@ func TestDecisionPicksLongestWaitAmongDenials(t *testing.T) {
 	d, err := l.Allow(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, d.Allowed)
-	assert.Equal(t, "b", d.Policy.Name)
+	assert.Equal(t, "b", d.Policy().Name)
 	assert.Equal(t, time.Minute, d.RetryAfter)
 }
 
@@ -237,8 +237,8 @@ func TestDecisionCarriesBindingState(t *testing.T) {
 			require.NoError(t, err)
 			s := d.States[d.Index]
 			assert.Equal(t, core.PolicyState{Allowed: d.Allowed, Remaining: d.Remaining, ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter}, s)
-			assert.Equal(t, d.Policies[d.Index], d.Policy)
-			assert.Equal(t, d.Policy.Limit, d.Limit)
+			assert.Equal(t, d.Policies[d.Index], d.Policy())
+			assert.Equal(t, d.Policy().Limit, d.Limit)
 			if !d.Allowed {
 				sawDenial = true
 				assert.Positive(t, d.RetryAfter)
@@ -299,10 +299,21 @@ func TestFallbackAnswersAreDecisions(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, tt.fallback, d.Fallback)
 				assert.False(t, d.Allowed)
-				assert.Equal(t, "minute", d.Policy.Name, "the answer is decided as usual")
+				assert.Equal(t, "minute", d.Policy().Name, "the answer is decided as usual")
 				assert.Equal(t, time.Second, d.RetryAfter)
 				assert.Equal(t, denied.States, d.States)
 			}
 		})
+	}
+}
+
+func TestDecisionPolicyOnHandMadeDecisions(t *testing.T) {
+	var d core.Decision
+	assert.Equal(t, core.Policy{}, d.Policy(), "zero Decision")
+	a, b := core.PerSecond(1).Named("a"), core.PerMinute(2).Named("b")
+	d.Policies = []core.Policy{a, b}
+	for index, want := range map[int]core.Policy{0: a, 1: b, 2: {}, -1: {}} {
+		d.Index = index
+		assert.Equal(t, want, d.Policy(), "Index %d", index)
 	}
 }

@@ -35,7 +35,6 @@ func FuzzHeaders(f *testing.F) {
 		d := &core.Decision{Allowed: allowed, Policies: []core.Policy{p1, p2}, Index: int(uint64(remaining) % 2)}
 		d.States[0] = core.PolicyState{Allowed: allowed || remaining%3 == 0, Remaining: remaining, ResetAfter: ms(resetMs), RetryAfter: ms(retryMs)}
 		d.States[1] = core.PolicyState{Allowed: allowed, Remaining: remaining / 2, ResetAfter: ms(resetMs) * 2, RetryAfter: ms(retryMs) / 2}
-		d.Policy = d.Policies[d.Index]
 		d.RetryAfter = d.States[d.Index].RetryAfter
 
 		h := http.Header{}

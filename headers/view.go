@@ -23,7 +23,7 @@ func view(d *core.Decision) decisionView {
 	v := decisionView{policies: d.Policies, states: d.States, bind: d.Index}
 	if len(v.policies) == 0 || len(v.policies) > core.MaxPolicies {
 		v.policies = nil
-		v.single = d.Policy
+		v.single = d.Policy()
 		if v.single.Limit == 0 {
 			v.single.Limit = d.Limit
 		}

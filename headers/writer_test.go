@@ -24,8 +24,7 @@ var (
 func decision(allowed bool, bind int, states ...core.PolicyState) *core.Decision {
 	d := &core.Decision{Allowed: allowed, Policies: []core.Policy{burst, steady}, Index: bind}
 	copy(d.States[:], states)
-	d.Policy = d.Policies[bind]
-	d.Limit = d.Policy.Limit
+	d.Limit = d.Policies[bind].Limit
 	d.Remaining = states[bind].Remaining
 	d.ResetAfter = states[bind].ResetAfter
 	if !allowed {
@@ -170,7 +169,7 @@ func TestWriterWindowRounding(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.window.String(), func(t *testing.T) {
 			p := core.Per(5, tt.window).Named("p")
-			d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Policy: p, Limit: 5}
+			d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Limit: 5}
 			d.States[0] = core.PolicyState{Allowed: true, Remaining: 5}
 			h, set := capture()
 			headers.Writer{}.Write(set, d, t0)
@@ -199,7 +198,7 @@ func TestWriterNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := core.PerSecond(1).Named(tt.name)
-			d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Policy: p, Limit: 1}
+			d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Limit: 1}
 			d.States[0] = core.PolicyState{Allowed: true, Remaining: 1}
 			h, set := capture()
 			headers.Writer{}.Write(set, d, t0)
@@ -213,7 +212,7 @@ func TestWriterNames(t *testing.T) {
 
 func TestWriterEmptyNameUsesDefault(t *testing.T) {
 	p := core.PerMinute(100)
-	d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Policy: p, Limit: 100}
+	d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Limit: 100}
 	d.States[0] = core.PolicyState{Allowed: true, Remaining: 99, ResetAfter: time.Second}
 	h, set := capture()
 	headers.Writer{}.Write(set, d, t0)
@@ -221,19 +220,29 @@ func TestWriterEmptyNameUsesDefault(t *testing.T) {
 }
 
 func TestWriterDecisionWithoutPolicies(t *testing.T) {
-	// A hand-made decision with only the binding fields still writes.
-	d := &core.Decision{Allowed: false, Limit: 7, Remaining: 2, RetryAfter: 2500 * time.Millisecond,
-		Policy: core.Per(7, 10*time.Second).Named("solo")}
+	// A hand-made decision with only the binding fields still writes. It
+	// names no policy and no window: the field uses the limit's default
+	// name and the shortest window a field can state, one second.
+	d := &core.Decision{Allowed: false, Limit: 7, Remaining: 2, RetryAfter: 2500 * time.Millisecond}
 	h, set := capture()
+	headers.Writer{}.Write(set, d, t0)
+	assert.Equal(t, `"7-per-0ms";q=7;w=1`, get(h, "RateLimit-Policy"))
+	assert.Equal(t, `"7-per-0ms";r=0;t=3`, get(h, "RateLimit"))
+	assert.Equal(t, int64(3), headers.RetryAfterSeconds(d))
+
+	// With its one policy in Policies and its state in States, the name
+	// and window are its own.
+	d.Policies = []core.Policy{core.Per(7, 10*time.Second).Named("solo")}
+	d.States[0] = core.PolicyState{Remaining: 2, RetryAfter: d.RetryAfter}
+	h, set = capture()
 	headers.Writer{}.Write(set, d, t0)
 	assert.Equal(t, `"solo";q=7;w=10`, get(h, "RateLimit-Policy"))
 	assert.Equal(t, `"solo";r=0;t=3`, get(h, "RateLimit"))
-	assert.Equal(t, int64(3), headers.RetryAfterSeconds(d))
 }
 
 func TestWriterClampsValues(t *testing.T) {
 	p := core.Policy{Name: "odd", Limit: 1 << 62, Window: time.Duration(math.MaxInt64)}
-	d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Policy: p}
+	d := &core.Decision{Allowed: true, Policies: []core.Policy{p}}
 	d.States[0] = core.PolicyState{Allowed: true, Remaining: -5, ResetAfter: -time.Second}
 	h, set := capture()
 	headers.Writer{AllPolicies: true}.Write(set, d, t0)

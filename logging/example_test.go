@@ -36,7 +36,7 @@ func ExampleHook() {
 	ev := ratewindow.Event{
 		Outcome: ratewindow.WouldDeny, Key: "203.0.113.9", Route: "/items/{id}", Method: "GET", Cost: 1,
 		ObserveOnly: true, WouldDeny: true,
-		Decision: core.Decision{Limit: 100, RetryAfter: 1500 * time.Millisecond, Policy: policy, Policies: []core.Policy{policy}},
+		Decision: core.Decision{Limit: 100, RetryAfter: 1500 * time.Millisecond, Policies: []core.Policy{policy}},
 	}
 	hook(ev)
 

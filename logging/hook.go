@@ -119,7 +119,7 @@ func (h *hook) denial(ev *ratewindow.Event, msg string) {
 		slog.String("outcome", ev.Outcome.String()),
 		slog.String("route", ev.Route),
 		slog.String("method", ev.Method),
-		slog.String("policy", d.Policy.Name),
+		slog.String("policy", d.Policy().Name),
 		slog.Int64("limit", d.Limit),
 		slog.Int64("remaining", d.Remaining),
 		slog.Duration("retry_after", d.RetryAfter),

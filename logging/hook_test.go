@@ -22,7 +22,7 @@ const secretKey = "sk_live_0123456789abcdef"
 func decisionEvent(o ratewindow.Outcome, remaining int64, retry time.Duration) ratewindow.Event {
 	ps := []core.Policy{core.PerMinute(100).Named("per-minute")}
 	ev := ratewindow.Event{Outcome: o, Key: secretKey, Route: "/items/{id}", Method: "GET", Path: "/items/42", Cost: 2}
-	ev.Decision = core.Decision{Allowed: o == ratewindow.Allowed, Limit: 100, Remaining: remaining, RetryAfter: retry, Policy: ps[0], Policies: ps}
+	ev.Decision = core.Decision{Allowed: o == ratewindow.Allowed, Limit: 100, Remaining: remaining, RetryAfter: retry, Policies: ps}
 	ev.WouldDeny = o == ratewindow.Denied || o == ratewindow.WouldDeny
 	ev.ObserveOnly = o == ratewindow.WouldDeny
 	ev.Latency = 3 * time.Millisecond

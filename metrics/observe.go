@@ -28,7 +28,8 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 		(ev.Outcome == ratewindow.Allowed || ev.Outcome == ratewindow.Denied || ev.Outcome == ratewindow.WouldDeny)
 	policy := NoPolicy
 	if decided {
-		policy = policyLabel(&d.Policy)
+		p := d.Policy()
+		policy = policyLabel(&p)
 	}
 	c.count(c.series(r, policy), ev.Outcome)
 	if decided && d.Fallback {

@@ -23,7 +23,7 @@ var testPolicy = core.PerMinute(100).Named("per-minute")
 func allowedEvent(route string, remaining int64) ratewindow.Event {
 	ps := []core.Policy{testPolicy}
 	ev := ratewindow.Event{Outcome: ratewindow.Allowed, Key: "k", Route: route, Cost: 1, Latency: time.Millisecond}
-	ev.Decision = core.Decision{Allowed: true, Limit: 100, Remaining: remaining, Policy: ps[0], Policies: ps}
+	ev.Decision = core.Decision{Allowed: true, Limit: 100, Remaining: remaining, Policies: ps}
 	ev.Decision.States[0] = core.PolicyState{Allowed: true, Remaining: remaining}
 	return ev
 }
@@ -48,7 +48,7 @@ func TestRouteCap(t *testing.T) {
 	}
 	// A route seen before the cap keeps its label for a new policy too.
 	ev := allowedEvent("/b", 50)
-	ev.Decision.Policy = core.PerSecond(5).Named("per-second")
+	ev.Decision.Policies = []core.Policy{core.PerSecond(5).Named("per-second")}
 	c.Observe(ev)
 
 	routes := map[string]float64{}
@@ -111,7 +111,7 @@ func TestHandMadeEvents(t *testing.T) {
 	c.Observe(ratewindow.Event{Outcome: ratewindow.Allowed, Route: "/h"})
 	// An unnamed policy.
 	ev := allowedEvent("/h", 50)
-	ev.Decision.Policy.Name, ev.Decision.Policies[0].Name = "", ""
+	ev.Decision.Policies[0].Name = ""
 	c.Observe(ev)
 	// An outcome past the known ones is ignored.
 	c.Observe(ratewindow.Event{Outcome: ratewindow.Outcome(200), Route: "/h"})
@@ -144,7 +144,7 @@ func TestObserveDoesNotAllocate(t *testing.T) {
 	tenants, err := metrics.New(metrics.WithMaxPolicies(1))
 	require.NoError(t, err)
 	tenantB := allowedEvent("/t", 90)
-	tenantB.Decision.Policy.Name, tenantB.Decision.Policies = "tenant-b", []core.Policy{core.PerMinute(100).Named("tenant-b")}
+	tenantB.Decision.Policies = []core.Policy{core.PerMinute(100).Named("tenant-b")}
 	tenants.Observe(allowedEvent("/t", 90))
 	tenants.Observe(tenantB) // resolves "other"
 
@@ -174,7 +174,7 @@ func TestObserveConcurrently(t *testing.T) {
 			for i := range routes * rounds {
 				ev := allowedEvent("/r"+strconv.Itoa((i+w)%routes), 50)
 				if i%3 == 0 {
-					ev.Decision.Policy = core.PerSecond(5).Named("per-second")
+					ev.Decision.Policies = []core.Policy{core.PerSecond(5).Named("per-second")}
 				}
 				c.Observe(ev)
 			}
@@ -204,7 +204,7 @@ func TestPolicyNamedNone(t *testing.T) {
 	require.NoError(t, err)
 	c.Observe(ratewindow.Event{Outcome: ratewindow.StoreErrorPassed, Route: "/n", Latency: time.Millisecond})
 	ev := allowedEvent("/n", 0)
-	ev.Decision.Policy.Name, ev.Decision.Policies[0].Name = metrics.NoPolicy, metrics.NoPolicy
+	ev.Decision.Policies[0].Name = metrics.NoPolicy
 	c.Observe(ev)
 	assert.Equal(t, 1.0, requests(t, c, "/n", metrics.NoPolicy, "allowed"))
 	assert.Equal(t, 1.0, requests(t, c, "/n", metrics.NoPolicy, "store_error_passed"))
@@ -219,7 +219,7 @@ func TestPolicyCap(t *testing.T) {
 	require.NoError(t, err)
 	named := func(route, name string, remaining int64) ratewindow.Event {
 		ev := allowedEvent(route, remaining)
-		ev.Decision.Policy.Name, ev.Decision.Policies[0].Name = name, name
+		ev.Decision.Policies[0].Name = name
 		return ev
 	}
 	for _, name := range []string{"tenant-1", "tenant-2", "tenant-3", "tenant-4", "tenant-1"} {

@@ -94,7 +94,7 @@ func Scenarios() []Scenario {
 				assert.Equal(t, "/items/1", first.Path)
 				assert.Equal(t, int64(1), first.Cost)
 				assert.True(t, first.Decision.Allowed)
-				assert.Equal(t, "minute", first.Decision.Policy.Name)
+				assert.Equal(t, "minute", first.Decision.Policy().Name)
 				assert.Equal(t, int64(2), first.Decision.Remaining)
 				assert.Equal(t, int64(2), first.Decision.States[0].Remaining)
 				assert.False(t, first.WouldDeny)
@@ -293,7 +293,7 @@ func Scenarios() []Scenario {
 			Options: func(*Env) []ratewindow.Option {
 				return []ratewindow.Option{ratewindow.WithDenyHandler(func(w ratewindow.Response, r keyfuncs.Request, ev ratewindow.Event) {
 					w.SetHeader("Content-Type", "text/plain; charset=utf-8")
-					w.Send(http.StatusTooManyRequests, []byte("slow down, "+ev.Decision.Policy.Name+"\n"))
+					w.Send(http.StatusTooManyRequests, []byte("slow down, "+ev.Decision.Policy().Name+"\n"))
 				})}
 			},
 			Steps: []Step{
