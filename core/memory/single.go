@@ -11,7 +11,8 @@ import (
 // The fixed-window and sliding-counter branches are the same steps on two
 // cell types, written out twice on purpose: a generic helper would call
 // Eval and Take through a dictionary, not inline them, on the hottest path.
-func (s *Store) doOne(ps *core.PolicyState, h uint64, p *core.Policy, cost, now int64, charge bool) {
+func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, now int64, charge bool) {
+	h := s.hash(key)
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
 	t := sh.table(p)
