@@ -122,7 +122,7 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (d Decision,
 // evaluate asks the store (Take when charge, else Peek) and writes the answer
 // into the zero Decision *d, which it leaves zero on error. Allow, AllowN
 // and Peek write through it rather than return each other's Decision: a
-// Decision is a few hundred bytes, and each extra copy costs.
+// Decision is over 200 bytes, and each extra copy costs.
 func (l *Limiter) evaluate(d *Decision, ctx context.Context, key string, cost int64, charge bool) (err error) {
 	set := l.policies.Load()
 	if err := set.check(key, cost); err != nil {
