@@ -44,6 +44,10 @@
 // are not copied back when it recovers: during an outage a client can get
 // up to its local share on top of what it had used on the primary.
 //
+// One resilient Store may wrap another. To the outer one, the inner one's
+// fallback answer is an error like any other: it counts as a failure, and
+// the outer fallback decides with its own share.
+//
 // # Deny cache
 //
 // With WithDenyCache, a denial from the primary for (key, policy set,

@@ -184,3 +184,50 @@ func TestFallbackMarksMultiPolicyDecisions(t *testing.T) {
 		assert.True(t, dec.Fallback, "request %d", i)
 	}
 }
+
+// A resilient Store around another: the inner one's fallback answer is an
+// error (core.ErrFallback) to the outer one, which counts it as a failure
+// and decides on its own fallback; when the primary is back, both close.
+func TestNestedResilientStores(t *testing.T) {
+	ctx := context.Background()
+	ps := policies(core.Per(12, time.Minute).Using(core.FixedWindow))
+	d := newDouble()
+	clock := core.NewFakeClock(t0)
+	inner, err := resilient.New(d, resilient.WithFallback(2), resilient.WithFailureThreshold(1), resilient.WithClock(clock))
+	require.NoError(t, err)
+	outer, err := resilient.New(inner, resilient.WithFallback(4), resilient.WithFailureThreshold(1), resilient.WithClock(clock))
+	require.NoError(t, err)
+	l, err := core.NewLimiter(outer, ps, core.WithClock(clock))
+	require.NoError(t, err)
+
+	d.down.Store(true)
+	// The outer share, 12/4 = 3, decides; the inner one's (6) would admit more.
+	for i := range 3 {
+		dec, err := l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, dec.Allowed, "request %d", i)
+		require.True(t, dec.Fallback, "request %d is marked", i)
+		assert.Equal(t, int64(2-i), dec.Remaining, "counted against the outer share")
+	}
+	dec, err := l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, dec.Allowed, "the outer share is spent")
+	assert.True(t, dec.Fallback)
+	assert.Equal(t, resilient.Open, outer.State())
+	assert.Equal(t, resilient.Open, inner.State())
+	assert.Equal(t, int64(1), d.calls.Load(), "both breakers opened on the first failure")
+	assert.Equal(t, int64(4), outer.Stats().Fallbacks)
+	assert.Equal(t, int64(1), inner.Stats().Fallbacks, "the inner fallback answered once, unheard")
+
+	// The primary is back: after the interval the outer probe reaches the
+	// inner store, whose probe reaches the primary, and both close.
+	d.down.Store(false)
+	clock.Advance(resilient.DefaultOpenInterval)
+	dec, err = l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, dec.Allowed, "the primary's own count is fresh")
+	assert.False(t, dec.Fallback, "the primary decides again")
+	assert.Equal(t, int64(11), dec.Remaining)
+	assert.Equal(t, resilient.Closed, outer.State())
+	assert.Equal(t, resilient.Closed, inner.State())
+}
