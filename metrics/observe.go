@@ -28,8 +28,7 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 		(ev.Outcome == ratewindow.Allowed || ev.Outcome == ratewindow.Denied || ev.Outcome == ratewindow.WouldDeny)
 	policy := NoPolicy
 	if decided {
-		p := d.Policy()
-		policy = policyLabel(&p)
+		policy = policyLabel(d.Policy().Name)
 	}
 	c.count(c.series(r, policy), ev.Outcome)
 	if decided && d.Fallback {
@@ -48,15 +47,16 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 		for i := range n {
 			p := &d.Policies[i]
 			if float64(d.States[i].Remaining) <= c.nearLimit*float64(p.Limit) {
-				c.countNear(c.series(r, policyLabel(p)))
+				c.countNear(c.series(r, policyLabel(p.Name)))
 			}
 		}
 	}
 }
 
-func policyLabel(p *core.Policy) string {
-	if p.Name == "" {
+// policyLabel is the label value for a policy named name.
+func policyLabel(name string) string {
+	if name == "" {
 		return unnamedPolicy
 	}
-	return p.Name
+	return name
 }
