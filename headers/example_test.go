@@ -48,9 +48,13 @@ func ExampleWriter_legacy() {
 
 	print := func(name, value string) { fmt.Printf("%s: %s\n", name, value) }
 	headers.Writer{Mode: headers.Draft7}.Write(print, d, now)
+	headers.Writer{Mode: headers.Draft6}.Write(print, d, now)
 	headers.Writer{Mode: headers.Legacy, LegacyEpoch: true}.Write(print, d, now)
 	headers.WriteRetryAfter(print, d)
 	// Output:
+	// RateLimit-Policy: 5000;w=3600
+	// RateLimit: limit=5000, remaining=0, reset=90
+	// RateLimit-Policy: 5000;w=3600
 	// RateLimit-Limit: 5000
 	// RateLimit-Remaining: 0
 	// RateLimit-Reset: 90
