@@ -2,10 +2,31 @@ package client
 
 import (
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
 )
+
+// Field names as net/http stores received fields (canonical form), so a
+// lookup does not canonicalise, and allocate, on every response.
+var (
+	fieldRateLimit       = textproto.CanonicalMIMEHeaderKey("RateLimit")
+	fieldRemaining       = textproto.CanonicalMIMEHeaderKey("RateLimit-Remaining")
+	fieldReset           = textproto.CanonicalMIMEHeaderKey("RateLimit-Reset")
+	fieldLegacyRemaining = textproto.CanonicalMIMEHeaderKey("X-RateLimit-Remaining")
+	fieldLegacyReset     = textproto.CanonicalMIMEHeaderKey("X-RateLimit-Reset")
+	fieldRetryAfter      = textproto.CanonicalMIMEHeaderKey("Retry-After")
+	fieldDate            = textproto.CanonicalMIMEHeaderKey("Date")
+)
+
+// get returns the first value of a field by its canonical name.
+func get(h http.Header, canonical string) string {
+	if v := h[canonical]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
 
 // quota is what one response says about the limit: r units remain, and
 // more are available after reset.
@@ -21,15 +42,15 @@ type quota struct {
 // time the response was received; X-RateLimit-Reset may be a Unix time,
 // read against the response's Date when it has one.
 func parseQuota(h http.Header, now time.Time) (quota, bool) {
-	if v := h.Get("RateLimit"); v != "" {
+	if v := get(h, fieldRateLimit); v != "" {
 		if q, ok := parseRateLimit(v); ok {
 			return q, true
 		}
 	}
-	if q, ok := parseSeparate(h.Get("RateLimit-Remaining"), h.Get("RateLimit-Reset")); ok {
+	if q, ok := parseSeparate(get(h, fieldRemaining), get(h, fieldReset)); ok {
 		return q, true
 	}
-	rem, reset := h.Get("X-RateLimit-Remaining"), h.Get("X-RateLimit-Reset")
+	rem, reset := get(h, fieldLegacyRemaining), get(h, fieldLegacyReset)
 	q, ok := parseSeparate(rem, reset)
 	if !ok {
 		return quota{}, false
@@ -38,7 +59,7 @@ func parseQuota(h http.Header, now time.Time) (quota, bool) {
 	// others send it so).
 	if s := time.Duration(q.reset / time.Second); s > 1e9 {
 		serverNow := now
-		if d, err := http.ParseTime(h.Get("Date")); err == nil {
+		if d, err := http.ParseTime(get(h, fieldDate)); err == nil {
 			serverNow = d
 		}
 		q.reset = max(time.Unix(int64(s), 0).Sub(serverNow), 0)
@@ -64,9 +85,11 @@ func parseRateLimit(v string) (quota, bool) {
 	found := false
 	dict := false
 	var dr, dt int64 = -1, -1
-	for _, member := range splitTop(v, ',') {
-		parts := splitTop(member, ';')
-		head := strings.TrimSpace(parts[0])
+	for rest := v; rest != ""; {
+		var member string
+		member, rest = cutTop(rest, ',')
+		head, params := cutTop(member, ';')
+		head = strings.TrimSpace(head)
 		if k, val, isDict := strings.Cut(head, "="); isDict && !strings.HasPrefix(head, `"`) {
 			dict = true
 			n, ok := parseCount(val)
@@ -83,7 +106,9 @@ func parseRateLimit(v string) (quota, bool) {
 			continue
 		}
 		r, t := int64(-1), int64(-1)
-		for _, p := range parts[1:] {
+		for params != "" {
+			var p string
+			p, params = cutTop(params, ';')
 			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
 			n, ok := parseCount(val)
 			if !ok {
@@ -113,10 +138,9 @@ func parseRateLimit(v string) (quota, bool) {
 	return best, found
 }
 
-// splitTop splits s at sep, except inside a quoted string.
-func splitTop(s string, sep byte) []string {
-	var out []string
-	start, quoted := 0, false
+// cutTop cuts s around the first sep outside a quoted string.
+func cutTop(s string, sep byte) (before, after string) {
+	quoted := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case quoted && c == '\\':
@@ -124,11 +148,10 @@ func splitTop(s string, sep byte) []string {
 		case c == '"':
 			quoted = !quoted
 		case !quoted && c == sep:
-			out = append(out, s[start:i])
-			start = i + 1
+			return s[:i], s[i+1:]
 		}
 	}
-	return append(out, s[start:])
+	return s, ""
 }
 
 // parseCount reads a non-negative integer, allowing surrounding space.
@@ -152,7 +175,7 @@ func seconds(n int64) time.Duration {
 // latter against the response's Date when it has one (so a skewed client
 // clock does not matter), else against now.
 func parseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
+	v := strings.TrimSpace(get(h, fieldRetryAfter))
 	if v == "" {
 		return 0, false
 	}
@@ -164,7 +187,7 @@ func parseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	serverNow := now
-	if d, err := http.ParseTime(h.Get("Date")); err == nil {
+	if d, err := http.ParseTime(get(h, fieldDate)); err == nil {
 		serverNow = d
 	}
 	return max(at.Sub(serverNow), 0), true
