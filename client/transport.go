@@ -66,7 +66,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		wait, told := parseRetryAfter(resp.Header, now)
 		if told {
 			st.block(now, wait)
-		} else if hasQuota && q.remaining == 0 {
+		} else if hasQuota && q.remaining == 0 && q.reset > 0 {
 			wait = q.reset
 		} else {
 			wait = backoffBase << min(attempt, 16)

@@ -108,6 +108,29 @@ func TestRetrySucceeds(t *testing.T) {
 	assert.Equal(t, int64(3), calls.Load())
 }
 
+// Without Retry-After, a 429 is retried after the announced reset, or
+// after a backoff when the reset says nothing (t=0): never at once.
+func TestRetryWithoutRetryAfter(t *testing.T) {
+	for _, tt := range []struct {
+		field string
+		least time.Duration
+	}{
+		{`"p";r=0;t=1`, time.Second},
+		{`"p";r=0;t=0`, 500 * time.Millisecond},
+		{"", 500 * time.Millisecond},
+	} {
+		srv := &always{status: http.StatusTooManyRequests, fields: map[string]string{}}
+		if tt.field != "" {
+			srv.fields["RateLimit"] = tt.field
+		}
+		start := time.Now()
+		resp := do(t, newClient(t, client.WithMaxRetries(1), client.WithoutPacing()), request(t, context.Background(), "GET", serve(t, srv), nil))
+		assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		assert.Equal(t, int64(2), srv.calls.Load())
+		assert.GreaterOrEqual(t, time.Since(start), tt.least, tt.field)
+	}
+}
+
 func TestOtherStatusesAreNotRetried(t *testing.T) {
 	for _, status := range []int{200, 400, 404, 500, 502} {
 		srv := &always{status: status, fields: map[string]string{"Retry-After": "0"}}
