@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -146,3 +147,41 @@ func serveInProcess(t *testing.T, args []string) (string, *config) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Four goroutines share one transport, and so one quota, on one server:
+// none of them sees a 429. Requests in flight at once can still draw an
+// occasional 429 on the wire (a response's r does not count the requests
+// sent after it), which the transport retries.
+func TestClientSharedByGoroutines(t *testing.T) {
+	t.Parallel()
+	url, cfg := serveInProcess(t, []string{"-algorithm", "sliding-log", "-limits", "5/1s"})
+	tr, err := ratelimitclient.New(nil)
+	require.NoError(t, err)
+	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	const goroutines, each = 4, 5
+	start := time.Now()
+	statuses := make(chan int, goroutines*each)
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				resp, err := c.Get(url + "/")
+				if err != nil {
+					statuses <- 0
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				statuses <- resp.StatusCode
+			}
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	for s := range statuses {
+		assert.Equal(t, http.StatusOK, s)
+	}
+	assert.GreaterOrEqual(t, time.Since(start), minimum(t, cfg.policies, start, goroutines*each))
+}
