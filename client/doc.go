@@ -24,8 +24,8 @@
 // Retrying. A 429 or 503 response is retried after its Retry-After
 // (delta-seconds or an HTTP-date; without one, after the announced reset,
 // else an exponential backoff from half a second), within the retry budget
-// ([WithMaxRetries], 3 by default). Retry-After also holds back every
-// other request with the same key until it has passed.
+// ([WithMaxRetries], 3 by default). With pacing on, Retry-After also holds
+// back every other request with the same key until it has passed.
 //
 // Jitter. Every wait is stretched by a random share of up to 5% ([WithJitter]),
 // so clients told the same time do not all come back at once.

@@ -11,7 +11,7 @@ import (
 	"github.com/ratewindow/ratewindow/headers"
 )
 
-// A decision from a limiter with two policies, written in the default IETF
+// A decision from a limiter with two policies, written in the default draft-8
 // mode, then with one item per policy. t is the time until the quota is
 // whole again: with the default sliding-window algorithm a request weighs on
 // the estimate for up to two windows, hence t=2 for a one-second window.

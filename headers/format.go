@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// writeIETF writes RateLimit-Policy and RateLimit.
+// writeIETF writes RateLimit-Policy and RateLimit in the draft-8 syntax.
 func (w Writer) writeIETF(set func(name, value string), v *decisionView, key string) {
 	var pk []byte
 	var pkBuf [pkEncodedLen]byte
