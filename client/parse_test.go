@@ -94,3 +94,21 @@ func TestStateReserve(t *testing.T) {
 	s.block(now, time.Second)
 	assert.Equal(t, 30*time.Second, s.reserve(now.Add(30*time.Second)), "a shorter block never shortens a longer one")
 }
+
+// Whatever a server sends, reading it never panics and never yields a
+// negative count or wait.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`"p";r=1;t=2`, "limit=1, remaining=0, reset=9", `"a\",b";r=2;t=4, c;r=0`, "", `"`, `\`, "9999999999999999999", "Mon, 05 Aug 2019 09:27:05 GMT"} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		h := header("RateLimit", a, "RateLimit-Remaining", b, "RateLimit-Reset", a,
+			"X-RateLimit-Remaining", a, "X-RateLimit-Reset", b, "Retry-After", a, "Date", b)
+		if q, ok := parseQuota(h, now); ok && (q.remaining < 0 || q.reset < 0) {
+			t.Fatalf("negative quota %+v", q)
+		}
+		if d, ok := parseRetryAfter(h, now); ok && d < 0 {
+			t.Fatalf("negative wait %v", d)
+		}
+	})
+}
