@@ -1,8 +1,10 @@
 // Package headers writes the rate-limit response fields for a decision.
 //
 // A [Writer] turns a core.Decision into header fields through a
-// set(name, value) func, so it works with any framework. The default mode,
-// [IETF], follows draft-ietf-httpapi-ratelimit-headers-10:
+// set(name, value) func, so it works with any framework. The modes are
+// named after the revisions of draft-ietf-httpapi-ratelimit-headers that
+// define them, as other limiters and clients name them. The default,
+// [Draft8], writes the syntax of draft-08 and later (up to draft-10):
 //
 //	RateLimit-Policy: "burst";q=10;w=1, "steady";q=600;w=60
 //	RateLimit: "burst";r=3;t=1
@@ -13,13 +15,19 @@
 // policy with AllPolicies), r the remaining quota and t the seconds until
 // more quota is available. The other modes:
 //
-//   - [Draft7]: RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset
-//     (delta seconds), the older draft many clients still read.
+//   - [Draft7]: the combined field of draft-07, a Dictionary, with the
+//     policies as quota;w=window items:
+//     RateLimit: limit=10, remaining=3, reset=1 and
+//     RateLimit-Policy: 10;w=1, 600;w=60.
+//   - [Draft6]: the separate fields of drafts 00 to 06, RateLimit-Limit,
+//     RateLimit-Remaining and RateLimit-Reset (delta seconds), with the
+//     same RateLimit-Policy as Draft7.
 //   - [Legacy]: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset
 //     (delta seconds, or Unix epoch seconds as GitHub does with LegacyEpoch).
 //   - [None]: no rate-limit fields.
 //
-// The older modes describe the binding policy only.
+// limit, remaining and reset (and their separate fields) describe the
+// binding policy only: the one closest to denying.
 //
 // Retry-After is written separately by [WriteRetryAfter], on every enforced
 // denial, in every mode.
@@ -31,10 +39,14 @@
 //
 //   - w, the window, is at least 1: a 500ms window is advertised as w=1 and a
 //     1500ms window as w=2.
-//   - t is the time until more quota: for a policy that denies, its
-//     RetryAfter (the shortest wait after which the request is admitted);
-//     otherwise its ResetAfter (until the quota is whole again, which for
-//     the sliding-window algorithm can be up to two windows), rounded up.
+//   - t (reset in the older modes) is the time until more quota: for a
+//     policy that denies, its RetryAfter (the shortest wait after which the
+//     request is admitted); otherwise its ResetAfter (until the quota is
+//     whole again, which for the sliding-window algorithm can be up to two
+//     windows), rounded up. On an allowed response t is therefore never
+//     earlier than the draft's "seconds until additional quota is made
+//     available"; a client that waits t before spending r again is never
+//     refused for lack of quota.
 //   - A policy that denies reports r=0 (also in observe-only mode, where the
 //     request goes through but the fields say what enforcement would do).
 //   - Retry-After is the binding policy's RetryAfter rounded up, at least 1,

@@ -11,7 +11,7 @@ import (
 	"github.com/ratewindow/ratewindow/headers"
 )
 
-// A decision from a limiter with two policies, written in the default IETF
+// A decision from a limiter with two policies, written in the default draft-8
 // mode, then with one item per policy. t is the time until the quota is
 // whole again: with the default sliding-window algorithm a request weighs on
 // the estimate for up to two windows, hence t=2 for a one-second window.
@@ -48,9 +48,13 @@ func ExampleWriter_legacy() {
 
 	print := func(name, value string) { fmt.Printf("%s: %s\n", name, value) }
 	headers.Writer{Mode: headers.Draft7}.Write(print, d, now)
+	headers.Writer{Mode: headers.Draft6}.Write(print, d, now)
 	headers.Writer{Mode: headers.Legacy, LegacyEpoch: true}.Write(print, d, now)
 	headers.WriteRetryAfter(print, d)
 	// Output:
+	// RateLimit-Policy: 5000;w=3600
+	// RateLimit: limit=5000, remaining=0, reset=90
+	// RateLimit-Policy: 5000;w=3600
 	// RateLimit-Limit: 5000
 	// RateLimit-Remaining: 0
 	// RateLimit-Reset: 90

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// writeIETF writes RateLimit-Policy and RateLimit.
+// writeIETF writes RateLimit-Policy and RateLimit in the draft-8 syntax.
 func (w Writer) writeIETF(set func(name, value string), v *decisionView, key string) {
 	var pk []byte
 	var pkBuf [pkEncodedLen]byte
@@ -71,6 +71,44 @@ func appendPolicyField(b []byte, v *decisionView, pk []byte) []byte {
 		}
 	}
 	return b
+}
+
+// writeDraftPolicy writes the RateLimit-Policy of drafts 06 and 07: one
+// quota;w=window item per policy, no names.
+func writeDraftPolicy(set func(name, value string), v *decisionView) {
+	if v.policies != nil {
+		set(FieldPolicy, policySetFor(v).draftField)
+		return
+	}
+	var buf [64]byte
+	set(FieldPolicy, string(appendDraftPolicyField(buf[:0], v)))
+}
+
+// appendDraftPolicyField appends the draft-06/07 RateLimit-Policy value.
+func appendDraftPolicyField(b []byte, v *decisionView) []byte {
+	for i := range v.len() {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendInt(b, v.limit(i))
+		b = append(b, ";w="...)
+		b = appendInt(b, v.window(i))
+	}
+	return b
+}
+
+// writeDraft7 writes the combined RateLimit field of draft-07, a
+// Dictionary, for the binding policy.
+func writeDraft7(set func(name, value string), v *decisionView) {
+	i := v.bind
+	var buf [80]byte
+	b := append(buf[:0], "limit="...)
+	b = appendInt(b, v.limit(i))
+	b = append(b, ", remaining="...)
+	b = appendInt(b, v.remaining(i))
+	b = append(b, ", reset="...)
+	b = appendInt(b, v.reset(i))
+	set(FieldRateLimit, string(b))
 }
 
 // writeTriple writes the limit, remaining and reset fields of the binding

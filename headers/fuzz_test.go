@@ -39,7 +39,7 @@ func FuzzHeaders(f *testing.F) {
 
 		h := http.Header{}
 		set := func(name, value string) { h[name] = append(h[name], value) }
-		w := headers.Writer{Mode: headers.Mode(mode % 4), AllPolicies: all, LegacyEpoch: mode&4 != 0, PartitionKey: mode&8 != 0}
+		w := headers.Writer{Mode: headers.Mode(mode % 5), AllPolicies: all, LegacyEpoch: mode&4 != 0, PartitionKey: mode&8 != 0}
 		w.WriteKey(set, d, name1, time.Unix(1_700_000_000, int64(retryMs)%1e9))
 		headers.WriteRetryAfter(set, d)
 
@@ -50,7 +50,11 @@ func FuzzHeaders(f *testing.F) {
 		case headers.IETF:
 			checkIETF(t, h, d, all, w.PartitionKey && name1 != "") // pk needs a key
 		case headers.Draft7:
-			checkTriple(t, h, "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
+			checkDraftPolicy(t, h, d)
+			checkDraft7(t, h, d)
+		case headers.Draft6:
+			checkDraftPolicy(t, h, d)
+			checkTriple(t, h, "RateLimit-Policy", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
 		case headers.Legacy:
 			checkTriple(t, h, "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 		case headers.None:
@@ -107,8 +111,37 @@ func checkIETF(t *testing.T, h http.Header, d *core.Decision, all, pk bool) {
 func checkTriple(t *testing.T, h http.Header, names ...string) {
 	require.Len(t, h, len(names)+len(h["Retry-After"]))
 	for _, n := range names {
-		parseNonNegative(t, get(h, n))
+		if n != "RateLimit-Policy" {
+			parseNonNegative(t, get(h, n))
+		}
 	}
+}
+
+// checkDraftPolicy checks the RateLimit-Policy of drafts 06 and 07: a List
+// of quota Integers, each with w.
+func checkDraftPolicy(t *testing.T, h http.Header, d *core.Decision) {
+	pol, err := parseSFList(get(h, "RateLimit-Policy"))
+	require.NoError(t, err, "RateLimit-Policy %q", get(h, "RateLimit-Policy"))
+	require.Len(t, pol, 2)
+	for i, it := range pol {
+		require.Equal(t, clamp(d.Policies[i].Limit), it.Value)
+		require.GreaterOrEqual(t, intParam(t, it, "w"), int64(1))
+	}
+}
+
+// checkDraft7 checks the combined RateLimit of draft-07: a Dictionary of
+// limit, remaining and reset for the binding policy.
+func checkDraft7(t *testing.T, h http.Header, d *core.Decision) {
+	require.Len(t, h, 2+len(h["Retry-After"]))
+	keys, dict, err := parseSFDict(get(h, "RateLimit"))
+	require.NoError(t, err, "RateLimit %q", get(h, "RateLimit"))
+	require.Equal(t, []string{"limit", "remaining", "reset"}, keys)
+	s := d.States[d.Index]
+	want := map[string]any{"limit": clamp(d.Policies[d.Index].Limit), "remaining": int64(0), "reset": ceilSec(s.RetryAfter)}
+	if s.Allowed {
+		want["remaining"], want["reset"] = clamp(s.Remaining), ceilSec(s.ResetAfter)
+	}
+	require.Equal(t, want, dict)
 }
 
 func nameOf(p core.Policy) string {

@@ -6,7 +6,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 )
 
-// policySet is what the IETF fields need of one set of policies, formatted
+// policySet is what the RateLimit-Policy fields need of one set of policies, formatted
 // once: the whole RateLimit-Policy value and each policy's name as an
 // sf-string. Nearly every response of a limiter repeats the same set, and
 // formatting it (escaping every name) was about half of the middleware's
@@ -14,7 +14,9 @@ import (
 type policySet struct {
 	policies []core.Policy // a copy, to check a hit against
 	field    string        // the RateLimit-Policy value
-	names    []string      // policy i's name, sf-string encoded
+	// draftField is the RateLimit-Policy value of drafts 06 and 07.
+	draftField string
+	names      []string // policy i's name, sf-string encoded
 }
 
 // policySets caches recent policy sets, one per slot. A hit is checked
@@ -50,9 +52,10 @@ func samePolicies(a, b []core.Policy) bool {
 
 func newPolicySet(v *decisionView) *policySet {
 	e := &policySet{
-		policies: append([]core.Policy(nil), v.policies...),
-		field:    string(appendPolicyField(nil, v, nil)),
-		names:    make([]string, v.len()),
+		policies:   append([]core.Policy(nil), v.policies...),
+		field:      string(appendPolicyField(nil, v, nil)),
+		draftField: string(appendDraftPolicyField(nil, v)),
+		names:      make([]string, v.len()),
 	}
 	for i := range e.names {
 		e.names[i] = string(appendString(nil, policyName(v, i)))

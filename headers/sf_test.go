@@ -258,3 +258,42 @@ func (p *sfParser) bytes() ([]byte, error) {
 	p.s = p.s[end+2:]
 	return base64.StdEncoding.DecodeString(enc)
 }
+
+// parseSFDict parses a whole field value as a Dictionary: each key's value
+// (true for a bare key), in order.
+func parseSFDict(field string) ([]string, map[string]any, error) {
+	p := &sfParser{s: strings.TrimLeft(field, " ")}
+	var keys []string
+	out := map[string]any{}
+	for p.s != "" {
+		k, err := p.key()
+		if err != nil {
+			return nil, nil, err
+		}
+		var v any = true
+		if strings.HasPrefix(p.s, "=") {
+			p.s = p.s[1:]
+			it, err := p.member()
+			if err != nil {
+				return nil, nil, err
+			}
+			v = it.Value
+		} else if _, err := p.params(); err != nil {
+			return nil, nil, err
+		}
+		keys = append(keys, k)
+		out[k] = v
+		p.s = strings.TrimLeft(p.s, " \t")
+		if p.s == "" {
+			break
+		}
+		if p.s[0] != ',' {
+			return nil, nil, p.fail("expected comma")
+		}
+		p.s = strings.TrimLeft(p.s[1:], " \t")
+		if p.s == "" {
+			return nil, nil, p.fail("trailing comma")
+		}
+	}
+	return keys, out, nil
+}

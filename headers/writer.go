@@ -22,17 +22,17 @@ const (
 )
 
 // Writer writes the rate-limit fields of a decision. The zero value writes
-// the IETF fields for the binding policy, without a partition key.
+// the draft-8 fields for the binding policy, without a partition key.
 type Writer struct {
 	// Mode selects the fields written.
 	Mode Mode
-	// AllPolicies, in IETF mode, writes one RateLimit item per policy
+	// AllPolicies, in Draft8 mode, writes one RateLimit item per policy
 	// instead of only the binding one.
 	AllPolicies bool
 	// LegacyEpoch, in Legacy mode, writes X-RateLimit-Reset as Unix epoch
 	// seconds (GitHub style) instead of delta seconds.
 	LegacyEpoch bool
-	// PartitionKey, in IETF mode, adds pk (a keyed hash of the rate-limit
+	// PartitionKey, in Draft8 mode, adds pk (a keyed hash of the rate-limit
 	// key, never the key) to every item, when the key is given through
 	// WriteKey. Off by default.
 	PartitionKey bool
@@ -58,9 +58,13 @@ func (w Writer) WriteKey(set func(name, value string), d *core.Decision, key str
 	}
 	v := view(d)
 	switch w.Mode {
-	case IETF:
+	case Draft8:
 		w.writeIETF(set, &v, key)
 	case Draft7:
+		writeDraftPolicy(set, &v)
+		writeDraft7(set, &v)
+	case Draft6:
+		writeDraftPolicy(set, &v)
 		writeTriple(set, &v, FieldLimit, FieldRemaining, FieldReset, time.Time{})
 	case Legacy:
 		epoch := time.Time{}

@@ -76,11 +76,21 @@ func TestWriterModes(t *testing.T) {
 			"RateLimit-Policy": `"burst";q=10;w=1, "steady";q=600;w=60`,
 			"RateLimit":        `"burst";r=4;t=1, "steady";r=0;t=13`,
 		}},
-		{"draft7 allowed", headers.Writer{Mode: headers.Draft7}, allowedDecision, map[string]string{
-			"RateLimit-Limit": "10", "RateLimit-Remaining": "3", "RateLimit-Reset": "1",
+		{"draft-7 allowed", headers.Writer{Mode: headers.Draft7}, allowedDecision, map[string]string{
+			"RateLimit-Policy": "10;w=1, 600;w=60",
+			"RateLimit":        "limit=10, remaining=3, reset=1",
 		}},
-		{"draft7 denied", headers.Writer{Mode: headers.Draft7}, deniedDecision, map[string]string{
-			"RateLimit-Limit": "600", "RateLimit-Remaining": "0", "RateLimit-Reset": "13",
+		{"draft-7 denied", headers.Writer{Mode: headers.Draft7}, deniedDecision, map[string]string{
+			"RateLimit-Policy": "10;w=1, 600;w=60",
+			"RateLimit":        "limit=600, remaining=0, reset=13",
+		}},
+		{"draft-6 allowed", headers.Writer{Mode: headers.Draft6}, allowedDecision, map[string]string{
+			"RateLimit-Policy": "10;w=1, 600;w=60",
+			"RateLimit-Limit":  "10", "RateLimit-Remaining": "3", "RateLimit-Reset": "1",
+		}},
+		{"draft-6 denied", headers.Writer{Mode: headers.Draft6}, deniedDecision, map[string]string{
+			"RateLimit-Policy": "10;w=1, 600;w=60",
+			"RateLimit-Limit":  "600", "RateLimit-Remaining": "0", "RateLimit-Reset": "13",
 		}},
 		{"legacy delta", headers.Writer{Mode: headers.Legacy}, deniedDecision, map[string]string{
 			"X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "13",
@@ -88,8 +98,9 @@ func TestWriterModes(t *testing.T) {
 		{"legacy epoch", headers.Writer{Mode: headers.Legacy, LegacyEpoch: true}, deniedDecision, map[string]string{
 			"X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1767323058", // t0 + 13 s
 		}},
-		{"epoch ignored outside legacy", headers.Writer{Mode: headers.Draft7, LegacyEpoch: true}, allowedDecision, map[string]string{
-			"RateLimit-Limit": "10", "RateLimit-Remaining": "3", "RateLimit-Reset": "1",
+		{"epoch ignored outside legacy", headers.Writer{Mode: headers.Draft6, LegacyEpoch: true}, allowedDecision, map[string]string{
+			"RateLimit-Policy": "10;w=1, 600;w=60",
+			"RateLimit-Limit":  "10", "RateLimit-Remaining": "3", "RateLimit-Reset": "1",
 		}},
 		{"none", headers.Writer{Mode: headers.None}, deniedDecision, map[string]string{}},
 		{"nil decision", headers.Writer{}, nil, map[string]string{}},
@@ -330,21 +341,31 @@ func TestRetryAfter(t *testing.T) {
 }
 
 func TestModeStringAndParse(t *testing.T) {
-	for _, m := range []headers.Mode{headers.IETF, headers.Draft7, headers.Legacy, headers.None} {
+	for _, m := range []headers.Mode{headers.Draft8, headers.Draft7, headers.Draft6, headers.Legacy, headers.None} {
 		got, err := headers.ParseMode(m.String())
 		require.NoError(t, err)
 		assert.Equal(t, m, got)
 	}
-	for in, want := range map[string]headers.Mode{" IETF ": headers.IETF, "Draft7": headers.Draft7, "LEGACY": headers.Legacy, "none": headers.None} {
+	assert.Equal(t, "draft-8", headers.Mode(0).String(), "the zero value")
+	for in, want := range map[string]headers.Mode{
+		" Draft-8 ": headers.Draft8, "DRAFT-7": headers.Draft7, "draft-6": headers.Draft6,
+		"ietf": headers.Draft8, "LEGACY": headers.Legacy, "none": headers.None,
+	} {
 		got, err := headers.ParseMode(in)
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
 	}
-	for _, bad := range []string{"", "draft-7", "x-ratelimit", "ietf10"} {
+	for _, bad := range []string{"", "draft-9", "x-ratelimit", "ietf10"} {
 		_, err := headers.ParseMode(bad)
 		assert.ErrorIs(t, err, core.ErrInvalidConfig, bad)
 	}
 	assert.Equal(t, "Mode(9)", headers.Mode(9).String())
+
+	// The old name of the separate fields is refused with a hint, rather
+	// than read as either draft.
+	_, err := headers.ParseMode("draft7")
+	assert.ErrorIs(t, err, core.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "draft-6")
 }
 
 func TestValidatePolicyName(t *testing.T) {
@@ -366,7 +387,7 @@ func get(h http.Header, name string) string {
 }
 
 func TestWriterValidate(t *testing.T) {
-	for _, m := range []headers.Mode{headers.IETF, headers.Draft7, headers.Legacy, headers.None} {
+	for _, m := range []headers.Mode{headers.Draft8, headers.Draft7, headers.Draft6, headers.Legacy, headers.None} {
 		assert.True(t, m.Valid())
 		assert.NoError(t, headers.Writer{Mode: m}.Validate())
 	}

@@ -46,7 +46,7 @@ func parseFlags(args []string) (*config, error) {
 		proxies    = fs.String("trusted-proxies", "", "CIDRs of trusted reverse proxies, comma-separated (default none: X-Forwarded-For ignored)")
 		observe    = fs.Bool("observe", false, "observe-only: never block, only write headers and report")
 		fail       = fs.String("fail", "open", "when the store fails: open (pass) or closed (503)")
-		mode       = fs.String("headers", "ietf", "rate-limit headers: ietf, draft7, legacy or none")
+		mode       = fs.String("headers", "draft-8", "rate-limit headers: draft-8, draft-7, draft-6, legacy or none")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -24,7 +24,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 	assert.Equal(t, core.SlidingWindow, c.policies[0].Algorithm)
 	assert.False(t, c.observe)
 	assert.False(t, c.failClosed)
-	assert.Equal(t, headers.IETF, c.headers)
+	assert.Equal(t, headers.Draft8, c.headers)
 	assert.NotNil(t, c.key)
 }
 
@@ -72,6 +72,7 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"-trusted-proxies", "not-a-cidr"}, "-trusted-proxies"},
 		{[]string{"-fail", "maybe"}, "-fail"},
 		{[]string{"-headers", "rfc"}, "-headers"},
+		{[]string{"-headers", "draft7"}, "ambiguous"},
 		{[]string{"-observe=perhaps"}, "observe"},
 		{[]string{"extra"}, "extra"},
 	} {
@@ -79,5 +80,16 @@ func TestParseFlagsErrors(t *testing.T) {
 		require.Error(t, err, "%v", c.args)
 		assert.Contains(t, err.Error(), c.want, "%v", c.args)
 		assert.NotContains(t, err.Error(), "\n", "%v", c.args)
+	}
+}
+
+func TestParseFlagsHeaderModes(t *testing.T) {
+	for name, want := range map[string]headers.Mode{
+		"draft-8": headers.Draft8, "draft-7": headers.Draft7, "draft-6": headers.Draft6,
+		"legacy": headers.Legacy, "none": headers.None, "ietf": headers.Draft8,
+	} {
+		c, err := parseFlags([]string{"-headers", name})
+		require.NoError(t, err, name)
+		assert.Equal(t, want, c.headers, name)
 	}
 }

@@ -24,7 +24,7 @@
 //	-trusted-proxies  CIDRs whose X-Forwarded-For is believed (default none)
 //	-observe          observe-only: never block, still write the headers
 //	-fail             open | closed: what to do when the store fails (default open; closed answers 503)
-//	-headers          ietf | draft7 | legacy | none (default ietf)
+//	-headers          draft-8 | draft-7 | draft-6 | legacy | none (default draft-8)
 package main
 
 import (
@@ -104,4 +104,4 @@ const usage = `usage: server [flags]
   -trusted-proxies list    CIDRs of trusted reverse proxies (default none)
   -observe                 observe-only: never block
   -fail open|closed        when the store fails (default open)
-  -headers mode            ietf, draft7, legacy or none (default ietf)`
+  -headers mode            draft-8, draft-7, draft-6, legacy or none (default draft-8)`

@@ -54,10 +54,11 @@ func TestEveryFramework(t *testing.T) {
 			},
 		},
 		{
-			name: "sliding log, two limits, draft-7 headers",
-			args: []string{"-algorithm", "sliding-log", "-limits", "2/1h,5/24h", "-headers", "draft7"},
+			name: "sliding log, two limits, draft-6 headers",
+			args: []string{"-algorithm", "sliding-log", "-limits", "2/1h,5/24h", "-headers", "draft-6"},
 			check: func(t *testing.T, url string) {
 				r := get(t, url+"/", nil)
+				assert.Equal(t, "2;w=3600, 5;w=86400", r.header.Get("RateLimit-Policy"))
 				assert.Equal(t, "2", r.header.Get("RateLimit-Limit"))
 				assert.Equal(t, "1", r.header.Get("RateLimit-Remaining"))
 				assert.Empty(t, r.header.Get("RateLimit"))

@@ -302,14 +302,25 @@ func Scenarios() []Scenario {
 			},
 		},
 		{
+			Name: "draft-6 fields",
+			Options: func(*Env) []ratewindow.Option {
+				return []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.Draft6})}
+			},
+			Steps: []Step{
+				{Status: 200, Want: map[string]string{headers.FieldPolicy: "3;w=60", headers.FieldLimit: "3", headers.FieldRemaining: "2", headers.FieldReset: "60"}},
+				{Advance: 15 * time.Second, Repeat: 2, Status: 200},
+				{Status: 429, Want: map[string]string{headers.FieldPolicy: "3;w=60", headers.FieldLimit: "3", headers.FieldRemaining: "0", headers.FieldReset: "45", headers.FieldRetryAfter: "45"}},
+			},
+		},
+		{
 			Name: "draft-7 fields",
 			Options: func(*Env) []ratewindow.Option {
 				return []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.Draft7})}
 			},
 			Steps: []Step{
-				{Status: 200, Want: map[string]string{headers.FieldLimit: "3", headers.FieldRemaining: "2", headers.FieldReset: "60"}},
+				{Status: 200, Want: map[string]string{headers.FieldPolicy: "3;w=60", headers.FieldRateLimit: "limit=3, remaining=2, reset=60"}},
 				{Advance: 15 * time.Second, Repeat: 2, Status: 200},
-				{Status: 429, Want: map[string]string{headers.FieldLimit: "3", headers.FieldRemaining: "0", headers.FieldReset: "45", headers.FieldRetryAfter: "45"}},
+				{Status: 429, Want: map[string]string{headers.FieldPolicy: "3;w=60", headers.FieldRateLimit: "limit=3, remaining=0, reset=45", headers.FieldRetryAfter: "45"}},
 			},
 		},
 		{

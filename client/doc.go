@@ -1,0 +1,54 @@
+// Package client is the other half of a rate limit: an http.RoundTripper
+// for Go programs that call a rate-limited API, this library's or anyone's.
+//
+//	t, err := client.New(nil) // over http.DefaultTransport
+//	if err != nil {
+//		return err
+//	}
+//	c := &http.Client{Transport: t, Timeout: 30 * time.Second}
+//	resp, err := c.Get("https://api.example/items")
+//
+// # What it does
+//
+// Pacing. Every response's rate-limit fields are read and remembered per
+// host (or per key chosen with [WithKey]). When the quota is used up
+// (remaining reaches 0) the next request waits for the reset the server
+// announced before it is sent, so a caller that stays within the limit
+// never sees a 429 at all. The transport reads every dialect in use:
+//
+//	RateLimit: "default";r=25;t=5          (draft-08 and later; the most restrictive policy wins)
+//	RateLimit: limit=100, remaining=25, reset=5   (draft-07)
+//	RateLimit-Remaining: 25 / RateLimit-Reset: 5  (drafts 00 to 06)
+//	X-RateLimit-Remaining: 25 / X-RateLimit-Reset: 5 or a Unix time
+//
+// Retrying. A 429 or 503 response is retried after its Retry-After
+// (delta-seconds or an HTTP-date; without one, after the announced reset,
+// else an exponential backoff from half a second), within the retry budget
+// ([WithMaxRetries], 3 by default). With pacing on, Retry-After also holds
+// back every other request with the same key until it has passed.
+//
+// Jitter. Every wait is stretched by a random share of up to 5% ([WithJitter]),
+// so clients told the same time do not all come back at once.
+//
+// # Guarantees
+//
+//   - A request is retried only when it can be sent again unchanged: its
+//     body is nil, http.NoBody, or can be recreated through GetBody (as
+//     http.NewRequest arranges for bytes and strings readers), and its
+//     method is idempotent (GET, HEAD, OPTIONS, TRACE, PUT, DELETE, or any
+//     method with an Idempotency-Key header) unless
+//     [WithRetryNonIdempotent] is given.
+//   - No wait outlasts the request's context: a wait that would end after
+//     its deadline, or last longer than [WithMaxWait] (one minute by
+//     default), is not started. A retry then stops and the caller gets the
+//     429 or 503 itself; a paced request is sent at once and the server
+//     answers for itself. Cancelling the context ends a wait at once.
+//   - When the transport stops retrying, the caller gets the server's last
+//     response, never a synthesised one.
+//   - The transport is safe for concurrent use, starts no goroutine, and
+//     waits in the goroutine of the request that waits.
+//
+// Pacing is as good as the numbers the server sends: the fields are in
+// whole seconds, and concurrent requests in flight are counted against
+// the quota only when sent through the same Transport.
+package client

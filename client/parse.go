@@ -1,0 +1,194 @@
+package client
+
+import (
+	"net/http"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Field names as net/http stores received fields (canonical form), so a
+// lookup does not canonicalise, and allocate, on every response.
+var (
+	fieldRateLimit       = textproto.CanonicalMIMEHeaderKey("RateLimit")
+	fieldRemaining       = textproto.CanonicalMIMEHeaderKey("RateLimit-Remaining")
+	fieldReset           = textproto.CanonicalMIMEHeaderKey("RateLimit-Reset")
+	fieldLegacyRemaining = textproto.CanonicalMIMEHeaderKey("X-RateLimit-Remaining")
+	fieldLegacyReset     = textproto.CanonicalMIMEHeaderKey("X-RateLimit-Reset")
+	fieldRetryAfter      = textproto.CanonicalMIMEHeaderKey("Retry-After")
+	fieldDate            = textproto.CanonicalMIMEHeaderKey("Date")
+)
+
+// get returns the first value of a field by its canonical name.
+func get(h http.Header, canonical string) string {
+	if v := h[canonical]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// quota is what one response says about the limit: r units remain, and
+// more are available after reset.
+type quota struct {
+	remaining int64
+	reset     time.Duration
+}
+
+// parseQuota reads the rate-limit fields of h, in any of the dialects
+// servers send: RateLimit as a List (draft-08 and later) or a Dictionary
+// (draft-07), the separate RateLimit-Remaining and RateLimit-Reset (drafts
+// 00 to 06), and X-RateLimit-Remaining and X-RateLimit-Reset. now is the
+// time the response was received; X-RateLimit-Reset may be a Unix time,
+// read against the response's Date when it has one.
+func parseQuota(h http.Header, now time.Time) (quota, bool) {
+	if v := get(h, fieldRateLimit); v != "" {
+		if q, ok := parseRateLimit(v); ok {
+			return q, true
+		}
+	}
+	if q, ok := parseSeparate(get(h, fieldRemaining), get(h, fieldReset)); ok {
+		return q, true
+	}
+	rem, reset := get(h, fieldLegacyRemaining), get(h, fieldLegacyReset)
+	q, ok := parseSeparate(rem, reset)
+	if !ok {
+		return quota{}, false
+	}
+	// A reset larger than any sensible delta is a Unix time (GitHub and
+	// others send it so).
+	if s := time.Duration(q.reset / time.Second); s > 1e9 {
+		serverNow := now
+		if d, err := http.ParseTime(get(h, fieldDate)); err == nil {
+			serverNow = d
+		}
+		q.reset = max(time.Unix(int64(s), 0).Sub(serverNow), 0)
+	}
+	return q, true
+}
+
+// parseSeparate reads a remaining count and a reset in seconds.
+func parseSeparate(remaining, reset string) (quota, bool) {
+	r, ok1 := parseCount(remaining)
+	t, ok2 := parseCount(reset)
+	if !ok1 || !ok2 {
+		return quota{}, false
+	}
+	return quota{remaining: r, reset: seconds(t)}, true
+}
+
+// parseRateLimit reads a RateLimit field: a List of policies with r and t
+// parameters (draft-08 and later; the most restrictive wins), or a
+// Dictionary with remaining and reset (draft-07).
+func parseRateLimit(v string) (quota, bool) {
+	var best quota
+	found := false
+	dict := false
+	var dr, dt int64 = -1, -1
+	for rest := v; rest != ""; {
+		var member string
+		member, rest = cutTop(rest, ',')
+		head, params := cutTop(member, ';')
+		head = strings.TrimSpace(head)
+		if k, val, isDict := strings.Cut(head, "="); isDict && !strings.HasPrefix(head, `"`) {
+			dict = true
+			n, ok := parseCount(val)
+			switch strings.TrimSpace(k) {
+			case "remaining":
+				if ok {
+					dr = n
+				}
+			case "reset":
+				if ok {
+					dt = n
+				}
+			}
+			continue
+		}
+		r, t := int64(-1), int64(-1)
+		for params != "" {
+			var p string
+			p, params = cutTop(params, ';')
+			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
+			n, ok := parseCount(val)
+			if !ok {
+				continue
+			}
+			switch k {
+			case "r":
+				r = n
+			case "t":
+				t = n
+			}
+		}
+		if r < 0 || t < 0 {
+			continue
+		}
+		q := quota{remaining: r, reset: seconds(t)}
+		if !found || q.remaining < best.remaining || (q.remaining == best.remaining && q.reset > best.reset) {
+			best, found = q, true
+		}
+	}
+	if dict {
+		if dr < 0 || dt < 0 {
+			return quota{}, false
+		}
+		return quota{remaining: dr, reset: seconds(dt)}, true
+	}
+	return best, found
+}
+
+// cutTop cuts s around the first sep outside a quoted string.
+func cutTop(s string, sep byte) (before, after string) {
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == sep:
+			return s[:i], s[i+1:]
+		}
+	}
+	return s, ""
+}
+
+// parseCount reads a non-negative integer, allowing surrounding space.
+func parseCount(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// maxSeconds keeps a duration in seconds from overflowing.
+const maxSeconds = int64(1<<63-1) / int64(time.Second)
+
+func seconds(n int64) time.Duration {
+	return time.Duration(min(n, maxSeconds)) * time.Second
+}
+
+// parseRetryAfter reads Retry-After: delta-seconds or an HTTP-date, the
+// latter against the response's Date when it has one (so a skewed client
+// clock does not matter), else against now.
+func parseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(get(h, fieldRetryAfter))
+	if v == "" {
+		return 0, false
+	}
+	if n, ok := parseCount(v); ok {
+		return seconds(n), true
+	}
+	at, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	serverNow := now
+	if d, err := http.ParseTime(get(h, fieldDate)); err == nil {
+		serverNow = d
+	}
+	return max(at.Sub(serverNow), 0), true
+}

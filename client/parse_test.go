@@ -1,0 +1,114 @@
+package client
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+var now = time.Date(2019, 8, 5, 9, 27, 0, 0, time.UTC)
+
+func header(kv ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return h
+}
+
+func TestParseQuotaDialects(t *testing.T) {
+	tests := []struct {
+		name string
+		h    http.Header
+		want quota
+		ok   bool
+	}{
+		{"draft-08", header("RateLimit-Policy", `"basic";q=100;w=60`, "RateLimit", `"basic";r=60;t=58`), quota{60, 58 * time.Second}, true},
+		{"draft-08 token name", header("RateLimit", `default;r=50;t=30`), quota{50, 30 * time.Second}, true},
+		{"draft-08 with pk", header("RateLimit", `"default";r=300000000;t=60;pk=:QXBwLTk5OQ==:`), quota{300000000, time.Minute}, true},
+		{"draft-08 most restrictive of several", header("RateLimit", `"burst";r=3;t=1, "day";r=0;t=36000, "hour";r=0;t=600`), quota{0, 36000 * time.Second}, true},
+		{"draft-08 name with comma and semicolon", header("RateLimit", `"a,b;r=9";r=2;t=4`), quota{2, 4 * time.Second}, true},
+		{"draft-08 name with an escaped quote", header("RateLimit", `"a\",b";r=2;t=4, "c";r=5;t=1`), quota{2, 4 * time.Second}, true},
+		{"draft-07", header("RateLimit", "limit=100, remaining=25, reset=5", "RateLimit-Policy", "100;w=60"), quota{25, 5 * time.Second}, true},
+		{"draft-07 any order", header("RateLimit", "reset=50,limit=100,remaining=99"), quota{99, 50 * time.Second}, true},
+		{"draft-07 without reset", header("RateLimit", "limit=100, remaining=25"), quota{}, false},
+		{"draft-06", header("RateLimit-Limit", "100", "RateLimit-Remaining", "0", "RateLimit-Reset", "48"), quota{0, 48 * time.Second}, true},
+		{"legacy delta", header("X-RateLimit-Limit", "600", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "13"), quota{0, 13 * time.Second}, true},
+		{"legacy epoch, against Date", header("X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "1565000000", "Date", "Mon, 05 Aug 2019 10:13:00 GMT"), quota{7, 20 * time.Second}, true},
+		{"legacy epoch, against now", header("X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "1565000000"), quota{7, time.Unix(1565000000, 0).Sub(now)}, true},
+		{"legacy epoch in the past", header("X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "1500000000"), quota{7, 0}, true},
+		{"draft-08 wins over the others", header("RateLimit", `"p";r=1;t=2`, "X-RateLimit-Remaining", "9", "X-RateLimit-Reset", "9"), quota{1, 2 * time.Second}, true},
+		{"garbage falls back", header("RateLimit", "nonsense", "RateLimit-Remaining", "3", "RateLimit-Reset", "4"), quota{3, 4 * time.Second}, true},
+		{"negative", header("RateLimit-Remaining", "-1", "RateLimit-Reset", "4"), quota{}, false},
+		{"none", header(), quota{}, false},
+		{"huge t does not overflow", header("RateLimit", `"p";r=0;t=999999999999999`), quota{0, seconds(999999999999999)}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := parseQuota(tt.h, now)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	tests := []struct {
+		name string
+		h    http.Header
+		want time.Duration
+		ok   bool
+	}{
+		{"delta", header("Retry-After", "120"), 2 * time.Minute, true},
+		{"zero", header("Retry-After", "0"), 0, true},
+		// The draft-06 example: Date 09:27:00, Retry-After 09:27:05.
+		{"HTTP-date against Date", header("Date", "Mon, 05 Aug 2019 09:27:00 GMT", "Retry-After", "Mon, 05 Aug 2019 09:27:05 GMT"), 5 * time.Second, true},
+		{"HTTP-date against now", header("Retry-After", "Mon, 05 Aug 2019 09:27:07 GMT"), 7 * time.Second, true},
+		{"HTTP-date in the past", header("Retry-After", "Mon, 05 Aug 2019 09:00:00 GMT"), 0, true},
+		{"RFC 850 date", header("Retry-After", "Monday, 05-Aug-19 09:27:03 GMT"), 3 * time.Second, true},
+		{"negative", header("Retry-After", "-5"), 0, false},
+		{"garbage", header("Retry-After", "soon"), 0, false},
+		{"absent", header(), 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := parseRetryAfter(tt.h, now)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestStateReserve(t *testing.T) {
+	var s state
+	assert.Zero(t, s.reserve(now), "unknown quota: go")
+	s.update(quota{remaining: 2, reset: 10 * time.Second}, now)
+	assert.Zero(t, s.reserve(now))
+	assert.Zero(t, s.reserve(now))
+	assert.Equal(t, 7*time.Second, s.reserve(now.Add(3*time.Second)), "used up: wait for the reset")
+	assert.Zero(t, s.reserve(now.Add(10*time.Second)), "reset passed: unknown again")
+	s.block(now, time.Minute)
+	assert.Equal(t, 30*time.Second, s.reserve(now.Add(30*time.Second)))
+	s.block(now, time.Second)
+	assert.Equal(t, 30*time.Second, s.reserve(now.Add(30*time.Second)), "a shorter block never shortens a longer one")
+}
+
+// Whatever a server sends, reading it never panics and never yields a
+// negative count or wait.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`"p";r=1;t=2`, "limit=1, remaining=0, reset=9", `"a\",b";r=2;t=4, c;r=0`, "", `"`, `\`, "9999999999999999999", "Mon, 05 Aug 2019 09:27:05 GMT"} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		h := header("RateLimit", a, "RateLimit-Remaining", b, "RateLimit-Reset", a,
+			"X-RateLimit-Remaining", a, "X-RateLimit-Reset", b, "Retry-After", a, "Date", b)
+		if q, ok := parseQuota(h, now); ok && (q.remaining < 0 || q.reset < 0) {
+			t.Fatalf("negative quota %+v", q)
+		}
+		if d, ok := parseRetryAfter(h, now); ok && d < 0 {
+			t.Fatalf("negative wait %v", d)
+		}
+	})
+}

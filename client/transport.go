@@ -1,0 +1,204 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"time"
+)
+
+// Transport is an http.RoundTripper that honours a server's rate limits.
+// Build it with New. It is safe for concurrent use, and starts no
+// goroutine: every wait happens in the goroutine that sent the request.
+type Transport struct {
+	base   http.RoundTripper
+	cfg    config
+	states states
+}
+
+// New returns a Transport sending through base (http.DefaultTransport when
+// nil). An invalid option is an error wrapping core.ErrInvalidConfig.
+func New(base http.RoundTripper, opts ...Option) (*Transport, error) {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	t := &Transport{base: base, cfg: defaults()}
+	for _, o := range opts {
+		if err := o(&t.cfg); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// backoffBase is the first wait after a 429 or 503 that says neither
+// Retry-After nor a reset; it doubles with each retry.
+const backoffBase = 500 * time.Millisecond
+
+// RoundTrip sends req, first waiting as long as the server asked (when
+// pacing), and retries it after a 429 or 503 within the retry budget. It
+// returns the last response when it stops retrying, so the caller sees
+// the server's own answer.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	st := t.states.get(t.cfg.key(req))
+	if t.cfg.pace {
+		if err := t.pace(ctx, st); err != nil {
+			closeBody(req)
+			return nil, err
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	for attempt := 0; ; attempt++ {
+		if err != nil {
+			return nil, err
+		}
+		now := time.Now()
+		q, hasQuota := parseQuota(resp.Header, now)
+		if hasQuota {
+			st.update(q, now)
+		}
+		if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+			return resp, nil
+		}
+		wait, told := parseRetryAfter(resp.Header, now)
+		if told {
+			st.block(now, wait)
+		} else if hasQuota && q.remaining == 0 && q.reset > 0 {
+			wait = q.reset
+		} else {
+			wait = backoffBase << min(attempt, 16)
+		}
+		if attempt >= t.cfg.maxRetries || !t.replayable(req) {
+			return resp, nil
+		}
+		wait = t.jitter(wait)
+		if !t.fits(ctx, wait) {
+			return resp, nil
+		}
+		next, err := rewind(req)
+		if err != nil {
+			return resp, nil
+		}
+		drain(resp)
+		if err := sleep(ctx, wait); err != nil {
+			closeBody(next)
+			return nil, err
+		}
+		if t.cfg.pace {
+			if err := t.pace(ctx, st); err != nil {
+				closeBody(next)
+				return nil, err
+			}
+		}
+		resp, err = t.base.RoundTrip(next)
+	}
+}
+
+// pace waits until st has quota for one more request. A wait that does not
+// fit (longer than MaxWait, or past the context's deadline) is skipped:
+// the request goes out and the server answers for itself.
+func (t *Transport) pace(ctx context.Context, st *state) error {
+	for {
+		wait := st.reserve(time.Now())
+		if wait <= 0 {
+			return nil
+		}
+		wait = t.jitter(wait)
+		if !t.fits(ctx, wait) {
+			return nil
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+}
+
+// fits reports whether a wait of d is allowed: not longer than MaxWait and
+// ending before the context's deadline.
+func (t *Transport) fits(ctx context.Context, d time.Duration) bool {
+	if d > t.cfg.maxWait {
+		return false
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Now().Add(d).After(dl) {
+		return false
+	}
+	return true
+}
+
+// jitter adds a random share of up to the configured fraction to d.
+func (t *Transport) jitter(d time.Duration) time.Duration {
+	if t.cfg.jitter == 0 || d <= 0 {
+		return d
+	}
+	if span := int64(float64(d) * t.cfg.jitter); span > 0 {
+		d += time.Duration(rand.Int64N(span + 1))
+	}
+	return d
+}
+
+// replayable reports whether req may be sent again: its body can be
+// recreated, and its method is idempotent (or the caller allowed others).
+func (t *Transport) replayable(req *http.Request) bool {
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		return false
+	}
+	return t.cfg.nonIdempotent || idempotent(req)
+}
+
+// idempotent follows net/http's own rule for retrying requests.
+func idempotent(req *http.Request) bool {
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	_, key := req.Header["Idempotency-Key"]
+	_, xkey := req.Header["X-Idempotency-Key"]
+	return key || xkey
+}
+
+// rewind returns a copy of req with a fresh body, ready to send again.
+func rewind(req *http.Request) (*http.Request, error) {
+	next := req.Clone(req.Context())
+	if req.Body == nil || req.Body == http.NoBody {
+		return next, nil
+	}
+	if req.GetBody == nil {
+		return nil, errors.New("client: request body cannot be replayed")
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	next.Body = body
+	return next, nil
+}
+
+// drain reads a little of a response that will not be returned, so its
+// connection can be reused, and closes it.
+func drain(resp *http.Response) {
+	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+	_ = resp.Body.Close()
+}
+
+// closeBody closes a request body that will not be sent, as RoundTrip
+// must.
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

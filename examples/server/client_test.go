@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	ratelimitclient "github.com/ratewindow/ratewindow/client"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// Pacing against the demo server, over loopback: a caller sends twice the
+// limit through the client transport and sees only 200s (and no 429 is
+// even sent back on the wire), in about the shortest time the server's
+// algorithm allows.
+//
+// The shortest time is computed, not guessed: the same policies on a fake
+// clock starting at the same instant, a greedy sender that retries each
+// denial after exactly its RetryAfter (which is honest: the earliest
+// instant the request is admitted). The client can only do worse, so
+// elapsed ≥ minimum; it reads whole seconds from the fields, and adds up
+// to 5% jitter, so it is allowed 10% and a small constant for loopback
+// and scheduling on a busy machine.
+//
+// The start is placed just after a whole second, so the windows of the
+// fixed and sliding-window algorithms (aligned to the Unix epoch) begin
+// where the whole-second t values say they do.
+func TestClientPacesAgainstServer(t *testing.T) {
+	const (
+		limit = 5
+		n     = 2 * limit
+		slack = 250 * time.Millisecond
+	)
+	type run struct{ store, algorithm, headers string }
+	var runs []run
+	for _, store := range []string{"memory", "redis"} {
+		for _, alg := range []string{"fixed-window", "sliding-window", "sliding-log"} {
+			runs = append(runs, run{store, alg, "draft-8"})
+		}
+	}
+	for _, mode := range []string{"draft-7", "draft-6", "legacy"} {
+		runs = append(runs, run{"memory", "sliding-log", mode})
+	}
+	for _, r := range runs {
+		t.Run(r.store+"/"+r.algorithm+"/"+r.headers, func(t *testing.T) {
+			args := []string{"-algorithm", r.algorithm, "-limits", fmt.Sprintf("%d/1s", limit),
+				"-key", "header:X-Client", "-headers", r.headers}
+			if r.store == "redis" {
+				args = append(args, "-store", "redis", "-redis-addrs", testredis.Addr(t))
+			}
+			t.Parallel()
+			url, cfg := serveInProcess(t, args)
+			key := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())
+
+			var onWire atomic.Int64
+			counting := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				resp, err := http.DefaultTransport.RoundTrip(req)
+				if err == nil && resp.StatusCode == http.StatusTooManyRequests {
+					onWire.Add(1)
+				}
+				return resp, err
+			})
+			tr, err := ratelimitclient.New(counting)
+			require.NoError(t, err)
+			c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+
+			time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
+			start := time.Now()
+			for i := range n {
+				req, err := http.NewRequest("GET", url+"/", nil)
+				require.NoError(t, err)
+				req.Header.Set("X-Client", key)
+				resp, err := c.Do(req)
+				require.NoError(t, err)
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				require.Equal(t, http.StatusOK, resp.StatusCode, "request %d", i)
+			}
+			elapsed := time.Since(start)
+			least := minimum(t, cfg.policies, start, n)
+
+			assert.Zero(t, onWire.Load(), "the client paced itself: no 429 was sent back")
+			assert.GreaterOrEqual(t, elapsed, least)
+			assert.LessOrEqual(t, elapsed, least+least/10+slack, "minimum %v", least)
+			t.Logf("elapsed %v, minimum %v", elapsed.Round(time.Millisecond), least.Round(time.Millisecond))
+		})
+	}
+}
+
+// minimum is the shortest time in which n requests starting at start are
+// all admitted by policies: a greedy sender on a fake clock.
+func minimum(t *testing.T, policies []core.Policy, start time.Time, n int) time.Duration {
+	t.Helper()
+	clock := core.NewFakeClock(start)
+	l, err := core.NewLimiter(memory.New(), policies, core.WithClock(clock))
+	require.NoError(t, err)
+	for range n {
+		for {
+			d, err := l.Allow(context.Background(), "k")
+			require.NoError(t, err)
+			if d.Allowed {
+				break
+			}
+			require.Positive(t, d.RetryAfter)
+			clock.Advance(d.RetryAfter)
+		}
+	}
+	return clock.Now().Sub(start)
+}
+
+// serveInProcess runs the demo server of args on a free loopback port
+// until the test ends, and returns its URL and configuration.
+func serveInProcess(t *testing.T, args []string) (string, *config) {
+	t.Helper()
+	cfg, err := parseFlags(append([]string{"-addr", "127.0.0.1:0"}, args...))
+	require.NoError(t, err)
+	a, release, err := build(cfg)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", cfg.addr)
+	require.NoError(t, err)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = a.serve(ln)
+	}()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = a.shutdown(ctx)
+		<-served
+		release()
+	})
+	return "http://" + ln.Addr().String(), cfg
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Four goroutines share one transport, and so one quota, on one server:
+// none of them sees a 429. Requests in flight at once can still draw an
+// occasional 429 on the wire (a response's r does not count the requests
+// sent after it), which the transport retries.
+func TestClientSharedByGoroutines(t *testing.T) {
+	t.Parallel()
+	url, cfg := serveInProcess(t, []string{"-algorithm", "sliding-log", "-limits", "5/1s"})
+	tr, err := ratelimitclient.New(nil)
+	require.NoError(t, err)
+	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	const goroutines, each = 4, 5
+	start := time.Now()
+	statuses := make(chan int, goroutines*each)
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				resp, err := c.Get(url + "/")
+				if err != nil {
+					statuses <- 0
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				statuses <- resp.StatusCode
+			}
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	for s := range statuses {
+		assert.Equal(t, http.StatusOK, s)
+	}
+	assert.GreaterOrEqual(t, time.Since(start), minimum(t, cfg.policies, start, goroutines*each))
+}
