@@ -57,8 +57,8 @@ func main() {
 	flag.BoolVar(&o.skipHTTP, "skip-http", false, "skip the HTTP comparison")
 	flag.BoolVar(&o.skipAccuracy, "skip-accuracy", false, "skip the accuracy table")
 	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profiles (ratewindow's hot key, and the servers with ratewindow under wrk)")
-	flag.BoolVar(&o.quick, "quick", false, "a rough run of about two minutes: -count 1 -benchtime 100ms, 3 s per HTTP server, one round")
-	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up after this long")
+	flag.BoolVar(&o.quick, "quick", false, "a rough run: -count 1 -benchtime 100ms, 3 s per HTTP server, one round")
+	flag.DurationVar(&o.timeout, "timeout", 90*time.Minute, "give up after this long")
 	flag.Parse()
 	o.accuracyLimit, o.accuracyWindow, o.accuracyRealWindow = 100, 10*time.Second, time.Second
 	if o.quick {
@@ -105,6 +105,9 @@ func run(o options) error {
 			return err
 		}
 		rep.Groups = groups(medians(samples))
+		if err := markOneShot(rep.Groups, o.once); err != nil {
+			return err
+		}
 	}
 	if !o.skipHTTP {
 		load := httpbench.Load{Wrk: o.wrk, Threads: o.threads, Connections: o.conns, Duration: o.httpDur, Warmup: o.warmup}
