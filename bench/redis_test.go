@@ -190,16 +190,34 @@ const (
 	redisGoroutines = 64
 )
 
-func redisBenchSetup(b *testing.B, rdb redis.UniversalClient, p redisPeer) (redisAllow, []string) {
+// redisBenchSetup builds p's limiter on rdb with a limit no run reaches
+// and warms it up from the given number of goroutines (scripts loaded,
+// every connection the run needs open). It returns the limiter and the
+// keys to spread calls over.
+func redisBenchSetup(b *testing.B, rdb redis.UniversalClient, p redisPeer, goroutines int) (redisAllow, []string) {
 	allow, err := p.new(rdb, redisenv.Prefix(b), redisBenchLimit, redisBenchWindow)
 	require.NoError(b, err)
 	keys := make([]string, redisBenchKeys)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("user:%07d", i)
 	}
-	// Warm up: scripts cached, connections open.
-	for _, k := range keys[:64] {
-		_, err := allow(context.Background(), k)
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < max(256, 4*goroutines); i += goroutines {
+				if _, err := allow(context.Background(), keys[i%redisBenchKeys]); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
 		require.NoError(b, err)
 	}
 	return allow, keys
@@ -232,7 +250,7 @@ func benchRedis(b *testing.B, goroutines int) {
 					continue
 				}
 				b.Run(p.name, func(b *testing.B) {
-					allow, keys := redisBenchSetup(b, rdb, p)
+					allow, keys := redisBenchSetup(b, rdb, p, goroutines)
 					ctx := context.Background()
 					b.ReportAllocs()
 					cpu := startRedisCPU(rdb)

@@ -21,14 +21,16 @@ type report struct {
 	HTTPLoad string // wrk settings
 	HTTP     []httpRow
 	Accuracy []peers.AccuracyResult
-	Profile  string // go tool pprof -top output for ratewindow's hot key
+	// Profiles are go tool pprof -top of profiledBenchmarks, by benchmark.
+	Profiles []namedProfile
 	// HTTPProfiles are go tool pprof -top -cum of the in-process servers
 	// while wrk loaded each of profiledServers.
 	HTTPProfiles []namedProfile
 	Notes        []string
 }
 
-// namedProfile is the pprof top of one server under wrk.
+// namedProfile is the pprof top of one benchmark, or of one server under
+// wrk.
 type namedProfile struct{ Server, Top string }
 
 // fixedUnits are the columns every benchmark table has; other units a
@@ -57,6 +59,7 @@ func writeReport(w io.Writer, rep report) {
 		"redis-cpu-us/op is the CPU time redis-server used per decision (INFO cpu, used_cpu_sys + used_cpu_user, summed over the cluster's masters); "+
 		"p50-us and p99-us are the median and 99th percentile latency of one decision.\n\n", rep.Command, rep.Passes)
 
+	writeSummary(w, rep)
 	for _, g := range rep.Groups {
 		writeGroup(w, g)
 	}
@@ -66,10 +69,10 @@ func writeReport(w io.Writer, rep report) {
 	if len(rep.Accuracy) > 0 {
 		writeAccuracy(w, rep.Accuracy)
 	}
-	if rep.Profile != "" {
-		fmt.Fprintf(w, "## Where ratewindow's time goes\n\n"+
-			"CPU profile of `BenchmarkMemoryHotKey/ratewindow-sliding` (`go tool pprof -top`):\n\n```\n%s\n```\n\n",
-			strings.TrimSpace(rep.Profile))
+	for _, p := range rep.Profiles {
+		fmt.Fprintf(w, "## Where the time of %s goes\n\n"+
+			"CPU profile of `%s` (`go tool pprof -top`):\n\n```\n%s\n```\n\n",
+			strings.TrimPrefix(p.Server, "Benchmark"), p.Server, strings.TrimSpace(p.Top))
 	}
 	for _, p := range rep.HTTPProfiles {
 		fmt.Fprintf(w, "## Where the time of %s goes under wrk\n\n"+

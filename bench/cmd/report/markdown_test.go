@@ -68,7 +68,7 @@ func TestWriteReport(t *testing.T) {
 			{Peer: "ratewindow-log", Algorithm: "sliding log", Limit: 100, Window: 10 * time.Second, MaxInWindow: 100},
 			{Peer: "ulule", Algorithm: "fixed window", Limit: 100, Window: time.Second, RealTime: true, MaxInWindow: 199},
 		},
-		Profile:      "      flat  flat%\n 0.1s 10% core.(*Limiter).AllowN\n",
+		Profiles:     []namedProfile{{"BenchmarkMemoryHotKey/ratewindow-sliding", "      flat  flat%\n 0.1s 10% core.(*Limiter).AllowN\n"}},
 		HTTPProfiles: []namedProfile{{"nethttp-ratewindow-sliding", " 0.15s 10.71% nethttp.New.wrap.func1.1\n"}},
 		Notes:        []string{"a note"},
 	}
@@ -97,6 +97,7 @@ func TestWriteReport(t *testing.T) {
 		"| nethttp-httprate | – | 0 | unknown | – | wrk saw 3 non-2xx responses |",
 		"| **ratewindow-log** | sliding log | fake | 100 per 10s | 100 | 1.00× |",
 		"| ulule | fixed window | real | 100 per 1s | 199 | 1.99× |",
+		"## Where the time of MemoryHotKey/ratewindow-sliding goes\n\nCPU profile of `BenchmarkMemoryHotKey/ratewindow-sliding`",
 		"core.(*Limiter).AllowN",
 		"## Where the time of nethttp-ratewindow-sliding goes under wrk",
 		"10.71% nethttp.New.wrap.func1.1",
