@@ -201,7 +201,7 @@ func metric(r row, unit string) string {
 }
 
 func writeHTTP(w io.Writer, load string, rows []httpRow) {
-	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over rounds; \"vs bare\" is the median over rounds of the row's req/s over the bare server's of the same framework in the same round.\n\n", load)
+	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over rounds; \"vs bare\" is the median over rounds of the row's req/s over the bare server's of the same framework and handler in the same round.\n\n", load)
 	var out [][]string
 	for _, r := range rows {
 		ratio := "–"
