@@ -1,6 +1,9 @@
 package main
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // descriptions say what each benchmark measures, by the start of its
 // group's name (the longest match wins); the rest of the name (a number of
@@ -34,4 +37,24 @@ func describe(name string) string {
 		}
 	}
 	return descriptions[best]
+}
+
+// groupOrder is the order of the tables in the report, by the top-level
+// benchmark name; others follow in the order they ran.
+var groupOrder = []string{
+	"MemoryHotKey", "MemoryHotKeyParallel", "MemoryKeys1M", "MemoryLogStamps", "SlidingLogCost",
+	"MiddlewareOverhead", "RedisSerial", "RedisParallel", "RedisMemoryPerKey", "RedisLogMemoryPerUnit",
+}
+
+// orderGroups sorts gs by groupOrder, keeping the order of groups of one
+// benchmark.
+func orderGroups(gs []group) {
+	rank := func(g group) int {
+		top, _, _ := strings.Cut(g.Name, "/")
+		if i := slices.Index(groupOrder, top); i >= 0 {
+			return i
+		}
+		return len(groupOrder)
+	}
+	slices.SortStableFunc(gs, func(a, b group) int { return rank(a) - rank(b) })
 }

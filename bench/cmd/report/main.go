@@ -106,6 +106,7 @@ func run(o options) error {
 			return err
 		}
 		rep.Groups = groups(medians(samples))
+		orderGroups(rep.Groups)
 		if err := markOneShot(rep.Groups, o.once); err != nil {
 			return err
 		}

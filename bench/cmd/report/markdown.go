@@ -51,14 +51,9 @@ func writeReport(w io.Writer, rep report) {
 	})
 	fmt.Fprintf(w, "Everything below was measured in this one run, ratewindow and its peers side by side on the same machine; "+
 		"ratios compare rows of one table, never runs.\n\n")
-	fmt.Fprintf(w, "Go benchmarks: `%s`; medians over %d timed pass(es). "+
-		"\"vs fastest peer\" is the fastest peer's ns/op over the row's: 2.00× means twice as fast; "+
-		"\"vs redis_rate\" and \"vs floor\" compare with redis_rate and with the bare floor of the same table the same way. "+
-		"decisions/s is the row's own figure or 1e9 / ns/op (for concurrent benchmarks, the whole process). "+
-		"cpu-ns/op is the CPU time this process used per decision (all goroutines): unlike ns/op it does not grow while the benchmark waits for a CPU that other work holds. "+
-		"redis-cpu-us/op is the CPU time redis-server used per decision (INFO cpu, used_cpu_sys + used_cpu_user, summed over the cluster's masters); "+
-		"p50-us and p99-us are the median and 99th percentile latency of one decision.\n\n", rep.Command, rep.Passes)
-
+	if rep.Command != "" {
+		writeBenchIntro(w, rep)
+	}
 	writeSummary(w, rep)
 	for _, g := range rep.Groups {
 		writeGroup(w, g)
@@ -88,6 +83,18 @@ func writeReport(w io.Writer, rep report) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// writeBenchIntro says how the Go benchmarks ran and what their columns
+// mean.
+func writeBenchIntro(w io.Writer, rep report) {
+	fmt.Fprintf(w, "Go benchmarks: `%s`; medians over %d timed pass(es). "+
+		"\"vs fastest peer\" is the fastest peer's ns/op over the row's: 2.00× means twice as fast; "+
+		"\"vs redis_rate\" and \"vs floor\" compare with redis_rate and with the bare floor of the same table the same way. "+
+		"decisions/s is the row's own figure or 1e9 / ns/op (for concurrent benchmarks, the whole process). "+
+		"cpu-ns/op is the CPU time this process used per decision (all goroutines): unlike ns/op it does not grow while the benchmark waits for a CPU that other work holds. "+
+		"redis-cpu-us/op is the CPU time redis-server used per decision (INFO cpu, used_cpu_sys + used_cpu_user, summed over the cluster's masters); "+
+		"p50-us and p99-us are the median and 99th percentile latency of one decision.\n\n", rep.Command, rep.Passes)
 }
 
 func orUnknown(s string) string {
@@ -196,6 +203,9 @@ func metric(r row, unit string) string {
 	v, ok := r.Metrics[unit]
 	if !ok {
 		return "–"
+	}
+	if strings.HasSuffix(unit, "/s") {
+		return fmtRate(v)
 	}
 	return fmtNum(v)
 }
