@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ratewindow/ratewindow/internal/testredis"
+	"github.com/ratewindow/ratewindow/bench/internal/redisenv"
 )
 
 // httprateRedisPeer is go-chi/httprate-redis: httprate's LimitCounter on
@@ -21,7 +21,10 @@ func httprateRedisPeer() redisPeer {
 	return redisPeer{
 		name:      "httprate-redis",
 		algorithm: "sliding window counter (httprate)",
-		new: func(rdb *redis.Client, prefix string, limit int64, window time.Duration) (redisAllow, error) {
+		// httprate-redis reads the current and the previous window's keys
+		// with one MGET; on a cluster they lie in different slots.
+		standaloneOnly: true,
+		new: func(rdb redis.UniversalClient, prefix string, limit int64, window time.Duration) (redisAllow, error) {
 			return newHTTPRateRedis(rdb, prefix, limit, window, time.Now), nil
 		},
 		// The Redis key is a hash of the client key and the window start,
@@ -38,7 +41,7 @@ func httprateRedisPeer() redisPeer {
 // offset them for custom counters). Response headers are left out. The
 // in-memory fallback is disabled so that a Redis error is an error, not a
 // silent switch to local counting. now is the clock (a fixed one in tests).
-func newHTTPRateRedis(rdb *redis.Client, prefix string, limit int64, window time.Duration, now func() time.Time) redisAllow {
+func newHTTPRateRedis(rdb redis.UniversalClient, prefix string, limit int64, window time.Duration, now func() time.Time) redisAllow {
 	counter := httprateredis.NewCounter(&httprateredis.Config{
 		Client:           rdb,
 		PrefixKey:        prefix, // "" is the library's default, "httprate"
@@ -77,7 +80,7 @@ func newHTTPRateRedis(rdb *redis.Client, prefix string, limit int64, window time
 // the previous 10 weigh 5, so 5 more are admitted; 48 s into the window
 // after that, the previous 5 weigh 1, so 9 are admitted.
 func TestHTTPRateRedisFixedTime(t *testing.T) {
-	rdb := testredis.Standalone(t)
+	rdb := redisenv.Standalone(t, 0)
 	ctx := context.Background()
 	const limit, window = 10, time.Minute
 	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -92,7 +95,7 @@ func TestHTTPRateRedisFixedTime(t *testing.T) {
 		{"48 s into the third window", 2*window + 48*time.Second, limit - 1},
 	}
 	now := start
-	allow := newHTTPRateRedis(rdb, testredis.Prefix(t), limit, window, func() time.Time { return now })
+	allow := newHTTPRateRedis(rdb, redisenv.Prefix(t), limit, window, func() time.Time { return now })
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			now = start.Add(tt.at)

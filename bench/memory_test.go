@@ -62,19 +62,33 @@ func BenchmarkMemoryHotKey(b *testing.B) {
 	}
 }
 
-// BenchmarkMemoryHotKeyParallel: one key, GOMAXPROCS goroutines. ns/op is
-// wall time per decision, so a limiter without a contended lock reports
-// less than in BenchmarkMemoryHotKey.
+// hotKeyGoroutines are the concurrencies of BenchmarkMemoryHotKeyParallel.
+var hotKeyGoroutines = []int{8, 64}
+
+// BenchmarkMemoryHotKeyParallel: one key, many goroutines (a global limit,
+// or one large tenant). Sub-benchmarks are named by the number of
+// goroutines, b.SetParallelism(⌈n / GOMAXPROCS⌉) × GOMAXPROCS, which is n
+// unless GOMAXPROCS does not divide it. ns/op is wall time per decision, so
+// a limiter that scales reports less than in BenchmarkMemoryHotKey.
 func BenchmarkMemoryHotKeyParallel(b *testing.B) {
-	for _, p := range peers.All() {
-		b.Run(p.Name, func(b *testing.B) {
-			l := newPeer(b, p)
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					l.Allow("user:0000042")
-				}
-			})
+	procs := runtime.GOMAXPROCS(0)
+	for _, n := range hotKeyGoroutines {
+		p := (n + procs - 1) / procs
+		b.Run(fmt.Sprintf("goroutines-%d", p*procs), func(b *testing.B) {
+			for _, peer := range peers.All() {
+				b.Run(peer.Name, func(b *testing.B) {
+					l := newPeer(b, peer)
+					b.ReportAllocs()
+					b.SetParallelism(p)
+					cpu := startCPU()
+					b.RunParallel(func(pb *testing.PB) {
+						for pb.Next() {
+							l.Allow("user:0000042")
+						}
+					})
+					cpu.report(b)
+				})
+			}
 		})
 	}
 }
@@ -153,7 +167,8 @@ func BenchmarkMemoryLogStamps(b *testing.B) {
 // cpuMeter measures the process's CPU time over a benchmark loop. On a
 // machine shared with other work, wall-clock ns/op grows with every time
 // slice the benchmark waits for; cpu-ns/op counts only the CPU it used
-// (including the garbage collector's), so it stays comparable.
+// (including the garbage collector's), so it stays comparable. In a
+// parallel benchmark it is the CPU of all goroutines per decision.
 type cpuMeter int64
 
 func startCPU() cpuMeter { return cpuMeter(cpuTime()) }

@@ -3,10 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,18 +14,18 @@ import (
 	ululelimiter "github.com/ulule/limiter/v3"
 	ululeredis "github.com/ulule/limiter/v3/drivers/store/redis"
 
+	"github.com/ratewindow/ratewindow/bench/internal/redisenv"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
-	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
 // The Redis comparison: ratewindow's Redis store (each algorithm),
 // go-redis/redis_rate (GCRA, one Lua script), ulule/limiter's Redis store
 // (fixed window from the first request, one Lua script), go-chi/httprate-redis
 // (httprate's sliding window counter: MGET, then MULTI INCRBY EXPIRE, under
-// httprate's one mutex) and a floor that no
-// correct limiter can beat by much: a bare INCR + PEXPIRE pipeline (one
-// round trip, no script, no check beyond the count).
+// httprate's one mutex) and a floor that no correct limiter can beat by
+// much: a bare INCR + PEXPIRE pipeline (one round trip, no script, no check
+// beyond the count).
 
 // redisAllow decides one request of cost 1 for key and charges it when it
 // is allowed.
@@ -37,9 +35,12 @@ type redisAllow func(ctx context.Context, key string) (bool, error)
 type redisPeer struct {
 	name      string
 	algorithm string
+	// standaloneOnly is set for limiters that cannot run on a Redis
+	// Cluster (httprate-redis reads two keys of different slots at once).
+	standaloneOnly bool
 	// new builds the limiter on rdb for limit requests per window, with
 	// its keys under prefix where the library lets us choose one.
-	new func(rdb *redis.Client, prefix string, limit int64, window time.Duration) (redisAllow, error)
+	new func(rdb redis.UniversalClient, prefix string, limit int64, window time.Duration) (redisAllow, error)
 	// usageMatch is the SCAN pattern of the Redis keys of tracked keys
 	// under the default prefix, when they do not contain the tracked key
 	// (BenchmarkRedisMemoryPerKey); "" means "*user:*".
@@ -58,18 +59,24 @@ func redisPeers() []redisPeer {
 	}
 }
 
+// newRatewindowRedis builds a limiter of one policy on ratewindow's Redis
+// store, its keys under prefix ("" is the store's default).
+func newRatewindowRedis(rdb redis.UniversalClient, prefix string, p core.Policy, opts ...core.Option) (*core.Limiter, error) {
+	var sopts []redisstore.Option
+	if prefix != "" {
+		sopts = append(sopts, redisstore.WithPrefix(prefix))
+	}
+	store, err := redisstore.New(rdb, sopts...)
+	if err != nil {
+		return nil, err
+	}
+	return core.NewLimiter(store, []core.Policy{p}, opts...)
+}
+
 func ratewindowRedis(name, algorithm string, alg core.Algorithm) redisPeer {
 	return redisPeer{name: name, algorithm: algorithm,
-		new: func(rdb *redis.Client, prefix string, limit int64, window time.Duration) (redisAllow, error) {
-			var opts []redisstore.Option
-			if prefix != "" {
-				opts = append(opts, redisstore.WithPrefix(prefix))
-			}
-			store, err := redisstore.New(rdb, opts...)
-			if err != nil {
-				return nil, err
-			}
-			lim, err := core.NewLimiter(store, []core.Policy{core.Per(limit, window).Using(alg)})
+		new: func(rdb redis.UniversalClient, prefix string, limit int64, window time.Duration) (redisAllow, error) {
+			lim, err := newRatewindowRedis(rdb, prefix, core.Per(limit, window).Using(alg))
 			if err != nil {
 				return nil, err
 			}
@@ -82,7 +89,7 @@ func ratewindowRedis(name, algorithm string, alg core.Algorithm) redisPeer {
 
 // newRedisRate: redis_rate's keys are "rate:" + key; the prefix goes into
 // the key.
-func newRedisRate(rdb *redis.Client, prefix string, limit int64, window time.Duration) (redisAllow, error) {
+func newRedisRate(rdb redis.UniversalClient, prefix string, limit int64, window time.Duration) (redisAllow, error) {
 	l := redis_rate.NewLimiter(rdb)
 	rate := redis_rate.Limit{Rate: int(limit), Burst: int(limit), Period: window}
 	if prefix != "" {
@@ -97,7 +104,7 @@ func newRedisRate(rdb *redis.Client, prefix string, limit int64, window time.Dur
 	}, nil
 }
 
-func newUluleRedis(rdb *redis.Client, prefix string, limit int64, window time.Duration) (redisAllow, error) {
+func newUluleRedis(rdb redis.UniversalClient, prefix string, limit int64, window time.Duration) (redisAllow, error) {
 	if prefix == "" {
 		prefix = ululelimiter.DefaultPrefix
 	}
@@ -112,7 +119,7 @@ func newUluleRedis(rdb *redis.Client, prefix string, limit int64, window time.Du
 	}, nil
 }
 
-func newIncrExpire(rdb *redis.Client, prefix string, limit int64, window time.Duration) (redisAllow, error) {
+func newIncrExpire(rdb redis.UniversalClient, prefix string, limit int64, window time.Duration) (redisAllow, error) {
 	if prefix == "" {
 		prefix = "floor"
 	}
@@ -129,24 +136,45 @@ func newIncrExpire(rdb *redis.Client, prefix string, limit int64, window time.Du
 	}, nil
 }
 
-// TestRedisPeers checks every adapter: limit requests pass, the next is
-// denied, on a key of its own.
+// redisDeployment is one kind of Redis the comparison runs on.
+type redisDeployment struct {
+	name string // "standalone" or "cluster"
+	// client returns a client with poolSize connections (per node).
+	client func(tb testing.TB, poolSize int) redis.UniversalClient
+}
+
+func redisDeployments() []redisDeployment {
+	return []redisDeployment{
+		{"standalone", func(tb testing.TB, n int) redis.UniversalClient { return redisenv.Standalone(tb, n) }},
+		{"cluster", func(tb testing.TB, n int) redis.UniversalClient { return redisenv.Cluster(tb, n) }},
+	}
+}
+
+// TestRedisPeers checks every adapter on every deployment: limit requests
+// pass, the next is denied, on a key of its own.
 func TestRedisPeers(t *testing.T) {
-	rdb := testredis.Standalone(t)
 	ctx := context.Background()
-	for _, p := range redisPeers() {
-		t.Run(p.name, func(t *testing.T) {
-			allow, err := p.new(rdb, testredis.Prefix(t), 3, time.Minute)
-			require.NoError(t, err)
-			for i, want := range []bool{true, true, true, false, false} {
-				got, err := allow(ctx, "user:0000001")
-				require.NoError(t, err)
-				require.Equal(t, want, got, "request %d", i)
+	for _, dep := range redisDeployments() {
+		t.Run(dep.name, func(t *testing.T) {
+			rdb := dep.client(t, 0)
+			for _, p := range redisPeers() {
+				if p.standaloneOnly && dep.name != "standalone" {
+					continue
+				}
+				t.Run(p.name, func(t *testing.T) {
+					allow, err := p.new(rdb, redisenv.Prefix(t), 3, time.Minute)
+					require.NoError(t, err)
+					for i, want := range []bool{true, true, true, false, false} {
+						got, err := allow(ctx, "user:0000001")
+						require.NoError(t, err)
+						require.Equal(t, want, got, "request %d", i)
+					}
+					// Another key has its own count.
+					got, err := allow(ctx, "user:0000002")
+					require.NoError(t, err)
+					require.True(t, got)
+				})
 			}
-			// Another key has its own count.
-			got, err := allow(ctx, "user:0000002")
-			require.NoError(t, err)
-			require.True(t, got)
 		})
 	}
 }
@@ -157,36 +185,116 @@ const (
 	redisBenchLimit  = 1_000_000_000
 	redisBenchWindow = time.Minute
 	redisBenchKeys   = 1024
+	// redisGoroutines is the concurrency of BenchmarkRedisParallel: one
+	// busy application process.
+	redisGoroutines = 64
 )
 
-// redisBenchClient is a client of the shared standalone server with a
-// connection for every goroutine of the parallel runs.
-func redisBenchClient(b *testing.B) *redis.Client {
-	rdb := redis.NewClient(&redis.Options{Addr: testredis.Addr(b), PoolSize: 32 * runtime.GOMAXPROCS(0)})
-	b.Cleanup(func() { _ = rdb.Close() })
-	require.NoError(b, rdb.Ping(context.Background()).Err())
-	return rdb
-}
-
-func redisBenchSetup(b *testing.B, rdb *redis.Client, p redisPeer) (redisAllow, []string) {
-	allow, err := p.new(rdb, testredis.Prefix(b), redisBenchLimit, redisBenchWindow)
+// redisBenchSetup builds p's limiter on rdb with a limit no run reaches
+// and warms it up from the given number of goroutines (scripts loaded,
+// every connection the run needs open). It returns the limiter and the
+// keys to spread calls over.
+func redisBenchSetup(b *testing.B, rdb redis.UniversalClient, p redisPeer, goroutines int) (redisAllow, []string) {
+	allow, err := p.new(rdb, redisenv.Prefix(b), redisBenchLimit, redisBenchWindow)
 	require.NoError(b, err)
 	keys := make([]string, redisBenchKeys)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("user:%07d", i)
 	}
-	// Warm up: scripts cached, connections open.
-	for _, k := range keys[:64] {
-		_, err := allow(context.Background(), k)
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < max(256, 4*goroutines); i += goroutines {
+				if _, err := allow(context.Background(), keys[i%redisBenchKeys]); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
 		require.NoError(b, err)
 	}
 	return allow, keys
 }
 
+// BenchmarkRedisSerial: one goroutine, the latency of one decision, on the
+// standalone server and on the three-master cluster.
+func BenchmarkRedisSerial(b *testing.B) {
+	benchRedis(b, 1)
+}
+
+// BenchmarkRedisParallel: redisGoroutines goroutines on one client, the
+// throughput of one application process, on the standalone server and on
+// the three-master cluster.
+func BenchmarkRedisParallel(b *testing.B) {
+	benchRedis(b, redisGoroutines)
+}
+
+// benchRedis runs every peer on every deployment from the given number of
+// goroutines. It reports decisions/s, the median and 99th percentile
+// latency of one decision (p50-us, p99-us), and the CPU time per decision
+// of this process (cpu-ns/op) and of redis-server (redis-cpu-us/op, all
+// masters of the cluster together).
+func benchRedis(b *testing.B, goroutines int) {
+	for _, dep := range redisDeployments() {
+		b.Run(dep.name, func(b *testing.B) {
+			rdb := dep.client(b, goroutines+8)
+			for _, p := range redisPeers() {
+				if p.standaloneOnly && dep.name != "standalone" {
+					continue
+				}
+				b.Run(p.name, func(b *testing.B) {
+					allow, keys := redisBenchSetup(b, rdb, p, goroutines)
+					ctx := context.Background()
+					b.ReportAllocs()
+					cpu := startRedisCPU(rdb)
+					lat := runConcurrently(b, goroutines, func(i int) error {
+						_, err := allow(ctx, keys[(i*7919)%redisBenchKeys])
+						return err
+					})
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
+					lat.report(b)
+					cpu.report(b)
+				})
+			}
+		})
+	}
+}
+
 // redisCPU returns the CPU time (user + system) redis-server has used, in
-// nanoseconds, from INFO cpu, or 0 when it cannot be read.
-func redisCPU(rdb *redis.Client) int64 {
-	info, err := rdb.Info(context.Background(), "cpu").Result()
+// nanoseconds, from INFO cpu (summed over the masters of a cluster), or 0
+// when it cannot be read.
+func redisCPU(rdb redis.UniversalClient) int64 {
+	if rdb == nil {
+		return 0
+	}
+	ctx := context.Background()
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		var (
+			mu     sync.Mutex
+			total  int64
+			failed bool
+		)
+		err := c.ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error {
+			v := redisCPU(n)
+			mu.Lock()
+			defer mu.Unlock()
+			total += v
+			failed = failed || v == 0
+			return nil
+		})
+		if err != nil || failed {
+			return 0
+		}
+		return total
+	}
+	info, err := rdb.Info(ctx, "cpu").Result()
 	if err != nil {
 		return 0
 	}
@@ -194,8 +302,8 @@ func redisCPU(rdb *redis.Client) int64 {
 	for _, line := range strings.Split(info, "\n") {
 		name, value, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if ok && (name == "used_cpu_sys" || name == "used_cpu_user") {
-			v, err := strconv.ParseFloat(value, 64)
-			if err != nil {
+			var v float64
+			if _, err := fmt.Sscan(value, &v); err != nil {
 				return 0
 			}
 			total += v
@@ -205,20 +313,20 @@ func redisCPU(rdb *redis.Client) int64 {
 }
 
 // redisCPUMeter measures the CPU time of both sides of a benchmark loop:
-// this process (cpu-ns/op, the client) and redis-server (redis-cpu-ns/op).
+// this process (cpu-ns/op, the client) and redis-server (redis-cpu-us/op).
 // The two share the machine's cores, so a limiter's throughput depends on
 // both, and on a machine shared with other work they are steadier than
 // wall-clock figures.
 type redisCPUMeter struct {
-	rdb            *redis.Client
+	rdb            redis.UniversalClient
 	client, server int64
 }
 
-func startRedisCPU(rdb *redis.Client) redisCPUMeter {
+func startRedisCPU(rdb redis.UniversalClient) redisCPUMeter {
 	return redisCPUMeter{rdb: rdb, client: cpuTime(), server: redisCPU(rdb)}
 }
 
-// report adds cpu-ns/op and redis-cpu-ns/op; call it after the loop.
+// report adds cpu-ns/op and redis-cpu-us/op; call it after the loop.
 func (m redisCPUMeter) report(b *testing.B) {
 	if b.N == 0 {
 		return
@@ -227,59 +335,8 @@ func (m redisCPUMeter) report(b *testing.B) {
 		b.ReportMetric(float64(cpuTime()-m.client)/float64(b.N), "cpu-ns/op")
 	}
 	if m.server != 0 {
-		b.ReportMetric(float64(redisCPU(m.rdb)-m.server)/float64(b.N), "redis-cpu-ns/op")
-	}
-}
-
-// BenchmarkRedisSerial: one goroutine, the latency of one decision.
-func BenchmarkRedisSerial(b *testing.B) {
-	rdb := redisBenchClient(b)
-	for _, p := range redisPeers() {
-		b.Run(p.name, func(b *testing.B) {
-			allow, keys := redisBenchSetup(b, rdb, p)
-			ctx := context.Background()
-			b.ReportAllocs()
-			var cpu redisCPUMeter
-			i := 0
-			for b.Loop() {
-				if i == 0 {
-					cpu = startRedisCPU(rdb) // b.Loop restarts the timer on its first call
-				}
-				if _, err := allow(ctx, keys[i%redisBenchKeys]); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
-			cpu.report(b)
-		})
-	}
-}
-
-// BenchmarkRedisParallel: GOMAXPROCS×32 goroutines on one client, the
-// throughput of one application process.
-func BenchmarkRedisParallel(b *testing.B) {
-	rdb := redisBenchClient(b)
-	for _, p := range redisPeers() {
-		b.Run(p.name, func(b *testing.B) {
-			allow, keys := redisBenchSetup(b, rdb, p)
-			ctx := context.Background()
-			var next atomic.Int64
-			b.ReportAllocs()
-			b.SetParallelism(32)
-			cpu := startRedisCPU(rdb)
-			b.RunParallel(func(pb *testing.PB) {
-				i := int(next.Add(1)) * 7919
-				for pb.Next() {
-					if _, err := allow(ctx, keys[i%redisBenchKeys]); err != nil {
-						b.Error(err)
-						return
-					}
-					i++
-				}
-			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
-			cpu.report(b)
-		})
+		if now := redisCPU(m.rdb); now != 0 {
+			b.ReportMetric(float64(now-m.server)/1e3/float64(b.N), "redis-cpu-us/op")
+		}
 	}
 }

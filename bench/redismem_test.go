@@ -12,9 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ratewindow/ratewindow/bench/internal/redisenv"
 	"github.com/ratewindow/ratewindow/core"
-	"github.com/ratewindow/ratewindow/core/redisstore"
-	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
 // memKeys is the number of tracked keys whose Redis memory is measured.
@@ -34,8 +33,7 @@ const memKeys = 100_000
 func BenchmarkRedisMemoryPerKey(b *testing.B) {
 	for _, p := range redisPeers() {
 		b.Run(p.name, func(b *testing.B) {
-			srv := testredis.Server(b)
-			rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 64})
+			rdb := redis.NewClient(&redis.Options{Addr: redisenv.Server(b), PoolSize: 64})
 			b.Cleanup(func() { _ = rdb.Close() })
 			allow, err := p.new(rdb, "", 10, time.Hour)
 			require.NoError(b, err)
@@ -119,22 +117,21 @@ const (
 // units. A log never holds more units than its limit. Run it with
 // -benchtime 1x.
 func BenchmarkRedisLogMemoryPerUnit(b *testing.B) {
-	srv := testredis.Server(b)
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 64})
+	rdb := redis.NewClient(&redis.Options{Addr: redisenv.Server(b), PoolSize: 64})
 	b.Cleanup(func() { _ = rdb.Close() })
-	store, err := redisstore.New(rdb)
-	require.NoError(b, err)
-	ps, err := core.ValidatePolicies([]core.Policy{core.PerHour(logUnits).Using(core.SlidingLog)})
+	lim, err := newRatewindowRedis(rdb, "", core.PerHour(logUnits).Using(core.SlidingLog))
 	require.NoError(b, err)
 	ctx := context.Background()
-	now := time.Now()
-	_, err = store.Take(ctx, "warmup", ps, 1, now)
+	_, err = lim.Allow(ctx, "warmup")
 	require.NoError(b, err)
 	before := usedMemory(b, rdb)
 
 	b.ResetTimer()
 	fillKeys(b, logKeys, func(key string) error {
-		_, err := store.Take(ctx, key, ps, logUnits, now)
+		d, err := lim.AllowN(ctx, key, logUnits)
+		if err == nil && !d.Allowed {
+			err = fmt.Errorf("%s: %d units denied", key, logUnits)
+		}
 		return err
 	})
 	perKey := float64(usedMemory(b, rdb)-before) / logKeys

@@ -26,62 +26,106 @@ const (
 
 // Server is one HTTP server of the comparison.
 type Server struct {
-	// Name identifies the row ("nethttp-ratewindow").
+	// Name identifies the row ("nethttp-ratewindow-sliding").
 	Name string
-	// Floor names the bare server of the same framework, the floor this
-	// one is compared with; empty for the floors themselves.
+	// Floor names the bare server this one is compared with (the same
+	// framework and handler); empty for the floors themselves.
 	Floor string
 	// Start listens on ln and serves until the returned stop is called.
 	Start func(ln net.Listener) (stop func() error, err error)
 }
 
-// Servers returns the six servers, each floor before its limited variants.
+// algorithms are ratewindow's algorithms, by the suffix of their rows.
+var algorithms = []struct {
+	name string
+	alg  core.Algorithm
+}{
+	{"fixed", core.FixedWindow},
+	{"sliding", core.SlidingWindow},
+	{"log", core.SlidingLog},
+}
+
+// Servers returns every server, each floor before the servers compared
+// with it:
+//
+//   - net/http with a handler that sets Content-Type, as real handlers do:
+//     bare, ratewindow's nethttp middleware for each algorithm, httprate;
+//   - net/http with a handler that sets no header ("-noheader"): bare and
+//     ratewindow for each algorithm;
+//   - Fiber: bare, ratewindow's fibermw for each algorithm, Fiber's own
+//     limiter middleware.
 func Servers() []Server {
-	return []Server{
-		{Name: "nethttp-bare", Start: serveNetHTTP(bare)},
-		{Name: "nethttp-ratewindow", Floor: "nethttp-bare", Start: serveNetHTTP(withRatewindow)},
-		{Name: "nethttp-httprate", Floor: "nethttp-bare", Start: serveNetHTTP(withHttprate)},
-		{Name: "fiber-bare", Start: serveFiber(nil)},
-		{Name: "fiber-ratewindow", Floor: "fiber-bare", Start: serveFiber(fiberRatewindow)},
-		{Name: "fiber-limiter", Floor: "fiber-bare", Start: serveFiber(fiberLimiter)},
+	var out []Server
+	for _, h := range []struct {
+		suffix  string
+		handler http.Handler
+	}{{"", contentTypeHandler}, {"-noheader", noHeaderHandler}} {
+		floor := "nethttp-bare" + h.suffix
+		out = append(out, Server{Name: floor, Start: serveNetHTTP(bareNetHTTP(h.handler))})
+		for _, a := range algorithms {
+			out = append(out, Server{Name: "nethttp-ratewindow-" + a.name + h.suffix, Floor: floor,
+				Start: serveNetHTTP(withRatewindow(a.alg, h.handler))})
+		}
+		if h.suffix == "" {
+			out = append(out, Server{Name: "nethttp-httprate", Floor: floor, Start: serveNetHTTP(withHttprate(h.handler))})
+		}
 	}
+	out = append(out, Server{Name: "fiber-bare", Start: serveFiber(nil)})
+	for _, a := range algorithms {
+		out = append(out, Server{Name: "fiber-ratewindow-" + a.name, Floor: "fiber-bare", Start: serveFiber(fiberRatewindow(a.alg))})
+	}
+	return append(out, Server{Name: "fiber-limiter", Floor: "fiber-bare", Start: serveFiber(fiberLimiter)})
 }
 
 var okBody = []byte("ok\n")
 
-func bare() (http.Handler, error) {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(okBody) }), nil
+// contentTypeHandler sets a header of its own, as real handlers do.
+var contentTypeHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write(okBody)
+})
+
+// noHeaderHandler touches no header (net/http sniffs the Content-Type).
+var noHeaderHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	_, _ = w.Write(okBody)
+})
+
+// newLimiter is ratewindow on the memory store with one policy of alg.
+func newLimiter(alg core.Algorithm) (*core.Limiter, error) {
+	return core.NewLimiter(memory.New(), []core.Policy{core.Per(Limit, Window).Using(alg)})
 }
 
-func newLimiter() (*core.Limiter, error) {
-	return core.NewLimiter(memory.New(), []core.Policy{core.Per(Limit, Window)})
+func bareNetHTTP(h http.Handler) func() (http.Handler, error) {
+	return func() (http.Handler, error) { return h, nil }
 }
 
-func withRatewindow() (http.Handler, error) {
-	l, err := newLimiter()
-	if err != nil {
-		return nil, err
+func withRatewindow(alg core.Algorithm, h http.Handler) func() (http.Handler, error) {
+	return func() (http.Handler, error) {
+		l, err := newLimiter(alg)
+		if err != nil {
+			return nil, err
+		}
+		mw, err := nethttp.New(l)
+		if err != nil {
+			return nil, err
+		}
+		return mw(h), nil
 	}
-	mw, err := nethttp.New(l)
-	if err != nil {
-		return nil, err
-	}
-	h, _ := bare()
-	return mw(h), nil
 }
 
 // withHttprate keys httprate by the peer IP, as its documentation
 // recommends for a server facing clients directly.
-func withHttprate() (http.Handler, error) {
-	key := func(r *http.Request) (string, error) {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			return "", err
+func withHttprate(h http.Handler) func() (http.Handler, error) {
+	return func() (http.Handler, error) {
+		key := func(r *http.Request) (string, error) {
+			host, _, err := net.SplitHostPort(r.RemoteAddr)
+			if err != nil {
+				return "", err
+			}
+			return httprate.CanonicalizeIP(host), nil
 		}
-		return httprate.CanonicalizeIP(host), nil
+		return httprate.LimitBy(Limit, Window, key)(h), nil
 	}
-	h, _ := bare()
-	return httprate.LimitBy(Limit, Window, key)(h), nil
 }
 
 func serveNetHTTP(handler func() (http.Handler, error)) func(net.Listener) (func() error, error) {
@@ -103,12 +147,14 @@ func serveNetHTTP(handler func() (http.Handler, error)) func(net.Listener) (func
 	}
 }
 
-func fiberRatewindow() (fiber.Handler, error) {
-	l, err := newLimiter()
-	if err != nil {
-		return nil, err
+func fiberRatewindow(alg core.Algorithm) func() (fiber.Handler, error) {
+	return func() (fiber.Handler, error) {
+		l, err := newLimiter(alg)
+		if err != nil {
+			return nil, err
+		}
+		return fibermw.New(l)
 	}
-	return fibermw.New(l)
 }
 
 func fiberLimiter() (fiber.Handler, error) {
@@ -145,13 +191,22 @@ type NamedHandler struct {
 	New  func() (http.Handler, error)
 }
 
-// NetHTTPHandlers returns the net/http handlers the servers use: the bare
-// floor, ratewindow's middleware and httprate, named as the report expects
-// (a "bare" prefix marks a floor, "ratewindow-" marks ours).
-func NetHTTPHandlers() []NamedHandler {
-	return []NamedHandler{
-		{Name: "bare-nethttp", New: bare},
-		{Name: "ratewindow-nethttp", New: withRatewindow},
-		{Name: "httprate", New: withHttprate},
+// NetHTTPHandlers returns the net/http handlers the servers use, for the
+// handler that sets Content-Type (noHeader false) or the one that sets no
+// header: the bare floor, ratewindow's middleware for each algorithm and,
+// with Content-Type, httprate; named as the report expects (a "bare"
+// prefix marks a floor, "ratewindow-" marks ours).
+func NetHTTPHandlers(noHeader bool) []NamedHandler {
+	h := http.Handler(contentTypeHandler)
+	if noHeader {
+		h = noHeaderHandler
 	}
+	out := []NamedHandler{{Name: "bare-nethttp", New: bareNetHTTP(h)}}
+	for _, a := range algorithms {
+		out = append(out, NamedHandler{Name: "ratewindow-nethttp-" + a.name, New: withRatewindow(a.alg, h)})
+	}
+	if !noHeader {
+		out = append(out, NamedHandler{Name: "httprate", New: withHttprate(h)})
+	}
+	return out
 }

@@ -68,6 +68,8 @@ func fmtRate(v float64) string {
 		return fmt.Sprintf("%.2fM", v/1e6)
 	case v >= 1e3:
 		return fmt.Sprintf("%.1fk", v/1e3)
+	case v < 10:
+		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.0f", v)
 }

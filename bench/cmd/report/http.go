@@ -56,7 +56,7 @@ func findHTTP(rows []httpRow, name string) (httpRow, bool) {
 
 // profiledServers are the servers whose CPU profiles under wrk RESULTS.md
 // shows: where the time goes with ratewindow in front.
-var profiledServers = []string{"nethttp-ratewindow", "fiber-ratewindow"}
+var profiledServers = []string{"nethttp-ratewindow-sliding", "fiber-ratewindow-sliding"}
 
 // runHTTP measures every server rounds times, the servers interleaved in
 // each round so that a noisy neighbour hurts all of them alike. With

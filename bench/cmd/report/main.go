@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -56,9 +57,9 @@ func main() {
 	flag.BoolVar(&o.skipBench, "skip-bench", false, "skip the Go benchmarks")
 	flag.BoolVar(&o.skipHTTP, "skip-http", false, "skip the HTTP comparison")
 	flag.BoolVar(&o.skipAccuracy, "skip-accuracy", false, "skip the accuracy table")
-	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profiles (ratewindow's hot key, and the servers with ratewindow under wrk)")
-	flag.BoolVar(&o.quick, "quick", false, "a rough run of about two minutes: -count 1 -benchtime 100ms, 3 s per HTTP server, one round")
-	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up after this long")
+	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profiles (ratewindow's hot key from 1 and 64 goroutines, and the servers with ratewindow under wrk)")
+	flag.BoolVar(&o.quick, "quick", false, "a rough run: -count 1 -benchtime 100ms, 3 s per HTTP server, one round")
+	flag.DurationVar(&o.timeout, "timeout", 90*time.Minute, "give up after this long")
 	flag.Parse()
 	o.accuracyLimit, o.accuracyWindow, o.accuracyRealWindow = 100, 10*time.Second, time.Second
 	if o.quick {
@@ -105,6 +106,10 @@ func run(o options) error {
 			return err
 		}
 		rep.Groups = groups(medians(samples))
+		orderGroups(rep.Groups)
+		if err := markOneShot(rep.Groups, o.once); err != nil {
+			return err
+		}
 	}
 	if !o.skipHTTP {
 		load := httpbench.Load{Wrk: o.wrk, Threads: o.threads, Connections: o.conns, Duration: o.httpDur, Warmup: o.warmup}
@@ -142,12 +147,15 @@ func run(o options) error {
 		}
 	}
 	if !o.skipProfile {
-		fmt.Fprintf(log, "==> profile\n")
-		prof, err := profile(ctx, dir, log)
-		if err != nil {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("profile: %v", err))
+		for _, bench := range profiledBenchmarks {
+			fmt.Fprintf(log, "==> profile %s\n", bench)
+			prof, err := profile(ctx, dir, bench)
+			if err != nil {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("profile of %s: %v", bench, err))
+				continue
+			}
+			rep.Profiles = append(rep.Profiles, namedProfile{bench, prof})
 		}
-		rep.Profile = prof
 	}
 	rep.Finished, rep.LoadEnd = time.Now().UTC(), loadAverage()
 
@@ -197,16 +205,27 @@ func goCommand(ctx context.Context, dir string, log io.Writer, args ...string) (
 	return out.Bytes(), err
 }
 
-// profile runs ratewindow's sliding-counter hot-key benchmark under the CPU
+// profiledBenchmarks are the benchmarks whose CPU profiles RESULTS.md
+// shows: ratewindow's hot key from one goroutine and from 64.
+var profiledBenchmarks = []string{
+	"BenchmarkMemoryHotKey/ratewindow-sliding",
+	"BenchmarkMemoryHotKeyParallel/goroutines-64/ratewindow-sliding",
+}
+
+// profile runs one benchmark (a path of exact names) under the CPU
 // profiler and returns the top of `go tool pprof -top`.
-func profile(ctx context.Context, dir string, log io.Writer) (string, error) {
+func profile(ctx context.Context, dir, bench string) (string, error) {
 	tmp, err := os.MkdirTemp("", "ratewindow-profile-")
 	if err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
+	var pattern []string
+	for _, part := range strings.Split(bench, "/") {
+		pattern = append(pattern, "^"+regexp.QuoteMeta(part)+"$")
+	}
 	bin, prof := filepath.Join(tmp, "bench.test"), filepath.Join(tmp, "cpu.out")
-	if _, err := goCommand(ctx, dir, io.Discard, "test", "-run", "^$", "-bench", "^BenchmarkMemoryHotKey$/^ratewindow-sliding$",
+	if _, err := goCommand(ctx, dir, io.Discard, "test", "-run", "^$", "-bench", strings.Join(pattern, "/"),
 		"-benchtime", "2s", "-count", "1", "-cpuprofile", prof, "-o", bin, "."); err != nil {
 		return "", fmt.Errorf("go test -cpuprofile: %w", err)
 	}

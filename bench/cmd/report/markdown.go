@@ -21,14 +21,16 @@ type report struct {
 	HTTPLoad string // wrk settings
 	HTTP     []httpRow
 	Accuracy []peers.AccuracyResult
-	Profile  string // go tool pprof -top output for ratewindow's hot key
+	// Profiles are go tool pprof -top of profiledBenchmarks, by benchmark.
+	Profiles []namedProfile
 	// HTTPProfiles are go tool pprof -top -cum of the in-process servers
 	// while wrk loaded each of profiledServers.
 	HTTPProfiles []namedProfile
 	Notes        []string
 }
 
-// namedProfile is the pprof top of one server under wrk.
+// namedProfile is the pprof top of one benchmark, or of one server under
+// wrk.
 type namedProfile struct{ Server, Top string }
 
 // fixedUnits are the columns every benchmark table has; other units a
@@ -47,20 +49,12 @@ func writeReport(w io.Writer, rep report) {
 		{"load average at start / end", orUnknown(m.Load) + " / " + orUnknown(rep.LoadEnd)},
 		{"run time", rep.Finished.Sub(m.Started).Round(time.Second).String()},
 	})
-	fmt.Fprintf(w, "Go benchmarks: `%s`; medians over %d timed pass(es). "+
-		"\"vs fastest peer\" is the fastest peer's ns/op over the row's: 2.00× means twice as fast; "+
-		"\"vs floor\" compares with the bare floor of the same table the same way. "+
-		"decisions/s is 1e9 / ns/op (for parallel benchmarks, the whole process). "+
-		"cpu-ns/op (serial benchmarks) is the CPU time the process used per decision: unlike ns/op it does not grow while the benchmark waits for a CPU that other work holds.\n\n", rep.Command, rep.Passes)
-
-	if vs := verdicts(rep); len(vs) > 0 {
-		fmt.Fprintf(w, "## Targets of issues #2, #3 and #6\n\n")
-		var rows [][]string
-		for _, v := range vs {
-			rows = append(rows, []string{v.Target, orNone(v.Measured), v.Holds})
-		}
-		table(w, []string{"target", "measured", "holds"}, rows)
+	fmt.Fprintf(w, "Everything below was measured in this one run, ratewindow and its peers side by side on the same machine; "+
+		"ratios compare rows of one table, never runs.\n\n")
+	if rep.Command != "" {
+		writeBenchIntro(w, rep)
 	}
+	writeSummary(w, rep)
 	for _, g := range rep.Groups {
 		writeGroup(w, g)
 	}
@@ -70,10 +64,10 @@ func writeReport(w io.Writer, rep report) {
 	if len(rep.Accuracy) > 0 {
 		writeAccuracy(w, rep.Accuracy)
 	}
-	if rep.Profile != "" {
-		fmt.Fprintf(w, "## Where ratewindow's time goes\n\n"+
-			"CPU profile of `BenchmarkMemoryHotKey/ratewindow-sliding` (`go tool pprof -top`):\n\n```\n%s\n```\n\n",
-			strings.TrimSpace(rep.Profile))
+	for _, p := range rep.Profiles {
+		fmt.Fprintf(w, "## Where the time of %s goes\n\n"+
+			"CPU profile of `%s` (`go tool pprof -top`):\n\n```\n%s\n```\n\n",
+			strings.TrimPrefix(p.Server, "Benchmark"), p.Server, strings.TrimSpace(p.Top))
 	}
 	for _, p := range rep.HTTPProfiles {
 		fmt.Fprintf(w, "## Where the time of %s goes under wrk\n\n"+
@@ -91,19 +85,16 @@ func writeReport(w io.Writer, rep report) {
 	}
 }
 
-func verdicts(rep report) []verdict {
-	var vs []verdict
-	if len(rep.Groups) > 0 {
-		vs = append(vs, memoryTargets(rep.Groups)...)
-		vs = append(vs, redisTargets(rep.Groups)...)
-	}
-	if len(rep.HTTP) > 0 {
-		vs = append(vs, httpTargets(rep.HTTP)...)
-	}
-	if len(rep.Accuracy) > 0 {
-		vs = append(vs, accuracyTargets(rep.Accuracy)...)
-	}
-	return vs
+// writeBenchIntro says how the Go benchmarks ran and what their columns
+// mean.
+func writeBenchIntro(w io.Writer, rep report) {
+	fmt.Fprintf(w, "Go benchmarks: `%s`; medians over %d timed pass(es). "+
+		"\"vs fastest peer\" is the fastest peer's ns/op over the row's: 2.00× means twice as fast; "+
+		"\"vs redis_rate\" and \"vs floor\" compare with redis_rate and with the bare floor of the same table the same way. "+
+		"decisions/s is the row's own figure or 1e9 / ns/op (for concurrent benchmarks, the whole process). "+
+		"cpu-ns/op is the CPU time this process used per decision (all goroutines): unlike ns/op it does not grow while the benchmark waits for a CPU that other work holds. "+
+		"redis-cpu-us/op is the CPU time redis-server used per decision (INFO cpu, used_cpu_sys + used_cpu_user, summed over the cluster's masters); "+
+		"p50-us and p99-us are the median and 99th percentile latency of one decision.\n\n", rep.Command, rep.Passes)
 }
 
 func orUnknown(s string) string {
@@ -113,17 +104,28 @@ func orUnknown(s string) string {
 	return s
 }
 
+// redisRate is the row of go-redis/redis_rate, the Redis limiter Go users
+// reach for first; Redis tables compare with it.
+const redisRate = "redis_rate"
+
 // otherAlgorithms names the algorithms of the Redis benchmarks' rows that
 // package peers does not know.
 var otherAlgorithms = map[string]string{
-	"redis_rate":  "GCRA",
-	"incr-expire": "floor: INCR+PEXPIRE pipeline",
+	"redis_rate":                 "GCRA",
+	"incr-expire":                "floor: INCR+PEXPIRE pipeline",
+	"httprate-redis":             "sliding window counter",
+	"ratewindow-nethttp-fixed":   "fixed window",
+	"ratewindow-nethttp-sliding": "sliding window counter",
+	"ratewindow-nethttp-log":     "sliding log",
 }
 
 // algorithmOf names the algorithm of a row, or "".
 func algorithmOf(name string) string {
 	if a, ok := otherAlgorithms[name]; ok {
 		return a
+	}
+	if c, ok := strings.CutPrefix(name, "ratewindow-log-cost-"); ok {
+		return "sliding log, cost " + c
 	}
 	if p, err := peers.Find(name); err == nil {
 		return p.Algorithm
@@ -133,6 +135,9 @@ func algorithmOf(name string) string {
 
 func writeGroup(w io.Writer, g group) {
 	fmt.Fprintf(w, "## %s\n\n", g.Name)
+	if d := describe(g.Name); d != "" {
+		fmt.Fprintf(w, "%s\n\n", d)
+	}
 	var extra []string
 	for _, r := range g.Rows {
 		for u := range r.Metrics {
@@ -144,8 +149,9 @@ func writeGroup(w io.Writer, g group) {
 	slices.Sort(extra)
 	fastest, hasPeer := g.fastestPeer()
 	fl, hasFloor := g.floorRow()
-	timed := !g.oneShot()
-	hasPeer, hasFloor = hasPeer && timed, hasFloor && timed
+	rr, hasRR := g.find(redisRate)
+	timed := !g.OneShot
+	hasPeer, hasFloor, hasRR = hasPeer && timed, hasFloor && timed, hasRR && timed
 
 	header := []string{"limiter", "algorithm"}
 	if timed {
@@ -155,6 +161,9 @@ func writeGroup(w io.Writer, g group) {
 	header = append(header, extra...)
 	if hasPeer {
 		header = append(header, "vs fastest peer")
+	}
+	if hasRR {
+		header = append(header, "vs "+redisRate)
 	}
 	if hasFloor {
 		header = append(header, "vs floor")
@@ -179,6 +188,9 @@ func writeGroup(w io.Writer, g group) {
 		if hasPeer {
 			cells = append(cells, fmtRatio(speedup(r, fastest)))
 		}
+		if hasRR {
+			cells = append(cells, fmtRatio(speedup(r, rr)))
+		}
 		if hasFloor {
 			cells = append(cells, fmtRatio(speedup(r, fl)))
 		}
@@ -192,11 +204,14 @@ func metric(r row, unit string) string {
 	if !ok {
 		return "–"
 	}
+	if strings.HasSuffix(unit, "/s") {
+		return fmtRate(v)
+	}
 	return fmtNum(v)
 }
 
 func writeHTTP(w io.Writer, load string, rows []httpRow) {
-	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over rounds; \"vs bare\" is the median over rounds of the row's req/s over the bare server's of the same framework in the same round.\n\n", load)
+	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over rounds; \"vs bare\" is the median over rounds of the row's req/s over the bare server's of the same framework and handler in the same round.\n\n", load)
 	var out [][]string
 	for _, r := range rows {
 		ratio := "–"
@@ -236,11 +251,4 @@ func writeAccuracy(w io.Writer, rs []peers.AccuracyResult) {
 			fmt.Sprint(r.MaxInWindow), fmtRatio(float64(r.MaxInWindow) / float64(r.Limit))})
 	}
 	table(w, []string{"limiter", "algorithm", "clock", "limit", "max in a rolling window", "× L"}, out)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -96,6 +98,10 @@ func (r row) decisionsPerSec() float64 {
 type group struct {
 	Name string
 	Rows []row
+	// OneShot is set for benchmarks that weigh rather than time (filling
+	// 100,000 keys to weigh them): their ns/op is no decision time, so
+	// neither rates nor ratios are shown.
+	OneShot bool
 }
 
 func groups(rows []row) []group {
@@ -154,14 +160,20 @@ func speedup(r, ref row) float64 {
 	return b / a
 }
 
-// oneShot reports whether the group measures something other than speed,
-// one long operation per run (filling a million keys to weigh them): its
-// ns/op is no decision time, so neither rates nor ratios are shown.
-func (g group) oneShot() bool {
-	for _, r := range g.Rows {
-		if r.Metrics["ns/op"] >= 1e8 {
-			return true
-		}
+// markOneShot sets OneShot on the groups whose top-level benchmark name
+// matches pattern (go test -bench syntax for the first level; "" matches
+// nothing).
+func markOneShot(gs []group, pattern string) error {
+	if pattern == "" {
+		return nil
 	}
-	return false
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return fmt.Errorf("report: -once %q: %w", pattern, err)
+	}
+	for i := range gs {
+		top, _, _ := strings.Cut(gs[i].Name, "/")
+		gs[i].OneShot = re.MatchString(top)
+	}
+	return nil
 }
