@@ -72,7 +72,7 @@ func TestSkewedFlood(t *testing.T) {
 	const capacity = 1000
 	distinct := 1_000_000
 	if raceEnabled {
-		distinct = 300_000 // the race detector makes each call ~10x slower
+		distinct = 200_000 // the race detector makes each call ~10x slower
 	}
 	var before runtime.MemStats
 	runtime.GC()
