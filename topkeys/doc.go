@@ -31,7 +31,7 @@
 // # Memory and cost
 //
 // A Summary holds at most k entries, each with its route, policy and key
-// strings: memory is k × (about 150 bytes plus the lengths of those
+// strings: memory is k × (about 200 bytes plus the lengths of those
 // strings), whatever the traffic. Bound key lengths with keyfuncs.Bounded
 // if keys come from client input.
 //
