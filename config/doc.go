@@ -9,7 +9,7 @@
 //	  "routes": [
 //	    {
 //	      "name": "search",
-//	      "match": ["/search", "GET /search"],
+//	      "match": ["/search"],
 //	      "key": "header:X-API-Key",
 //	      "policies": [
 //	        {"name": "burst", "limit": 10, "window": "1s"},
