@@ -28,11 +28,16 @@ import (
 	"github.com/ratewindow/ratewindow/logging"
 	"github.com/ratewindow/ratewindow/metrics"
 	"github.com/ratewindow/ratewindow/nethttp"
+	"github.com/ratewindow/ratewindow/topkeys"
 )
 
 // storeTimeout bounds every store call, so a Redis that does not answer
 // turns into the fail policy instead of a hung request.
 const storeTimeout = 2 * time.Second
+
+// topCapacity is the number of (route, policy, key) items the
+// /debug/ratewindow/top summary tracks.
+const topCapacity = 1000
 
 // app is a server of one framework.
 type app interface {
@@ -85,10 +90,26 @@ func build(cfg *config) (app, func(), error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collector, collectors.NewGoCollector())
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if cfg.limitsFile != "" {
+		// The file's key, limiter and observe choices override the flags'.
+		rules, stopWatch, err := loadLimits(cfg.limitsFile, store, clock, logger, reg)
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		closeStore := release
+		release = func() { stopWatch(); closeStore() }
+		l, opts = nil, append(opts, rules.Options()...)
+	}
+	top, err := topkeys.New(topCapacity)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
 	opts = append(opts, ratewindow.WithOnDecision(logging.Chain(
-		collector.Observe, logging.Hook(logger, logging.WithErrorEvery(time.Second)))))
+		collector.Observe, top.Observe, logging.Hook(logger, logging.WithErrorEvery(time.Second)))))
 	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
-	a, err := newApp(cfg.framework, l, opts, metricsHandler)
+	a, err := newApp(cfg.framework, l, opts, metricsHandler, top.Handler())
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -98,16 +119,19 @@ func build(cfg *config) (app, func(), error) {
 
 const okBody = "ok\n"
 
-func newApp(framework string, l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (app, error) {
+// topPath serves the top limited keys (package topkeys).
+const topPath = "/debug/ratewindow/top"
+
+func newApp(framework string, l *core.Limiter, opts []ratewindow.Option, metrics, top http.Handler) (app, error) {
 	switch framework {
 	case "gin":
-		return newGin(l, opts, metrics)
+		return newGin(l, opts, metrics, top)
 	case "echo":
-		return newEcho(l, opts, metrics)
+		return newEcho(l, opts, metrics, top)
 	case "fiber":
-		return newFiber(l, opts, metrics)
+		return newFiber(l, opts, metrics, top)
 	}
-	return newNetHTTP(l, opts, metrics)
+	return newNetHTTP(l, opts, metrics, top)
 }
 
 // httpApp serves any http.Handler.
@@ -126,7 +150,7 @@ func (a *httpApp) serve(ln net.Listener) error {
 
 func (a *httpApp) shutdown(ctx context.Context) error { return a.srv.Shutdown(ctx) }
 
-func newNetHTTP(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (app, error) {
+func newNetHTTP(l *core.Limiter, opts []ratewindow.Option, metrics, top http.Handler) (app, error) {
 	limit, err := nethttp.New(l, opts...)
 	if err != nil {
 		return nil, err
@@ -136,10 +160,11 @@ func newNetHTTP(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler)
 	mux.Handle("GET /{$}", limit(ok))
 	mux.Handle("GET /healthz", ok)
 	mux.Handle("GET /metrics", metrics)
+	mux.Handle("GET "+topPath, top)
 	return newHTTPApp(mux), nil
 }
 
-func newGin(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (app, error) {
+func newGin(l *core.Limiter, opts []ratewindow.Option, metrics, top http.Handler) (app, error) {
 	// Release mode and discarded writers: Gin prints nothing to stdout.
 	gin.SetMode(gin.ReleaseMode)
 	gin.DefaultWriter, gin.DefaultErrorWriter = io.Discard, io.Discard
@@ -152,10 +177,11 @@ func newGin(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (ap
 	r.GET("/", limit, ok)
 	r.GET("/healthz", ok)
 	r.GET("/metrics", gin.WrapH(metrics))
+	r.GET(topPath, gin.WrapH(top))
 	return newHTTPApp(r), nil
 }
 
-func newEcho(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (app, error) {
+func newEcho(l *core.Limiter, opts []ratewindow.Option, metrics, top http.Handler) (app, error) {
 	limit, err := echomw.New(l, opts...)
 	if err != nil {
 		return nil, err
@@ -167,13 +193,14 @@ func newEcho(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (a
 	e.GET("/", ok, limit)
 	e.GET("/healthz", ok)
 	e.GET("/metrics", echo.WrapHandler(metrics))
+	e.GET(topPath, echo.WrapHandler(top))
 	return newHTTPApp(e), nil
 }
 
 // fiberApp serves a Fiber app.
 type fiberApp struct{ app *fiber.App }
 
-func newFiber(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (app, error) {
+func newFiber(l *core.Limiter, opts []ratewindow.Option, metrics, top http.Handler) (app, error) {
 	limit, err := fibermw.New(l, opts...)
 	if err != nil {
 		return nil, err
@@ -189,6 +216,7 @@ func newFiber(l *core.Limiter, opts []ratewindow.Option, metrics http.Handler) (
 	a.Get("/", limit, ok)
 	a.Get("/healthz", ok)
 	a.Get("/metrics", adaptor.HTTPHandler(metrics))
+	a.Get(topPath, adaptor.HTTPHandler(top))
 	return &fiberApp{app: a}, nil
 }
 

@@ -26,6 +26,9 @@ type config struct {
 	observe    bool
 	failClosed bool
 	headers    headers.Mode
+	// limitsFile, if set, replaces policies, key and observe: routes,
+	// limits and rollout come from that file, reloaded when it changes.
+	limitsFile string
 }
 
 var frameworks = []string{"nethttp", "gin", "echo", "fiber"}
@@ -47,6 +50,7 @@ func parseFlags(args []string) (*config, error) {
 		observe    = fs.Bool("observe", false, "observe-only: never block, only write headers and report")
 		fail       = fs.String("fail", "open", "when the store fails: open (pass) or closed (503)")
 		mode       = fs.String("headers", "draft-8", "rate-limit headers: draft-8, draft-7, draft-6, legacy or none")
+		limitsFile = fs.String("config", "", "limits file (JSON, package config): routes, keys, limits and observe/enforce, reloaded on change")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -57,7 +61,12 @@ func parseFlags(args []string) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	c := &config{addr: *addr, framework: *framework, store: *store, observe: *observe}
+	c := &config{addr: *addr, framework: *framework, store: *store, observe: *observe, limitsFile: *limitsFile}
+	if c.limitsFile != "" {
+		if err := checkConfigAlone(fs); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkAddr(*addr); err != nil {
 		return nil, fmt.Errorf("-addr: %w", err)
 	}
@@ -96,6 +105,21 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-headers: %w", err)
 	}
 	return c, nil
+}
+
+// checkConfigAlone rejects the flags that -config replaces.
+func checkConfigAlone(fs *flag.FlagSet) error {
+	var clash []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "algorithm", "limits", "key", "trusted-proxies", "observe":
+			clash = append(clash, "-"+f.Name)
+		}
+	})
+	if len(clash) > 0 {
+		return fmt.Errorf("-config: the file sets what %s would set; give one or the other", strings.Join(clash, ", "))
+	}
+	return nil
 }
 
 func contains(list []string, s string) bool {

@@ -6,7 +6,8 @@
 //
 // Routes: GET / answers 200 "ok\n" and is rate-limited; GET /healthz
 // answers 200 and is never limited; GET /metrics serves the Prometheus
-// metrics (package metrics). Store errors and, with -observe, would-deny
+// metrics (package metrics); GET /debug/ratewindow/top lists the keys most
+// often denied or would-deny, hashed (package topkeys). Store errors and, with -observe, would-deny
 // decisions are logged as JSON lines on stderr. Once bound, the server prints exactly
 // one line to stdout, "listening on HOST:PORT". A bad flag makes it exit
 // with status 2 and a one-line error on stderr, before binding. SIGINT or
@@ -25,6 +26,10 @@
 //	-observe          observe-only: never block, still write the headers
 //	-fail             open | closed: what to do when the store fails (default open; closed answers 503)
 //	-headers          draft-8 | draft-7 | draft-6 | legacy | none (default draft-8)
+//	-config           limits file (package config): routes, keys, limits and
+//	                  observe/enforce per tenant, reloaded every second when it
+//	                  changes; replaces -limits, -algorithm, -key,
+//	                  -trusted-proxies and -observe
 package main
 
 import (
@@ -104,4 +109,6 @@ const usage = `usage: server [flags]
   -trusted-proxies list    CIDRs of trusted reverse proxies (default none)
   -observe                 observe-only: never block
   -fail open|closed        when the store fails (default open)
-  -headers mode            draft-8, draft-7, draft-6, legacy or none (default draft-8)`
+  -headers mode            draft-8, draft-7, draft-6, legacy or none (default draft-8)
+  -config file             limits file (JSON), reloaded when it changes; replaces
+                           -limits, -algorithm, -key, -trusted-proxies and -observe`

@@ -1,0 +1,265 @@
+package config
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// Mode names.
+const (
+	ModeEnforce = "enforce"
+	ModeObserve = "observe"
+)
+
+// MatchAny is the match pattern of the route that takes every request no
+// other route matches.
+const MatchAny = "*"
+
+// compiled is one checked configuration, immutable once built.
+type compiled struct {
+	byPattern    map[string]*route
+	fallback     *route // the "*" route, or nil
+	tenantHeader string
+}
+
+// route is one compiled route.
+type route struct {
+	name    string
+	key     keyfuncs.KeyFunc
+	limiter *core.Limiter
+	observe bool
+	tenants map[string]bool // tenant → observe
+}
+
+// lookup returns the route of a request, or nil.
+func (c *compiled) lookup(r keyfuncs.Request) *route {
+	if rt, ok := c.byPattern[r.Route()]; ok {
+		return rt
+	}
+	return c.fallback
+}
+
+// compile checks every field of f and builds limiters on store. Every error
+// names the field it is about.
+func compile(f *file, store core.Store, clock core.Clock) (*compiled, error) {
+	c := &compiled{byPattern: map[string]*route{}, tenantHeader: f.TenantHeader}
+	if f.TenantHeader != "" && !validHeaderName(f.TenantHeader) {
+		return nil, fmt.Errorf("tenant_header: %q is not a header name", f.TenantHeader)
+	}
+	for i, p := range f.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			if _, err := netip.ParseAddr(p); err != nil {
+				return nil, fmt.Errorf("trusted_proxies[%d]: %q is not a CIDR or an IP address", i, p)
+			}
+		}
+	}
+	ip, err := keyfuncs.NewClientIP(keyfuncs.ClientIPConfig{TrustedProxies: f.TrustedProxies})
+	if err != nil {
+		return nil, fmt.Errorf("trusted_proxies: %w", err)
+	}
+	if len(f.Routes) == 0 {
+		return nil, fmt.Errorf("routes: must list at least one route")
+	}
+	names := map[string]int{}
+	patterns := map[string]int{}
+	for i, re := range f.Routes {
+		at := fmt.Sprintf("routes[%d]", i)
+		rt, err := compileRoute(at, &re, f.TenantHeader, ip, store, clock)
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := names[re.Name]; dup {
+			return nil, fmt.Errorf("%s.name: %q is also the name of routes[%d]", at, re.Name, j)
+		}
+		names[re.Name] = i
+		if len(re.Match) == 0 {
+			return nil, fmt.Errorf("%s.match: must list at least one route pattern (or %q)", at, MatchAny)
+		}
+		for j, m := range re.Match {
+			if m == "" {
+				return nil, fmt.Errorf("%s.match[%d]: must not be empty", at, j)
+			}
+			if k, dup := patterns[m]; dup {
+				return nil, fmt.Errorf("%s.match[%d]: %q is already matched by routes[%d]", at, j, m, k)
+			}
+			patterns[m] = i
+			if m == MatchAny {
+				c.fallback = rt
+			} else {
+				c.byPattern[m] = rt
+			}
+		}
+	}
+	return c, nil
+}
+
+func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.KeyFunc, store core.Store, clock core.Clock) (*route, error) {
+	if re.Name == "" {
+		return nil, fmt.Errorf("%s.name: must not be empty", at)
+	}
+	if strings.ContainsAny(re.Name, " \t\r\n") {
+		return nil, fmt.Errorf("%s.name: %q must not contain white space", at, re.Name)
+	}
+	rt := &route{name: re.Name}
+	base, err := keyFunc(re.Key, tenantHeader, ip)
+	if err != nil {
+		return nil, fmt.Errorf("%s.key: %w", at, err)
+	}
+	rt.key = scoped(re.Name, base)
+	if rt.observe, err = parseMode(re.Mode); err != nil {
+		return nil, fmt.Errorf("%s.mode: %w", at, err)
+	}
+	if len(re.Tenants) > 0 {
+		if tenantHeader == "" {
+			return nil, fmt.Errorf("%s.tenants: needs tenant_header, the header that names the tenant", at)
+		}
+		rt.tenants = make(map[string]bool, len(re.Tenants))
+		for t, m := range re.Tenants {
+			if t == "" {
+				return nil, fmt.Errorf("%s.tenants: a tenant name must not be empty", at)
+			}
+			if rt.tenants[t], err = parseMode(m); err != nil {
+				return nil, fmt.Errorf("%s.tenants[%q]: %w", at, t, err)
+			}
+		}
+	}
+	policies, err := compilePolicies(at, re.Policies)
+	if err != nil {
+		return nil, err
+	}
+	if rt.limiter, err = core.NewLimiter(store, policies, core.WithClock(clock)); err != nil {
+		return nil, fmt.Errorf("%s.policies: %w", at, err)
+	}
+	return rt, nil
+}
+
+func compilePolicies(at string, entries []policyEntry) ([]core.Policy, error) {
+	switch {
+	case len(entries) == 0:
+		return nil, fmt.Errorf("%s.policies: must list at least one policy", at)
+	case len(entries) > core.MaxPolicies:
+		return nil, fmt.Errorf("%s.policies: at most %d policies, got %d", at, core.MaxPolicies, len(entries))
+	}
+	out := make([]core.Policy, len(entries))
+	names := map[string]int{}
+	for j, pe := range entries {
+		pat := fmt.Sprintf("%s.policies[%d]", at, j)
+		switch {
+		case pe.Limit == nil:
+			return nil, fmt.Errorf("%s.limit: required", pat)
+		case *pe.Limit <= 0:
+			return nil, fmt.Errorf("%s.limit: must be > 0, got %d", pat, *pe.Limit)
+		case *pe.Limit > core.MaxLimit:
+			return nil, fmt.Errorf("%s.limit: must be at most %d, got %d", pat, int64(core.MaxLimit), *pe.Limit)
+		case pe.Window == "":
+			return nil, fmt.Errorf("%s.window: required (a duration such as \"1s\" or \"1m\")", pat)
+		}
+		w, err := time.ParseDuration(pe.Window)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%s.window: %q is not a duration such as \"1s\" or \"1m\"", pat, pe.Window)
+		case w <= 0:
+			return nil, fmt.Errorf("%s.window: must be > 0, got %q", pat, pe.Window)
+		case w%time.Millisecond != 0:
+			return nil, fmt.Errorf("%s.window: must be a whole number of milliseconds, got %q", pat, pe.Window)
+		}
+		p := core.Per(*pe.Limit, w).Named(pe.Name)
+		if pe.Name == "" {
+			p = p.Named("per-" + shortDuration(w))
+		}
+		if pe.Algorithm != "" {
+			a, err := core.ParseAlgorithm(pe.Algorithm)
+			if err != nil {
+				return nil, fmt.Errorf("%s.algorithm: %q is not sliding-window, fixed-window or sliding-log", pat, pe.Algorithm)
+			}
+			p = p.Using(a)
+		}
+		if k, dup := names[p.Name]; dup {
+			return nil, fmt.Errorf("%s.name: %q is also the name of policies[%d] (name one of them)", pat, p.Name, k)
+		}
+		names[p.Name] = j
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", pat, err)
+		}
+		out[j] = p
+	}
+	return out, nil
+}
+
+// shortDuration writes 1m for a minute, 500ms, 90s, 2h.
+func shortDuration(d time.Duration) string {
+	s := d.String() // "1m0s", "1h0m0s", "500ms"
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
+func parseMode(s string) (observe bool, err error) {
+	switch s {
+	case "", ModeEnforce:
+		return false, nil
+	case ModeObserve:
+		return true, nil
+	}
+	return false, fmt.Errorf("%q is not %q or %q", s, ModeObserve, ModeEnforce)
+}
+
+// keyFunc builds a key strategy.
+func keyFunc(s, tenantHeader string, ip keyfuncs.KeyFunc) (keyfuncs.KeyFunc, error) {
+	switch s {
+	case "", "ip":
+		return ip, nil
+	case "bearer":
+		return keyfuncs.BearerToken(ip), nil
+	case "route":
+		return keyfuncs.Route, nil
+	case "tenant":
+		if tenantHeader == "" {
+			return nil, fmt.Errorf("%q needs tenant_header", s)
+		}
+		return keyfuncs.Header(tenantHeader, ip), nil
+	}
+	if name, ok := strings.CutPrefix(s, "header:"); ok && validHeaderName(name) {
+		return keyfuncs.Header(name, ip), nil
+	}
+	return nil, fmt.Errorf("%q is not ip, header:NAME, bearer, tenant or route", s)
+}
+
+// scoped prefixes the keys of f with the route name, so that routes never
+// share counts.
+func scoped(name string, f keyfuncs.KeyFunc) keyfuncs.KeyFunc {
+	prefix := name + ":"
+	return func(r keyfuncs.Request) (string, error) {
+		k, err := f(r)
+		if err != nil {
+			return "", err
+		}
+		return prefix + k, nil
+	}
+}
+
+// validHeaderName reports whether s is a non-empty HTTP token.
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,76 @@
+// Package config loads rate limits and their rollout from a file and
+// reloads them while the server runs.
+//
+// A file lists routes; each route has a key strategy, policies and a mode,
+// observe or enforce, optionally overridden per tenant:
+//
+//	{
+//	  "tenant_header": "X-Tenant",
+//	  "routes": [
+//	    {
+//	      "name": "search",
+//	      "match": ["/search"],
+//	      "key": "header:X-API-Key",
+//	      "policies": [
+//	        {"name": "burst", "limit": 10, "window": "1s"},
+//	        {"limit": 600, "window": "1m", "algorithm": "sliding-log"}
+//	      ],
+//	      "mode": "observe",
+//	      "tenants": {"acme": "enforce"}
+//	    },
+//	    {"name": "default", "match": ["*"], "key": "ip",
+//	     "policies": [{"limit": 100, "window": "1m"}], "mode": "enforce"}
+//	  ]
+//	}
+//
+// Load reads and checks it once; Set.Options gives the options every
+// adapter's New takes, so one file drives net/http, Gin, Echo or Fiber
+// alike, and Set.Watch applies edits without a restart:
+//
+//	rules, err := config.Load("limits.json", config.WithStore(store))
+//	if err != nil { ... } // names the field: routes[1].policies[0].window: must be > 0
+//	go rules.Watch(ctx, time.Second)
+//	mw, err := nethttp.New(nil, rules.Options()...)
+//
+// # Fields
+//
+//   - tenant_header: the request header naming the tenant, needed by the
+//     "tenant" key and by per-tenant modes.
+//   - trusted_proxies: CIDRs (or addresses) of reverse proxies whose
+//     X-Forwarded-For and Forwarded headers are believed by the "ip" key
+//     (see keyfuncs.NewClientIP). Default: none.
+//   - routes[].name: required and unique. It scopes the route's counts: the
+//     store key is the name and the client's key, so two routes never share
+//     counts, and a route keeps its counts across reloads as long as its
+//     name does.
+//   - routes[].match: route patterns as the framework reports them
+//     (Request.Route: "/items/{id}" on net/http, "/items/:id" on Gin, Echo
+//     and Fiber). "*" matches every request no other route matches. A
+//     request no route matches is not limited.
+//   - routes[].key: "ip" (the client address), "header:NAME" (falls back to
+//     the client address), "bearer" (the hash of a Bearer token, falls back
+//     to the client address), "tenant" (the tenant_header value, falls back
+//     to the client address) or "route" (one quota shared by every client
+//     of the route). Default "ip".
+//   - routes[].policies: one to four policies. limit: a positive integer;
+//     window: a Go duration ("1s", "1m", "1h"), whole milliseconds;
+//     algorithm: "sliding-window" (default), "fixed-window" or
+//     "sliding-log"; name: default "per-" and the window ("per-1m").
+//   - routes[].mode: "enforce" (default) or "observe" (count, write
+//     headers, report would-deny, never block).
+//   - routes[].tenants: a map of tenant name to mode, overriding mode for
+//     those tenants: the canary step "enforce for one tenant".
+//
+// # Reloading
+//
+// Reload (or Watch, which calls it on a timer) re-reads the file. Unchanged
+// content is a no-op. New content is parsed and checked in full before it
+// replaces the running configuration in one atomic step; requests in
+// flight finish on the configuration they started with. Counts live in the
+// store, keyed by route name, client key and the policy's name, window and
+// algorithm: a policy whose name, window and algorithm stay the same keeps
+// its counts, even when its limit changes (which is why a policy's default
+// name leaves the limit out). An invalid file changes nothing: the error
+// is logged, passed to the WithOnReload callback and returned, and the
+// same broken content is not reported again until the file changes.
+package config

@@ -1,0 +1,47 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// file is the JSON document.
+type file struct {
+	TenantHeader   string       `json:"tenant_header"`
+	TrustedProxies []string     `json:"trusted_proxies"`
+	Routes         []routeEntry `json:"routes"`
+}
+
+type routeEntry struct {
+	Name     string            `json:"name"`
+	Match    []string          `json:"match"`
+	Key      string            `json:"key"`
+	Policies []policyEntry     `json:"policies"`
+	Mode     string            `json:"mode"`
+	Tenants  map[string]string `json:"tenants"`
+}
+
+type policyEntry struct {
+	Name      string `json:"name"`
+	Limit     *int64 `json:"limit"`
+	Window    string `json:"window"`
+	Algorithm string `json:"algorithm"`
+}
+
+// decode reads one JSON document; unknown fields are errors, so a typo
+// ("windw") cannot silently drop a setting.
+func decode(data []byte) (*file, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f file
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		return nil, errors.New("parse: unexpected data after the JSON document")
+	}
+	return &f, nil
+}

@@ -1,0 +1,221 @@
+package config
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// Option configures Load.
+type Option func(*options)
+
+type options struct {
+	store    core.Store
+	clock    core.Clock
+	logger   *slog.Logger
+	onReload func(error)
+}
+
+// WithStore sets the store every route's limiter counts on (default: a new
+// memory store). It is kept across reloads, which is what keeps counts.
+func WithStore(s core.Store) Option { return func(o *options) { o.store = s } }
+
+// WithClock sets the limiters' clock (default core.SystemClock).
+func WithClock(c core.Clock) Option { return func(o *options) { o.clock = c } }
+
+// WithLogger sets where reloads are logged (default slog.Default()): Info
+// when a new configuration is applied, Error when a file is rejected.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithOnReload sets a callback run after every reload attempt that found
+// new content: with nil when it was applied, with the error when it was
+// rejected (the running configuration is kept). Count the errors in a
+// metric to alert on a broken file.
+func WithOnReload(f func(err error)) Option { return func(o *options) { o.onReload = f } }
+
+// Set is a loaded configuration that can be reloaded while it is in use.
+// It is safe for concurrent use.
+type Set struct {
+	path string
+	opts options
+	cur  atomic.Pointer[compiled]
+
+	mu         sync.Mutex // serialises reloads
+	applied    [sha256.Size]byte
+	lastFailed [sha256.Size]byte
+	lastErr    error
+	failed     bool
+}
+
+// Load reads and checks the file at path and builds every route's
+// limiter. Any problem is an error that names the field, e.g.
+// "config: limits.json: routes[2].policies[0].window: must be > 0".
+func Load(path string, opts ...Option) (*Set, error) {
+	s := &Set{path: path, opts: options{clock: core.SystemClock{}}}
+	for _, o := range opts {
+		if o != nil {
+			o(&s.opts)
+		}
+	}
+	if s.opts.store == nil {
+		s.opts.store = memory.New()
+	}
+	if s.opts.clock == nil {
+		return nil, fmt.Errorf("config: %w: nil Clock", core.ErrInvalidConfig)
+	}
+	if s.opts.logger == nil {
+		s.opts.logger = slog.Default()
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c, err := s.build(data)
+	if err != nil {
+		return nil, err
+	}
+	s.cur.Store(c)
+	s.applied = sha256.Sum256(data)
+	return s, nil
+}
+
+// build parses and compiles data.
+func (s *Set) build(data []byte) (*compiled, error) {
+	f, err := decode(data)
+	if err == nil {
+		var c *compiled
+		if c, err = compile(f, s.opts.store, s.opts.clock); err == nil {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("config: %s: %w", s.path, err)
+}
+
+// Store returns the store the limiters count on.
+func (s *Set) Store() core.Store { return s.opts.store }
+
+// Options returns the middleware options that apply the configuration:
+// the key func, the limiter choice and the observe-only choice, each of
+// which looks the request's route up in the running configuration. Pass
+// them to any adapter's New with a nil limiter, after options of your own
+// (a later WithKeyFunc would override the file's key):
+//
+//	mw, err := nethttp.New(nil, rules.Options()...)
+//
+// A request that no route matches is not limited (keyfuncs.ErrSkip).
+func (s *Set) Options() []ratewindow.Option {
+	return []ratewindow.Option{
+		ratewindow.WithKeyFunc(s.key),
+		ratewindow.WithLimiterFunc(s.limiter),
+		ratewindow.WithObserveOnlyFunc(s.observe),
+	}
+}
+
+func (s *Set) key(r keyfuncs.Request) (string, error) {
+	rt := s.cur.Load().lookup(r)
+	if rt == nil {
+		return "", keyfuncs.ErrSkip
+	}
+	return rt.key(r)
+}
+
+func (s *Set) limiter(r keyfuncs.Request, _ string) (*core.Limiter, error) {
+	rt := s.cur.Load().lookup(r)
+	if rt == nil {
+		// Removed by a reload since the key was derived.
+		return nil, keyfuncs.ErrSkip
+	}
+	return rt.limiter, nil
+}
+
+func (s *Set) observe(r keyfuncs.Request) bool {
+	c := s.cur.Load()
+	rt := c.lookup(r)
+	if rt == nil {
+		return false
+	}
+	if rt.tenants != nil {
+		if obs, ok := rt.tenants[r.Header(c.tenantHeader)]; ok {
+			return obs
+		}
+	}
+	return rt.observe
+}
+
+// Reload re-reads the file and applies it if its content changed. An
+// invalid file (or one that cannot be read) changes nothing: the error is
+// logged and given to the WithOnReload callback once per distinct
+// content, and returned by every call while the file stays broken.
+func (s *Set) Reload() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, err := os.ReadFile(s.path)
+	if err != nil {
+		err = fmt.Errorf("config: %w", err)
+		s.report(err, !s.failed || s.lastFailed != [sha256.Size]byte{})
+		s.failed, s.lastFailed = true, [sha256.Size]byte{}
+		return err
+	}
+	sum := sha256.Sum256(data)
+	if sum == s.applied {
+		s.failed = false
+		return nil
+	}
+	if s.failed && sum == s.lastFailed {
+		return s.lastErr // already reported
+	}
+	c, err := s.build(data)
+	if err != nil {
+		s.report(err, true)
+		s.failed, s.lastFailed, s.lastErr = true, sum, err
+		return err
+	}
+	s.cur.Store(c)
+	s.applied, s.failed = sum, false
+	s.opts.logger.Info("ratewindow/config: applied", "path", s.path)
+	if s.opts.onReload != nil {
+		s.opts.onReload(nil)
+	}
+	return nil
+}
+
+// report logs and signals a rejected reload, if it is news.
+func (s *Set) report(err error, news bool) {
+	if !news {
+		return
+	}
+	s.opts.logger.Error("ratewindow/config: reload rejected, keeping the running configuration", "path", s.path, "err", err)
+	if s.opts.onReload != nil {
+		s.opts.onReload(err)
+	}
+}
+
+// Watch calls Reload every interval until ctx is done; run it in its own
+// goroutine. The file is read and hashed on every tick, so edits in place,
+// renames over it and symlink swaps (Kubernetes ConfigMaps) are all seen.
+// A non-positive interval means one second.
+func (s *Set) Watch(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = s.Reload() // reported by Reload
+		}
+	}
+}

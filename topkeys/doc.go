@@ -1,0 +1,42 @@
+// Package topkeys shows who is being rate limited: a heavy-hitters summary
+// of the keys that were denied, or would have been denied in observe-only
+// mode, per route and policy, in a fixed amount of memory whatever the
+// number of distinct keys.
+//
+// Metrics never carry the key (one series per client would be unbounded);
+// a Summary keeps the few keys that matter instead. Feed it from the
+// middleware's OnDecision hook and serve it on a debug endpoint:
+//
+//	top, err := topkeys.New(1000, topkeys.WithKeySecret(secret))
+//	...
+//	mw, err := nethttp.New(limiter, ratewindow.WithOnDecision(top.Observe))
+//	mux.Handle("GET /debug/ratewindow/top", top.Handler())
+//
+// # Algorithm and error bound
+//
+// A Summary runs Space-Saving (Metwally, Agrawal and El Abbadi, 2005) over
+// the items (route, binding policy, key) of denied and would-deny
+// decisions, with k counters. A tracked item's counter is incremented; an
+// untracked item replaces the item with the smallest counter m and starts
+// at m + 1, remembering m as its error. With N events counted so far:
+//
+//   - every reported count over-estimates the item's true count by at most
+//     its Error, and Error ≤ N/k: Count − Error ≤ true count ≤ Count;
+//   - every item whose true count is above N/k is tracked, so the true top
+//     items are never missed once they stand out from the tail;
+//   - an untracked item's true count is at most the smallest counter,
+//     reported as Report.ErrorBound (0 until all k counters are in use,
+//     while every count is exact), itself at most N/k.
+//
+// # Memory and cost
+//
+// A Summary holds at most k entries, each with its route, policy and key
+// strings, and an index of them: memory is bounded by k whatever the
+// traffic, about 700 bytes per entry with short keys plus the key lengths.
+// Bound key lengths with keyfuncs.Bounded if keys come from client input.
+//
+// Observe returns at once for allowed, skipped and failed requests. For a
+// denied request it takes one mutex, does a map lookup and moves one entry
+// in a heap of k (O(log k)); it does not allocate when the item is already
+// tracked. A new item copies its strings.
+package topkeys

@@ -1,0 +1,5 @@
+//go:build race
+
+package topkeys_test
+
+const raceEnabled = true
