@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
-	"github.com/ratewindow/ratewindow/internal/inplace"
 )
 
 // Store is the in-memory core.Store. Create one with New; it is safe for
@@ -67,16 +66,6 @@ func (s *Store) Take(_ context.Context, key string, policies []core.Policy, cost
 	}
 	s.do(&r, key, policies, cost, now.UnixMilli(), true)
 	return r, nil
-}
-
-// TakeInPlace is the path a core.Limiter takes on this store when it has
-// one policy: Take (Peek when charge is false) for policies ==
-// []core.Policy{*p} at nowMillis (Unix milliseconds), writing the state to
-// r.States[0] instead of returning a Result. The Limiter checks the key and
-// cost first. It is not part of core.Store, and its last parameter's type
-// is internal to this module: see internal/inplace. It never keeps r.
-func (s *Store) TakeInPlace(r *core.Result, key string, p *core.Policy, cost, nowMillis int64, charge bool, _ inplace.Seal) {
-	s.doOne(&r.States[0], key, p, cost, nowMillis, charge)
 }
 
 // Peek implements core.Store.
