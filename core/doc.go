@@ -36,7 +36,5 @@
 // # Clocks
 //
 // A Limiter reads the time from a [Clock]: [SystemClock] by default (exact,
-// one clock read per decision), [CoarseClock] where that read is a large
-// share of an in-memory decision (an atomic load, up to about a millisecond
-// behind), or a [FakeClock] in tests.
+// one clock read per decision), or a [FakeClock] in tests.
 package core

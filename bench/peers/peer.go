@@ -37,9 +37,6 @@ type Peer struct {
 	// Granularity is the resolution of the limiter's own clock; zero means
 	// fine enough not to matter.
 	Granularity time.Duration
-	// Coarse is true for ratewindow's rows on core.CoarseClock. On a fake
-	// clock they are their plain rows, so the accuracy comparison skips them.
-	Coarse bool
 	// Align, if set, is called just before an accuracy run starts, to
 	// begin it on a tick of the limiter's own clock.
 	Align func()
@@ -55,8 +52,6 @@ func All() []Peer {
 		ratewindowPeer("ratewindow-fixed", "fixed window", core.FixedWindow),
 		ratewindowPeer("ratewindow-sliding", "sliding window counter", core.SlidingWindow),
 		ratewindowPeer("ratewindow-log", "sliding log", core.SlidingLog),
-		coarsePeer(ratewindowPeer("ratewindow-fixed-coarse", "fixed window", core.FixedWindow)),
-		coarsePeer(ratewindowPeer("ratewindow-sliding-coarse", "sliding window counter", core.SlidingWindow)),
 		httpratePeer(),
 		sethvargoPeer(),
 		ululePeer(),
@@ -72,7 +67,7 @@ func All() []Peer {
 func Accuracy() []Peer {
 	var ps []Peer
 	for _, p := range All() {
-		if !p.Shared && !p.Coarse {
+		if !p.Shared {
 			ps = append(ps, p)
 		}
 	}

@@ -43,16 +43,3 @@ func (r *rwLimiter) Allow(key string) bool {
 }
 
 func (r *rwLimiter) Close() {}
-
-// coarsePeer runs p on core.CoarseClock when it is given no clock.
-func coarsePeer(p Peer) Peer {
-	build := p.New
-	p.Coarse = true
-	p.New = func(limit int64, window time.Duration, clk core.Clock) (Limiter, error) {
-		if clk == nil {
-			clk = core.CoarseClock{}
-		}
-		return build(limit, window, clk)
-	}
-	return p
-}

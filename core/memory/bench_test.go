@@ -28,32 +28,24 @@ func benchLimiter(b *testing.B, alg core.Algorithm, opts ...core.Option) *core.L
 	return l
 }
 
-// BenchmarkHotKey is one key, one goroutine, on the default clock
-// (core.SystemClock, one clock read per decision) and on core.CoarseClock
-// (an atomic load).
+// BenchmarkHotKey is one key, one goroutine, on the default clock.
 func BenchmarkHotKey(b *testing.B) {
-	clocks := []struct {
-		name  string
-		clock core.Clock
-	}{{"system-clock", core.SystemClock{}}, {"coarse-clock", core.CoarseClock{}}}
 	for _, alg := range algorithms {
-		for _, c := range clocks {
-			b.Run(alg.String()+"/"+c.name, func(b *testing.B) {
-				l := benchLimiter(b, alg, core.WithClock(c.clock))
-				ctx := context.Background()
-				// The log's limit is reached at once (see benchLimiter);
-				// every other decision must be an admission.
-				mustAllow := alg != core.SlidingLog
-				b.ReportAllocs()
-				for b.Loop() {
-					// Use the decision, as a caller does: copying it out
-					// is part of the cost.
-					if d, err := l.Allow(ctx, "203.0.113.7"); err != nil || (mustAllow && !d.Allowed) {
-						b.Fatal(err, d.Allowed)
-					}
+		b.Run(alg.String(), func(b *testing.B) {
+			l := benchLimiter(b, alg)
+			ctx := context.Background()
+			// The log's limit is reached at once (see benchLimiter);
+			// every other decision must be an admission.
+			mustAllow := alg != core.SlidingLog
+			b.ReportAllocs()
+			for b.Loop() {
+				// Use the decision, as a caller does: copying it out
+				// is part of the cost.
+				if d, err := l.Allow(ctx, "203.0.113.7"); err != nil || (mustAllow && !d.Allowed) {
+					b.Fatal(err, d.Allowed)
 				}
-			})
-		}
+			}
+		})
 	}
 }
 
