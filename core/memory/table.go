@@ -143,17 +143,24 @@ func (t *hashTable[S]) remove(h uint64) bool {
 	return true
 }
 
-// sweep examines up to n occupied slots from position start and deletes
-// those dead says are dead, calling gone (when not nil) on each first. With
-// evict, if none was dead it deletes the first one examined. It never
-// deletes keep. It returns how many it deleted.
+// maxSweep bounds the entries one sweep examines.
+const maxSweep = 256
+
+// sweep examines n occupied slots from position start, more while every
+// one examined was dead (up to maxSweep, so the expired remains of a flood
+// go quickly), and deletes those dead says are dead, calling gone (when not
+// nil) on each first. With evict, if none was dead it deletes the first one
+// examined. It never deletes keep. It returns how many it deleted.
 func (t *hashTable[S]) sweep(start, keep uint64, n int, dead func(*S) bool, evict bool, gone func(*S)) int {
 	if t.n == 0 {
 		return 0
 	}
 	deleted, seen, first := 0, 0, -1
 	i := t.home(start)
-	for steps := 0; seen < n && steps < len(t.slots); steps++ {
+	for steps := 0; steps < len(t.slots); steps++ {
+		if seen >= n && (deleted < seen || seen >= maxSweep) {
+			break
+		}
 		sl := &t.slots[i]
 		if sl.h == 0 || sl.h == keep {
 			i = t.next(i)
