@@ -165,3 +165,28 @@ func heapInUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
 }
+
+// BenchmarkWeightedLog is AllowN on a sliding log of 10^6 per second with
+// a cost of 1 and a cost of the whole limit: a request's weight must cost
+// neither time nor memory. The fake clock moves a window on between calls,
+// so every call is admitted.
+func BenchmarkWeightedLog(b *testing.B) {
+	const limit = 1_000_000
+	for _, cost := range []int64{1, limit} {
+		b.Run("cost="+strconv.FormatInt(cost, 10), func(b *testing.B) {
+			clock := core.NewFakeClock(time.UnixMilli(1_700_000_000_000))
+			l, err := core.NewLimiter(memory.New(), []core.Policy{core.Per(limit, time.Second).Using(core.SlidingLog)}, core.WithClock(clock))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				clock.Advance(time.Second + time.Millisecond)
+				if d, err := l.AllowN(ctx, "203.0.113.7", cost); err != nil || !d.Allowed {
+					b.Fatal(err, d.Allowed)
+				}
+			}
+		})
+	}
+}

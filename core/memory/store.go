@@ -33,9 +33,14 @@ type config struct {
 // between 1 and 65536. The default is 16 per CPU.
 func WithShards(n int) Option { return func(c *config) { c.shards = n } }
 
-// WithMaxKeys caps the number of tracked (key, policy) entries; n ≤ 0 means
-// no cap (the default). The cap is enforced per shard (n divided by the
-// shard count, at least one), so the whole store holds at most about n.
+// WithMaxKeys caps the store's memory at about n counter entries of about
+// 32 bytes (n ≤ 0 means no cap, the default). A fixed-window or
+// sliding-counter entry counts as one; a sliding log as four plus one per
+// two records its buffer holds, so the cap bounds bytes, not just keys.
+// The cap is enforced per shard (n divided by the shard count, at least
+// one), under any mix of policies, by evicting other keys' entries (see the
+// package doc); the whole store then holds about n, plus at most one
+// oversized log per shard.
 func WithMaxKeys(n int) Option { return func(c *config) { c.maxKeys = n } }
 
 // New returns an empty in-memory store.
