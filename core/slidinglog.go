@@ -111,7 +111,11 @@ func (l *SlidingLogState) Eval(now, limit, window, cost int64) PolicyState {
 	count := l.Count()
 	ps.Allowed = count+cost <= limit
 	if !ps.Allowed {
-		ps.RetryAfter = millis(l.freedAt(count+cost-limit) + window - now)
+		at := now // an empty log denies only a cost above the limit
+		if l.n > 0 {
+			at = l.freedAt(count + cost - limit)
+		}
+		ps.RetryAfter = millis(at + window - now)
 	}
 	return ps
 }

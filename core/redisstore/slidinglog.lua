@@ -36,7 +36,7 @@ if r[2] then
     base = s0 - w0
     count = top - base
   else
-    newest = nil
+    newest, top = nil, 0 -- empty: the sums start again from zero
   end
 end
 remaining, reset = limit - count, 0
