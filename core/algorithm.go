@@ -13,8 +13,9 @@ const (
 	SlidingWindow Algorithm = iota
 	// FixedWindow counts in epoch-aligned windows [k·W, (k+1)·W).
 	FixedWindow
-	// SlidingLog keeps the timestamp of every allowed unit of cost: exact,
-	// with memory per key bounded by the limit.
+	// SlidingLog keeps one record per admitted request (its instant and a
+	// running total of units): exact in real time, with memory per key
+	// bounded by the requests admitted in a window, whatever their cost.
 	SlidingLog
 )
 

@@ -1,9 +1,6 @@
 package core
 
-import (
-	"time"
-	"unsafe"
-)
+import "time"
 
 // PolicyState is one policy's part of a decision.
 type PolicyState struct {
@@ -32,15 +29,12 @@ type Decision struct {
 	// its cost was charged).
 	Allowed bool
 	// Remaining, ResetAfter and RetryAfter are those of the binding policy
-	// (see PolicyState). Allowed to RetryAfter are laid out as a
-	// PolicyState is: the binding state is copied over them in one move.
+	// (see PolicyState).
 	Remaining  int64
 	ResetAfter time.Duration
 	RetryAfter time.Duration
 	// Result is the store's answer, embedded so that States, each policy's
-	// state, reads as d.States; States[i] belongs to Policies[i]. It sits
-	// on a 16-byte boundary: copies of a Decision then line up with the
-	// store's 16-byte writes (store forwarding succeeds).
+	// state, reads as d.States; States[i] belongs to Policies[i].
 	Result
 	// Limit is the binding policy's Limit.
 	Limit int64
@@ -64,10 +58,6 @@ func (d *Decision) State(i int) PolicyState { return d.States[i] }
 
 // Policy returns the binding policy, Policies[Index], or the zero Policy
 // when Index does not index Policies (a zero or hand-made Decision).
-//
-// It is a method, not a field, because a Decision is copied on every
-// request: a 48-byte field holding a string made each decision about
-// 7 ns slower on a hot key (copies and write-barrier checks).
 func (d *Decision) Policy() Policy {
 	if uint(d.Index) < uint(len(d.Policies)) {
 		return d.Policies[d.Index]
@@ -75,26 +65,10 @@ func (d *Decision) Policy() Policy {
 	return Policy{}
 }
 
-// prefill writes the parts of a Decision for policies that do not depend
-// on the store's answer: all of them but the state when there is one
-// policy. It runs before the store is called so that these writes have
-// reached the cache when the caller copies the Decision; a copy of fields
-// written an instant before stalls the processor (store forwarding).
-func prefill(d *Decision, policies []Policy) {
-	d.Policies = policies
-	if len(policies) == 1 {
-		d.Limit = policies[0].Limit
-	}
-}
-
-// decide completes the Decision d, prefilled and with the Result a store
-// has just written, with the binding policy's state.
+// decide completes the Decision d, whose Policies and Result are set, with
+// the binding policy's state.
 func decide(d *Decision) {
 	policies := d.Policies
-	if len(policies) == 1 {
-		copyState(d, &d.States[0])
-		return
-	}
 	allowed, bind := true, 0
 	for i := range policies {
 		s := &d.States[i]
@@ -111,29 +85,8 @@ func decide(d *Decision) {
 	}
 	// The binding state carries the decision: it allowed if and only if
 	// every policy did, and its RetryAfter is zero when it allowed.
-	copyState(d, &d.States[bind])
+	s := &d.States[bind]
+	d.Allowed, d.Remaining, d.ResetAfter, d.RetryAfter = s.Allowed, s.Remaining, s.ResetAfter, s.RetryAfter
 	d.Index = bind
 	d.Limit = policies[bind].Limit
 }
-
-// copyState copies the binding state *s over d's Allowed, Remaining,
-// ResetAfter and RetryAfter as two 16-byte moves. Assigned field by field
-// they are four scalar stores, and a caller copying the Decision an instant
-// later reads them back 16 bytes at a time: a load spanning two pending
-// stores stalls the processor until they reach the cache (store
-// forwarding fails). On a hot key that stall was a sixth of a decision.
-//
-// It is sound because those four fields of Decision have the types and the
-// offsets of PolicyState's fields, which the constants below check at
-// compile time, and neither holds a pointer.
-func copyState(d *Decision, s *PolicyState) {
-	*(*[4]uint64)(unsafe.Pointer(d)) = *(*[4]uint64)(unsafe.Pointer(s))
-}
-
-// Compile-time layout checks for copyState: each index is a constant that
-// must be 0, or the array index is out of range.
-var _ = [1]struct{}{}[unsafe.Offsetof(Decision{}.Allowed)-unsafe.Offsetof(PolicyState{}.Allowed)] // both 0
-var _ = [1]struct{}{}[unsafe.Offsetof(Decision{}.Remaining)-unsafe.Offsetof(PolicyState{}.Remaining)]
-var _ = [1]struct{}{}[unsafe.Offsetof(Decision{}.ResetAfter)-unsafe.Offsetof(PolicyState{}.ResetAfter)]
-var _ = [1]struct{}{}[unsafe.Offsetof(Decision{}.RetryAfter)-unsafe.Offsetof(PolicyState{}.RetryAfter)]
-var _ = [1]struct{}{}[unsafe.Sizeof(PolicyState{})-32]

@@ -9,9 +9,11 @@
 //
 //   - [FixedWindow]: one counter per epoch-aligned window [k·W, (k+1)·W).
 //     Cheapest; a client can spend 2·L across a window boundary.
-//   - [SlidingLog]: exact. The timestamp of every allowed unit is kept (never
-//     a denied one), so no rolling interval of length W ever holds more than
-//     L. Memory per key grows with L.
+//   - [SlidingLog]: exact. One record (instant, running total) is kept per
+//     admitted request, whatever its cost, and never for a denied one, so no
+//     rolling interval of length W, in real time, ever holds more than L.
+//     Memory per key grows with the requests admitted in a window (at most
+//     L, and at most one record per millisecond), not with their cost.
 //   - [SlidingWindow] (the zero value): two epoch-aligned buckets; the
 //     previous one is weighted by how much of it still overlaps the rolling
 //     window: estimate = prev × (W − elapsed)/W + curr. Constant memory,
@@ -19,6 +21,15 @@
 //
 // All arithmetic is done on integer milliseconds, so every Store (memory,
 // Redis Lua) reaches the same decisions for the same inputs.
+//
+// # Clock steps
+//
+// A clock that steps back behind a key's state never hands out quota again,
+// and never locks the key out for long: up to a window behind, the state
+// counts as it is and every wait is measured from the stepped clock (a
+// client waiting RetryAfter is let in); more than a window behind, the
+// state is moved to the present with its counts kept, so the key recovers
+// within about a window instead of when the clock reaches the old state.
 //
 // # Several policies, one decision
 //
@@ -36,7 +47,5 @@
 // # Clocks
 //
 // A Limiter reads the time from a [Clock]: [SystemClock] by default (exact,
-// one clock read per decision), [CoarseClock] where that read is a large
-// share of an in-memory decision (an atomic load, up to about a millisecond
-// behind), or a [FakeClock] in tests.
+// one clock read per decision), or a [FakeClock] in tests.
 package core

@@ -6,20 +6,22 @@ package core
 // The algorithm: windows are [k·W, (k+1)·W). A request of cost c is allowed
 // while Count + c ≤ L. A denied request may retry when the window ends; the
 // quota is whole again at the same instant.
+//
+// Clock steps: a now in the window before Start still counts against
+// Start's window, with RetryAfter measured from now (so it is honest on the
+// stepped clock). A now more than a window before Start (the clock stepped
+// back further) moves the count to now's window: the key recovers within a
+// window rather than when the clock reaches Start again.
 type FixedWindowState struct {
 	Start int64
 	Count int64
 }
 
 // Eval moves s to the window holding now and reports whether cost more units
-// fit under limit. It charges nothing. Time never runs backward: a now
-// before s.Start is taken as s.Start. The returned PolicyState describes the
-// state as it is (Remaining before any charge).
+// fit under limit. It charges nothing. The returned PolicyState describes
+// the state as it is (Remaining before any charge).
 func (s FixedWindowState) Eval(now, limit, window, cost int64) (FixedWindowState, PolicyState) {
-	if start := windowFrom(s.Start, now, window); start > s.Start {
-		s = FixedWindowState{Start: start}
-	}
-	now = max(now, s.Start)
+	s = s.advance(now, window)
 	ps := s.report(now, limit, window)
 	ps.Allowed = s.Count+cost <= limit
 	if !ps.Allowed {
@@ -32,7 +34,7 @@ func (s FixedWindowState) Eval(now, limit, window, cost int64) (FixedWindowState
 // the state after the charge.
 func (s FixedWindowState) Charge(now, limit, window, cost int64) (FixedWindowState, PolicyState) {
 	s.Count += cost
-	ps := s.report(max(now, s.Start), limit, window)
+	ps := s.report(now, limit, window)
 	ps.Allowed = true
 	return s, ps
 }
@@ -40,10 +42,7 @@ func (s FixedWindowState) Charge(now, limit, window, cost int64) (FixedWindowSta
 // Take is Eval followed, when the request is allowed, by Charge, in one
 // step: the state after it and what Charge (or, on a denial, Eval) reports.
 func (s FixedWindowState) Take(now, limit, window, cost int64) (FixedWindowState, PolicyState) {
-	if start := windowFrom(s.Start, now, window); start > s.Start {
-		s = FixedWindowState{Start: start}
-	}
-	now = max(now, s.Start)
+	s = s.advance(now, window)
 	if s.Count+cost > limit {
 		ps := s.report(now, limit, window)
 		ps.RetryAfter = millis(s.Start + window - now)
@@ -55,6 +54,18 @@ func (s FixedWindowState) Take(now, limit, window, cost int64) (FixedWindowState
 	return s, ps
 }
 
+// advance moves s to the window holding now: a later window starts empty;
+// a window more than one before s's keeps s's count (see the type's doc).
+func (s FixedWindowState) advance(now, window int64) FixedWindowState {
+	switch {
+	case now >= s.Start+window:
+		return FixedWindowState{Start: windowStart(now, window)}
+	case now < s.Start-window:
+		s.Start = windowStart(now, window)
+	}
+	return s
+}
+
 func (s FixedWindowState) report(now, limit, window int64) PolicyState {
 	var ps PolicyState
 	ps.Remaining = max(0, limit-s.Count)
@@ -64,5 +75,9 @@ func (s FixedWindowState) report(now, limit, window int64) PolicyState {
 	return ps
 }
 
-// Expired reports whether s holds nothing at now: its window has ended.
-func (s FixedWindowState) Expired(now, window int64) bool { return s.Start+window <= now }
+// Expired reports whether s holds nothing that counts at now: its window
+// has ended, or it lies more than a window in the future (a clock stepped
+// back; see the type's doc).
+func (s FixedWindowState) Expired(now, window int64) bool {
+	return s.Start+window <= now || s.Start-window > now
+}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-
-	"github.com/ratewindow/ratewindow/internal/inplace"
 )
 
 // Limiter applies a set of policies to keys, backed by a Store. It is safe
@@ -14,7 +12,6 @@ import (
 // SetPolicies.
 type Limiter struct {
 	store    Store
-	inPlace  inPlaceStore // store, when it has the in-place path; else nil
 	clock    Clock
 	policies atomic.Pointer[policySet]
 }
@@ -60,7 +57,6 @@ func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error
 		return nil, fmt.Errorf("%w: nil Store", ErrInvalidConfig)
 	}
 	l := &Limiter{store: store, clock: SystemClock{}}
-	l.inPlace, _ = store.(inPlaceStore)
 	for _, o := range opts {
 		if o != nil {
 			o(l)
@@ -129,15 +125,6 @@ func (l *Limiter) evaluate(d *Decision, ctx context.Context, key string, cost in
 		return err
 	}
 	policies := set.policies
-	prefill(d, policies)
-	if l.inPlace != nil && len(policies) == 1 {
-		// The common case on the memory store: the state is written into
-		// d.States[0], and the store's unlock has flushed those writes
-		// before copyState reads them back.
-		l.inPlace.TakeInPlace(noescape(&d.Result), key, &policies[0], cost, l.clock.Now().UnixMilli(), charge, inplace.Seal{})
-		copyState(d, &d.States[0])
-		return nil
-	}
 	if charge {
 		d.Result, err = l.store.Take(ctx, key, policies, cost, l.clock.Now())
 	} else {
@@ -150,6 +137,7 @@ func (l *Limiter) evaluate(d *Decision, ctx context.Context, key string, cost in
 		}
 		d.Fallback = true // a valid answer, from a stand-in
 	}
+	d.Policies = policies
 	decide(d)
 	return nil
 }

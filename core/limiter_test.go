@@ -222,7 +222,7 @@ func TestSystemClockFollowsWallClock(t *testing.T) {
 }
 
 // TestDecisionCarriesBindingState checks the fields the Limiter copies from
-// the binding policy's state (as one move, see copyState) on one and on
+// the binding policy's state on one and on
 // several policies, allowed and denied.
 func TestDecisionCarriesBindingState(t *testing.T) {
 	for _, policies := range [][]core.Policy{

@@ -1,125 +1,212 @@
 package core
 
-// SlidingLogState is one exact sliding-window log: the timestamps (Unix
-// milliseconds) of every allowed unit of cost, oldest first, in a ring
-// buffer. Denied requests are never recorded, so it never holds more than
-// the limit, and the buffer grows only as far as it is used (8 bytes per
-// timestamp).
+// SlidingLogState is one exact sliding-window log: one record per admitted
+// request (not per unit of cost), oldest first, in a ring buffer. A record
+// holds the request's instant (Unix milliseconds, rounded up) and the
+// running total of the units admitted up to and including it, so a record
+// costs 16 bytes whatever the request's weight, and the count in the window
+// and the wait for a denied request are read off the totals.
 //
-// A unit charged at t counts while it lies in the rolling window
+// A request admitted at t counts while it lies in the rolling window
 // (now − W, now]. A request of cost c is allowed while count + c ≤ L. When
-// denied, it may retry once the (count + c − L)-th oldest unit has left the
-// window.
+// denied, it may retry once the oldest records holding count + c − L units
+// have left the window.
 //
-// The zero value is an empty log. A SlidingLogState is not safe for concurrent
-// use; stores guard it.
+// Exact in real time: an admission instant is rounded up to the next whole
+// millisecond and now is rounded down, so a request admitted at the real
+// instant r leaves the window no earlier than r + W. Requests admitted in
+// the same millisecond share one record.
+//
+// Memory: the log holds at most one record per admitted request still in
+// the window, so never more than L records, and never more than one per
+// millisecond of the window (W/1ms + 1): 16 bytes each. Its buffer grows by
+// doubling up to that bound and shrinks to half when a quarter or less of
+// it is used. Denied requests are never recorded. Work per request
+// is O(log n) in the records held (a binary search when denied), and
+// pruning is amortised over the admitted requests.
+//
+// Clock steps: a request at an earlier time than the newest record is
+// recorded at the newest record's instant, so the log stays sorted. When
+// the newest record lies more than a window after now (the clock stepped
+// back by more than a window), the log is rebased: its count is kept in one
+// record at now, so the key recovers one window later instead of when the
+// clock reaches the old records again.
+//
+// The zero value is an empty log. A SlidingLogState is not safe for
+// concurrent use; stores guard it.
 type SlidingLogState struct {
-	buf  []int64
-	head int // index of the oldest entry
-	n    int // number of entries
+	buf  []logRecord
+	head int   // index of the oldest record
+	n    int   // number of records
+	base int64 // the running total before the oldest record
 }
 
-// Len returns how many timestamps the log holds.
+// logRecord is one admitted request (or several in one millisecond).
+type logRecord struct {
+	t   int64 // instant, Unix ms, rounded up
+	sum int64 // units admitted by this record and every one before it
+}
+
+// minLogCap is the smallest buffer a log allocates.
+const minLogCap = 4
+
+// maxLogSum bounds the running totals; past it they are renumbered from
+// zero (see renumber). It keeps them exact in a double too, as the Redis
+// script holds them.
+const maxLogSum = 1 << 52
+
+// Len returns how many records the log holds.
 func (l *SlidingLogState) Len() int { return l.n }
 
-// Cap returns the capacity of the log's buffer, in timestamps.
+// Cap returns the capacity of the log's buffer, in records.
 func (l *SlidingLogState) Cap() int { return len(l.buf) }
 
-func (l *SlidingLogState) at(i int) int64 {
+// Count returns the units the log holds (it does not prune).
+func (l *SlidingLogState) Count() int64 {
+	if l.n == 0 {
+		return 0
+	}
+	return l.newest().sum - l.base
+}
+
+func (l *SlidingLogState) at(i int) *logRecord {
 	j := l.head + i
 	if j >= len(l.buf) {
 		j -= len(l.buf)
 	}
-	return l.buf[j]
+	return &l.buf[j]
 }
 
-func (l *SlidingLogState) newest() int64 { return l.at(l.n - 1) }
+func (l *SlidingLogState) newest() *logRecord { return l.at(l.n - 1) }
 
-// clamp returns now, or the newest timestamp if time ran backward.
-func (l *SlidingLogState) clamp(now int64) int64 {
-	if l.n > 0 {
-		return max(now, l.newest())
+// settle brings the log to now: a log more than a window in the future is
+// rebased to now, then the records that left the window (t ≤ now − W) are
+// dropped.
+func (l *SlidingLogState) settle(now, window int64) {
+	if l.n > 0 && l.newest().t > now+window {
+		count := l.Count()
+		l.head, l.n, l.base = 0, 1, 0
+		l.buf[0] = logRecord{t: now, sum: count}
 	}
-	return now
-}
-
-// prune drops the timestamps that left the window (t ≤ now − W).
-func (l *SlidingLogState) prune(now, window int64) {
-	for l.n > 0 && l.buf[l.head] <= now-window {
-		l.head++
-		if l.head == len(l.buf) {
+	for l.n > 0 && l.buf[l.head].t <= now-window {
+		l.base = l.buf[l.head].sum
+		if l.head++; l.head == len(l.buf) {
 			l.head = 0
 		}
 		l.n--
 	}
 	if l.n == 0 {
-		l.head = 0
+		l.head, l.base = 0, 0
+	}
+	if len(l.buf) > minLogCap && 4*l.n <= len(l.buf) {
+		l.resize(max(minLogCap, len(l.buf)/2))
 	}
 }
 
 // Eval prunes the log at now and reports whether cost more units fit under
 // limit. It charges nothing.
 func (l *SlidingLogState) Eval(now, limit, window, cost int64) PolicyState {
-	now = l.clamp(now)
-	l.prune(now, window)
+	l.settle(now, window)
 	ps := l.report(now, limit, window)
-	count := int64(l.n)
+	count := l.Count()
 	ps.Allowed = count+cost <= limit
 	if !ps.Allowed {
-		if j := count + cost - limit; j <= count {
-			ps.RetryAfter = millis(l.at(int(j-1)) + window - now)
-		} else {
-			// Only when the limit was lowered below the cost in flight:
-			// everything must leave the window first.
-			ps.RetryAfter = millis(l.newest() + window - now)
+		at := now // an empty log denies only a cost above the limit
+		if l.n > 0 {
+			at = l.freedAt(count + cost - limit)
 		}
+		ps.RetryAfter = millis(at + window - now)
 	}
 	return ps
 }
 
-// Charge records cost units at now, after an Eval at the same now that
-// allowed them, and reports the state after the charge.
-func (l *SlidingLogState) Charge(now, limit, window, cost int64) PolicyState {
-	now = l.clamp(now)
-	l.grow(l.n+int(cost), int(limit))
-	for i := int64(0); i < cost; i++ {
-		j := l.head + l.n
-		if j >= len(l.buf) {
-			j -= len(l.buf)
+// freedAt returns the instant of the oldest record whose leaving frees
+// need units: the first whose running total reaches base + need, or the
+// newest when even all of them do not (a limit lowered below the cost in
+// flight).
+func (l *SlidingLogState) freedAt(need int64) int64 {
+	lo, hi := 0, l.n-1
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if l.at(mid).sum-l.base >= need {
+			hi = mid
+		} else {
+			lo = mid + 1
 		}
-		l.buf[j] = now
-		l.n++
 	}
+	return l.at(lo).t
+}
+
+// Charge records a request of cost units admitted at the instant at (Unix
+// milliseconds rounded up; at ≥ now), after an Eval at now that allowed
+// it, and reports the state after the charge.
+func (l *SlidingLogState) Charge(now, at, limit, window, cost int64) PolicyState {
+	if l.n > 0 {
+		last := l.newest()
+		at = max(at, last.t)
+		if last.sum+cost > maxLogSum {
+			l.renumber()
+		}
+		if last.t == at {
+			last.sum += cost
+			return l.charged(now, limit, window)
+		}
+	}
+	if l.n == len(l.buf) {
+		// Each record holds a unit or more and a distinct millisecond, so
+		// no more than min(limit, window+1) are ever live (unless the limit
+		// was lowered): the buffer never grows past that.
+		c := int(min(int64(max(minLogCap, 2*len(l.buf))), limit, window+1))
+		l.resize(max(c, l.n+1))
+	}
+	sum := l.base + cost
+	if l.n > 0 {
+		sum = l.newest().sum + cost
+	}
+	l.n++
+	*l.newest() = logRecord{t: at, sum: sum}
+	return l.charged(now, limit, window)
+}
+
+func (l *SlidingLogState) charged(now, limit, window int64) PolicyState {
 	ps := l.report(now, limit, window)
 	ps.Allowed = true
 	return ps
 }
 
-// Expired reports whether the log holds nothing at now.
-func (l *SlidingLogState) Expired(now, window int64) bool {
-	return l.n == 0 || l.newest() <= now-window
+// renumber restarts the running totals from zero.
+func (l *SlidingLogState) renumber() {
+	for i := 0; i < l.n; i++ {
+		l.at(i).sum -= l.base
+	}
+	l.base = 0
 }
 
-// grow makes room for need entries, doubling but never past max(limit, need).
-func (l *SlidingLogState) grow(need, limit int) {
-	if need <= len(l.buf) {
-		return
+// Expired reports whether the log holds nothing that counts at now: it is
+// empty, every record has left the window, or it lies more than a window
+// in the future (a clock stepped back; see settle).
+func (l *SlidingLogState) Expired(now, window int64) bool {
+	if l.n == 0 {
+		return true
 	}
-	c := max(2*len(l.buf), 4)
-	c = min(c, max(limit, need))
-	c = max(c, need)
-	buf := make([]int64, c)
+	t := l.newest().t
+	return t <= now-window || t > now+window
+}
+
+// resize moves the records to a buffer of c ≥ n records.
+func (l *SlidingLogState) resize(c int) {
+	buf := make([]logRecord, c)
 	for i := 0; i < l.n; i++ {
-		buf[i] = l.at(i)
+		buf[i] = *l.at(i)
 	}
 	l.buf, l.head = buf, 0
 }
 
 func (l *SlidingLogState) report(now, limit, window int64) PolicyState {
 	var ps PolicyState
-	ps.Remaining = max(0, limit-int64(l.n))
+	ps.Remaining = max(0, limit-l.Count())
 	if l.n > 0 {
-		ps.ResetAfter = millis(l.newest() + window - now)
+		ps.ResetAfter = millis(l.newest().t + window - now)
 	}
 	return ps
 }

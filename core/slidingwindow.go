@@ -17,6 +17,13 @@ package core
 // below the limit as the previous bucket slides out, usually well before the
 // bucket ends; otherwise the client must wait into the next bucket until the
 // (then previous) Curr has decayed enough.
+//
+// Clock steps: a now up to a window before Start is evaluated as at Start,
+// with RetryAfter and ResetAfter measured from now (honest on the stepped
+// clock). A now more than a window before Start (the clock stepped back
+// further) moves both buckets back to the one holding now, counts kept: the
+// key recovers within about a window rather than when the clock reaches
+// Start again.
 type SlidingWindowState struct {
 	Start int64
 	Prev  int64
@@ -24,34 +31,55 @@ type SlidingWindowState struct {
 }
 
 // Eval moves s to the bucket holding now and reports whether cost more
-// units fit under limit. It charges nothing. A now before s.Start is taken
-// as s.Start.
+// units fit under limit. It charges nothing.
 func (s SlidingWindowState) Eval(now, limit, window, cost int64) (SlidingWindowState, PolicyState) {
 	s = s.advance(now, window)
-	now = max(now, s.Start)
-	ps := s.report(now, limit, window)
-	weighted := s.weighted(now, window)
+	t := max(now, s.Start)
+	ps := s.report(t, limit, window)
+	weighted := s.weighted(t, window)
 	ps.Allowed = weighted+cost*window <= limit*window
 	if !ps.Allowed {
-		ps.RetryAfter = millis(s.retryAfter(now, limit, window, cost))
+		ps.RetryAfter = millis(s.retryAfter(t, limit, window, cost))
 	}
-	return s, ps
+	return s, s.late(ps, t-now)
+}
+
+// late adds the gap between now and a later s.Start, when the clock is
+// behind the state, to the waits of ps.
+func (s SlidingWindowState) late(ps PolicyState, gap int64) PolicyState {
+	if gap > 0 {
+		if ps.RetryAfter > 0 {
+			ps.RetryAfter += millis(gap)
+		}
+		if ps.ResetAfter > 0 {
+			ps.ResetAfter += millis(gap)
+		}
+	}
+	return ps
 }
 
 // Charge adds cost to a state returned by Eval for the same now and reports
 // the state after the charge.
 func (s SlidingWindowState) Charge(now, limit, window, cost int64) (SlidingWindowState, PolicyState) {
 	s.Curr += cost
-	ps := s.report(max(now, s.Start), limit, window)
+	t := max(now, s.Start)
+	ps := s.report(t, limit, window)
 	ps.Allowed = true
-	return s, ps
+	return s, s.late(ps, t-now)
 }
 
 // Take is Eval followed, when the request is allowed, by Charge, in one
 // step: the state after it and what Charge (or, on a denial, Eval) reports.
 func (s SlidingWindowState) Take(now, limit, window, cost int64) (SlidingWindowState, PolicyState) {
 	s = s.advance(now, window)
-	now = max(now, s.Start)
+	if now < s.Start {
+		// The clock is behind the state: rare, not worth a fused path.
+		s, ps := s.Eval(now, limit, window, cost)
+		if ps.Allowed {
+			s, ps = s.Charge(now, limit, window, cost)
+		}
+		return s, ps
+	}
 	if s.weighted(now, window)+cost*window > limit*window {
 		ps := s.report(now, limit, window)
 		ps.RetryAfter = millis(s.retryAfter(now, limit, window, cost))
@@ -67,11 +95,18 @@ func (s SlidingWindowState) Take(now, limit, window, cost int64) (SlidingWindowS
 	return s, ps
 }
 
-// Expired reports whether s holds nothing at now: both buckets are out of
-// the rolling window.
-func (s SlidingWindowState) Expired(now, window int64) bool { return s.Start+2*window <= now }
+// Expired reports whether s holds nothing that counts at now: both buckets
+// are out of the rolling window, or they lie more than a window in the
+// future (a clock stepped back; see the type's doc).
+func (s SlidingWindowState) Expired(now, window int64) bool {
+	return s.Start+2*window <= now || s.Start-window > now
+}
 
 func (s SlidingWindowState) advance(now, window int64) SlidingWindowState {
+	if now < s.Start-window {
+		s.Start = windowStart(now, window)
+		return s
+	}
 	start := windowFrom(s.Start, now, window)
 	switch {
 	case start <= s.Start:

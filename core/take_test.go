@@ -18,7 +18,7 @@ func takeGrid(t *testing.T, check func(start, a, b, now, limit, window, cost int
 				for _, start := range []int64{0, window, 5 * window} {
 					for a := int64(0); a <= limit; a++ {
 						for b := int64(0); b <= limit; b++ {
-							for now := start - window; now <= start+3*window; now += max(1, window/7) {
+							for now := start - 3*window; now <= start+3*window; now += max(1, window/7) {
 								check(start, a, b, now, limit, window, cost)
 							}
 						}

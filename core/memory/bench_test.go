@@ -28,32 +28,24 @@ func benchLimiter(b *testing.B, alg core.Algorithm, opts ...core.Option) *core.L
 	return l
 }
 
-// BenchmarkHotKey is one key, one goroutine, on the default clock
-// (core.SystemClock, one clock read per decision) and on core.CoarseClock
-// (an atomic load).
+// BenchmarkHotKey is one key, one goroutine, on the default clock.
 func BenchmarkHotKey(b *testing.B) {
-	clocks := []struct {
-		name  string
-		clock core.Clock
-	}{{"system-clock", core.SystemClock{}}, {"coarse-clock", core.CoarseClock{}}}
 	for _, alg := range algorithms {
-		for _, c := range clocks {
-			b.Run(alg.String()+"/"+c.name, func(b *testing.B) {
-				l := benchLimiter(b, alg, core.WithClock(c.clock))
-				ctx := context.Background()
-				// The log's limit is reached at once (see benchLimiter);
-				// every other decision must be an admission.
-				mustAllow := alg != core.SlidingLog
-				b.ReportAllocs()
-				for b.Loop() {
-					// Use the decision, as a caller does: copying it out
-					// is part of the cost.
-					if d, err := l.Allow(ctx, "203.0.113.7"); err != nil || (mustAllow && !d.Allowed) {
-						b.Fatal(err, d.Allowed)
-					}
+		b.Run(alg.String(), func(b *testing.B) {
+			l := benchLimiter(b, alg)
+			ctx := context.Background()
+			// The log's limit is reached at once (see benchLimiter);
+			// every other decision must be an admission.
+			mustAllow := alg != core.SlidingLog
+			b.ReportAllocs()
+			for b.Loop() {
+				// Use the decision, as a caller does: copying it out
+				// is part of the cost.
+				if d, err := l.Allow(ctx, "203.0.113.7"); err != nil || (mustAllow && !d.Allowed) {
+					b.Fatal(err, d.Allowed)
 				}
-			})
-		}
+			}
+		})
 	}
 }
 
@@ -172,4 +164,29 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
+}
+
+// BenchmarkWeightedLog is AllowN on a sliding log of 10^6 per second with
+// a cost of 1 and a cost of the whole limit: a request's weight must cost
+// neither time nor memory. The fake clock moves a window on between calls,
+// so every call is admitted.
+func BenchmarkWeightedLog(b *testing.B) {
+	const limit = 1_000_000
+	for _, cost := range []int64{1, limit} {
+		b.Run("cost="+strconv.FormatInt(cost, 10), func(b *testing.B) {
+			clock := core.NewFakeClock(time.UnixMilli(1_700_000_000_000))
+			l, err := core.NewLimiter(memory.New(), []core.Policy{core.Per(limit, time.Second).Using(core.SlidingLog)}, core.WithClock(clock))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				clock.Advance(time.Second + time.Millisecond)
+				if d, err := l.AllowN(ctx, "203.0.113.7", cost); err != nil || !d.Allowed {
+					b.Fatal(err, d.Allowed)
+				}
+			}
+		})
+	}
 }

@@ -12,8 +12,12 @@
 //     window start, 32-bit counts) in an open-addressing table kept 58% to
 //     87% full: about 30 bytes per tracked key measured over 1,000,000
 //     keys (BenchmarkMillionKeys), with no pointer per key;
-//   - sliding log: a pointer to a ring buffer of 8-byte timestamps, grown
-//     only as far as it is used and never past the limit.
+//   - sliding log: a 16-byte slot (key hash, pointer) to a ring buffer of
+//     16-byte records, one per admitted request still in the window (see
+//     core.SlidingLogState): at most min(Limit, Window/1ms + 1) records per
+//     key, whatever the requests' costs; the buffer doubles as it fills
+//     and halves when a quarter full. A key's log costs about 64 bytes
+//     plus 16 per record held.
 //
 // Keys themselves are not stored, only their 64-bit hash: two distinct keys
 // share counters only if their hashes collide (about one chance in 2^64 per
@@ -26,10 +30,18 @@
 // # Reclaiming idle keys
 //
 // There is no background goroutine and no sweep of a whole map. Every time
-// a key is inserted, a few entries of the same table, taken from a random
-// point, are examined and deleted if expired; so dead entries stay a bounded
-// fraction of each table. With WithMaxKeys, a shard that is full evicts an
-// entry (an expired one if it finds one among a small sample, else any)
-// before inserting: memory stays bounded under a flood of distinct keys, at
-// the price of forgetting some key's counts.
+// a key is inserted, and every 32 calls on a shard, a few entries of one
+// table, taken from a random point, are examined and deleted if expired (a
+// sweep goes on while all it examines are dead, so the remains of a flood
+// go quickly), and a table shrinks when a quarter full: dead entries stay a
+// bounded fraction of each table, and memory taken by a flood of keys is
+// given back once it is over.
+//
+// With WithMaxKeys, a shard over its share of the cap evicts entries of
+// other keys (expired ones if a small sample finds them, else any) until it
+// is back under: memory stays bounded under a flood of distinct keys, with
+// any mix of policies, at the price of forgetting some keys' counts. A
+// sliding log is weighed by its buffer, so the cap bounds bytes. The entry
+// of the key being served is never evicted; one key's log alone can hold a
+// shard over its share.
 package memory

@@ -60,7 +60,7 @@ func TestIdleKeysAreReclaimed(t *testing.T) {
 func TestZeroAllocsForExistingKey(t *testing.T) {
 	ctx := context.Background()
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
-		// One policy takes the Limiter's in-place path; two take Take.
+		// One policy and several: both go through Store.Take.
 		for _, ps := range [][]core.Policy{
 			{core.PerSecond(1_000_000).Using(alg)},
 			{core.PerSecond(1_000_000).Using(alg), core.PerHour(1 << 30).Using(core.FixedWindow)},

@@ -11,13 +11,21 @@ const (
 	sweepSample = 4
 	// evictSample is how many entries a full shard examines for a victim.
 	evictSample = 8
+	// touchSweepEvery is how many calls on a shard pass between small
+	// sweeps on behalf of calls that insert nothing, so that a table
+	// emptied by time gives its memory back even when no new key comes.
+	touchSweepEvery = 32
+	// touchSample is how many entries such a sweep examines.
+	touchSample = 2
 )
 
 // shard is one lock and the per-policy tables of the keys that hash to it.
 type shard struct {
 	mu     sync.Mutex
 	tables []*table
-	keys   int
+	keys   int // (key, policy) entries
+	used   int // the same, weighed in units of about 32 bytes (see weight)
+	calls  uint32
 	_      [64]byte // keep shards on separate cache lines
 }
 
@@ -30,8 +38,13 @@ type table struct {
 	window  int64
 	fixed   hashTable[fixedCell]
 	sliding hashTable[slidingCell]
-	logs    map[uint64]*core.SlidingLogState
+	logs    hashTable[*core.SlidingLogState]
 }
+
+// logWeight is what a sliding log counts against WithMaxKeys, in units of
+// a counter entry (about 32 bytes): its slot and struct, about four, plus
+// its buffer of 16-byte records.
+func logWeight(l *core.SlidingLogState) int { return 4 + l.Cap()/2 }
 
 func (sh *shard) find(fp uint64) *table {
 	for _, t := range sh.tables {
@@ -52,68 +65,49 @@ func (sh *shard) table(p *core.Policy) *table {
 		return t
 	}
 	t := &table{fp: fp, alg: p.Algorithm, window: p.WindowMillis()}
-	if t.alg == core.SlidingLog {
-		t.logs = make(map[uint64]*core.SlidingLogState)
-	}
 	sh.tables = append(sh.tables, t)
 	return t
 }
 
-// remove deletes key hash h and returns how many entries it removed.
-func (t *table) remove(h uint64) int {
+// remove deletes key hash h and returns how many entries and units it
+// removed.
+func (t *table) remove(h uint64) (entries, units int) {
 	switch t.alg {
 	case core.FixedWindow:
 		if t.fixed.remove(h) {
-			return 1
+			return 1, 1
 		}
 	case core.SlidingLog:
-		if _, ok := t.logs[h]; ok {
-			delete(t.logs, h)
-			return 1
+		if i := t.logs.find(h); i >= 0 {
+			units = logWeight(t.logs.slots[i].s)
+			t.logs.deleteAt(i)
+			t.logs.shrink()
+			return 1, units
 		}
 	default:
 		if t.sliding.remove(h) {
-			return 1
+			return 1, 1
 		}
 	}
-	return 0
+	return 0, 0
 }
 
 // sweep examines up to n entries from a pseudo-random point (start, a key
-// hash) and deletes the expired ones. With evict, if none was expired it
-// deletes one anyway. It returns how many entries it deleted.
-func (t *table) sweep(start uint64, now int64, n int, evict bool) int {
+// hash) and deletes the expired ones; with evict, if none was expired it
+// deletes one anyway. It never deletes keep, the key being served. It
+// returns how many entries and units it deleted.
+func (t *table) sweep(start, keep uint64, now int64, n int, evict bool) (entries, units int) {
 	w := t.window
 	switch t.alg {
 	case core.FixedWindow:
-		return t.fixed.sweep(start, n, func(c *fixedCell) bool { return c.state().Expired(now, w) }, evict)
+		entries = t.fixed.sweep(start, keep, n, func(c *fixedCell) bool { return c.state().Expired(now, w) }, evict, nil)
+		return entries, entries
 	case core.SlidingLog:
-		return t.sweepLogs(now, n, evict)
+		entries = t.logs.sweep(start, keep, n, func(l **core.SlidingLogState) bool { return (*l).Expired(now, w) }, evict,
+			func(l **core.SlidingLogState) { units += logWeight(*l) })
+		return entries, units
 	default:
-		return t.sliding.sweep(start, n, func(c *slidingCell) bool { return c.state().Expired(now, w) }, evict)
+		entries = t.sliding.sweep(start, keep, n, func(c *slidingCell) bool { return c.state().Expired(now, w) }, evict, nil)
+		return entries, entries
 	}
-}
-
-// sweepLogs is sweep for the sliding-log map; Go's map iteration starts at
-// a random point.
-func (t *table) sweepLogs(now int64, n int, evict bool) int {
-	deleted, seen := 0, 0
-	var first uint64
-	for h, l := range t.logs {
-		if seen == 0 {
-			first = h
-		}
-		if seen++; l.Expired(now, t.window) {
-			delete(t.logs, h)
-			deleted++
-		}
-		if seen >= n {
-			break
-		}
-	}
-	if evict && deleted == 0 && seen > 0 {
-		delete(t.logs, first)
-		deleted = 1
-	}
-	return deleted
 }

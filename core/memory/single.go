@@ -6,12 +6,13 @@ import (
 
 // doOne is do for a limiter with a single policy, by far the common case:
 // no per-policy scratch arrays, an existing key's cell is found once and
-// updated in place, and evaluating and charging are one step.
+// updated in place, and evaluating and charging are one step. now and up
+// are the call's instant in Unix milliseconds, rounded down and up.
 //
 // The fixed-window and sliding-counter branches are the same steps on two
 // cell types, written out twice on purpose: a generic helper would call
 // Eval and Take through a dictionary, not inline them, on the hottest path.
-func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, now int64, charge bool) {
+func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, now, up int64, charge bool) {
 	h := s.hash(key)
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
@@ -24,51 +25,76 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 		if i >= 0 {
 			st = t.fixed.slots[i].s.state()
 		}
+		start := st.Start
 		if !charge {
-			_, *ps = st.Eval(now, lim, w, cost)
-			break
+			st, *ps = st.Eval(now, lim, w, cost)
+		} else {
+			st, *ps = st.Take(now, lim, w, cost)
 		}
-		if st, *ps = st.Take(now, lim, w, cost); !ps.Allowed {
+		if !ps.Allowed || !charge {
+			if i >= 0 && st.Start < start {
+				t.fixed.slots[i].s = toFixedCell(st) // rebased after a clock step back
+			}
 			break
 		}
 		if i >= 0 {
 			t.fixed.slots[i].s = toFixedCell(st)
 		} else {
-			s.admit(sh, t, h, now)
+			s.admit(sh, t, h, now, 1)
 			t.fixed.put(h, toFixedCell(st))
 		}
 	case core.SlidingLog:
-		l := t.logs[h]
-		fresh := l == nil
-		if fresh {
-			l = new(core.SlidingLogState)
-		}
-		if *ps = l.Eval(now, lim, w, cost); ps.Allowed && charge {
-			if fresh {
-				s.admit(sh, t, h, now)
-				t.logs[h] = l
-			}
-			*ps = l.Charge(now, lim, w, cost)
-		}
+		s.logOne(ps, sh, t, h, lim, cost, now, up, charge)
 	default:
 		i := t.sliding.find(h)
 		var st core.SlidingWindowState
 		if i >= 0 {
 			st = t.sliding.slots[i].s.state()
 		}
+		start := st.Start
 		if !charge {
-			_, *ps = st.Eval(now, lim, w, cost)
-			break
+			st, *ps = st.Eval(now, lim, w, cost)
+		} else {
+			st, *ps = st.Take(now, lim, w, cost)
 		}
-		if st, *ps = st.Take(now, lim, w, cost); !ps.Allowed {
+		if !ps.Allowed || !charge {
+			if i >= 0 && st.Start < start {
+				t.sliding.slots[i].s = toSlidingCell(st) // rebased after a clock step back
+			}
 			break
 		}
 		if i >= 0 {
 			t.sliding.slots[i].s = toSlidingCell(st)
 		} else {
-			s.admit(sh, t, h, now)
+			s.admit(sh, t, h, now, 1)
 			t.sliding.put(h, toSlidingCell(st))
 		}
 	}
+	s.touch(sh, t, h, now)
 	sh.mu.Unlock()
+}
+
+// logOne is doOne's sliding-log branch.
+func (s *Store) logOne(ps *core.PolicyState, sh *shard, t *table, h uint64, lim, cost, now, up int64, charge bool) {
+	w := t.window
+	var l *core.SlidingLogState
+	if i := t.logs.find(h); i >= 0 {
+		l = t.logs.slots[i].s
+	}
+	if l == nil {
+		var empty core.SlidingLogState
+		if *ps = empty.Eval(now, lim, w, cost); !ps.Allowed || !charge {
+			return
+		}
+		l = new(core.SlidingLogState)
+		*ps = l.Charge(now, up, lim, w, cost)
+		s.admit(sh, t, h, now, logWeight(l))
+		t.logs.put(h, l)
+		return
+	}
+	before := logWeight(l)
+	if *ps = l.Eval(now, lim, w, cost); ps.Allowed && charge {
+		*ps = l.Charge(now, up, lim, w, cost)
+	}
+	s.reweigh(sh, h, now, logWeight(l)-before)
 }

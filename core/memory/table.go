@@ -8,7 +8,9 @@ import "math/bits"
 // rather than doubling, and a slot's home is found by multiplying the hash
 // by the capacity (so any capacity works), which keeps the table between
 // about 58% and 87% full. With 24-byte slots that is about 28 to 41 bytes
-// per key, less than Go's built-in map needs for the same state.
+// per key, less than Go's built-in map needs for the same state. When
+// deletions leave it less than a quarter full it shrinks to half full, so
+// memory taken by a flood of keys is given back once they expire.
 //
 // Hash 0 marks an empty slot; key hashes are remapped away from it.
 type hashTable[S any] struct {
@@ -84,9 +86,19 @@ func (t *hashTable[S]) put(h uint64, s S) {
 	t.n++
 }
 
-func (t *hashTable[S]) grow() {
+func (t *hashTable[S]) grow() { t.rehash(max(minTableCap, len(t.slots)+len(t.slots)/2)) }
+
+// shrink halves the table's fill when it is less than a quarter full.
+func (t *hashTable[S]) shrink() {
+	if len(t.slots) > minTableCap && 4*t.n < len(t.slots) {
+		t.rehash(max(minTableCap, 2*t.n))
+	}
+}
+
+// rehash moves the entries to a table of c slots (c > n).
+func (t *hashTable[S]) rehash(c int) {
 	old := t.slots
-	t.slots = make([]slot[S], max(minTableCap, len(old)+len(old)/2))
+	t.slots = make([]slot[S], c)
 	t.n = 0
 	for _, sl := range old {
 		if sl.h != 0 {
@@ -127,26 +139,38 @@ func (t *hashTable[S]) remove(h uint64) bool {
 		return false
 	}
 	t.deleteAt(i)
+	t.shrink()
 	return true
 }
 
-// sweep examines up to n occupied slots from position start and deletes
-// those dead says are dead. With evict, if none was dead it deletes the
-// first one examined. It returns how many it deleted.
-func (t *hashTable[S]) sweep(start uint64, n int, dead func(*S) bool, evict bool) int {
+// maxSweep bounds the entries one sweep examines.
+const maxSweep = 256
+
+// sweep examines n occupied slots from position start, more while every
+// one examined was dead (up to maxSweep, so the expired remains of a flood
+// go quickly), and deletes those dead says are dead, calling gone (when not
+// nil) on each first. With evict, if none was dead it deletes the first one
+// examined. It never deletes keep. It returns how many it deleted.
+func (t *hashTable[S]) sweep(start, keep uint64, n int, dead func(*S) bool, evict bool, gone func(*S)) int {
 	if t.n == 0 {
 		return 0
 	}
 	deleted, seen, first := 0, 0, -1
 	i := t.home(start)
-	for steps := 0; seen < n && steps < len(t.slots); steps++ {
+	for steps := 0; steps < len(t.slots); steps++ {
+		if seen >= n && (deleted < seen || seen >= maxSweep) {
+			break
+		}
 		sl := &t.slots[i]
-		if sl.h == 0 {
+		if sl.h == 0 || sl.h == keep {
 			i = t.next(i)
 			continue
 		}
 		seen++
 		if dead(&sl.s) {
+			if gone != nil {
+				gone(&sl.s)
+			}
 			t.deleteAt(i)
 			deleted++
 			continue // slot i now holds a shifted entry, or is empty
@@ -157,8 +181,14 @@ func (t *hashTable[S]) sweep(start uint64, n int, dead func(*S) bool, evict bool
 		i = t.next(i)
 	}
 	if evict && deleted == 0 && first >= 0 {
+		if gone != nil {
+			gone(&t.slots[first].s)
+		}
 		t.deleteAt(first)
 		deleted = 1
+	}
+	if deleted > 0 {
+		t.shrink()
 	}
 	return deleted
 }

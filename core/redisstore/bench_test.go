@@ -83,3 +83,36 @@ func BenchmarkTakeParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWeightedLog is AllowN on a sliding log of 10^6 per second with
+// a cost of 1 and a cost of the whole limit, spread over benchKeys keys: a
+// request's weight must cost neither script time nor memory. The fake
+// clock moves on between calls so that every call is admitted.
+func BenchmarkWeightedLog(b *testing.B) {
+	const limit = 1_000_000
+	for _, cost := range []int64{1, limit} {
+		b.Run(fmt.Sprintf("cost=%d", cost), func(b *testing.B) {
+			s, err := redisstore.New(testredis.Standalone(b), redisstore.WithPrefix(testredis.Prefix(b)))
+			require.NoError(b, err)
+			clock := core.NewFakeClock(time.Now())
+			l, err := core.NewLimiter(s, []core.Policy{core.Per(limit, time.Second).Using(core.SlidingLog)}, core.WithClock(clock))
+			require.NoError(b, err)
+			keys := make([]string, benchKeys)
+			for i := range keys {
+				keys[i] = fmt.Sprintf("user:%07d", i)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				// A key comes back every benchKeys calls, 2 s later.
+				clock.Advance(2 * time.Millisecond)
+				if d, err := l.AllowN(ctx, keys[i%benchKeys], cost); err != nil || !d.Allowed {
+					b.Fatal(err, d.Allowed)
+				}
+				i++
+			}
+			report(b)
+		})
+	}
+}

@@ -53,8 +53,8 @@ func (s *Store) newRequest(key string, policies []core.Policy, cost, now int64, 
 	return r
 }
 
-// appendArgs appends the script's argument: now, cost, charge, serverTime,
-// then per policy its algorithm letter, limit and window.
+// appendArgs appends the script's argument: now (Unix µs), cost, charge,
+// serverTime, then per policy its algorithm letter, limit and window.
 func appendArgs(b []byte, now, cost int64, charge, serverTime bool, policies []core.Policy) []byte {
 	b = appendInt(b, now)
 	b = appendInt(b, cost)

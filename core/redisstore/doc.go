@@ -59,12 +59,15 @@
 //   - Sliding window counter: the string pack(index, prev, curr): both
 //     buckets in one key, so one read and one write per call, not two of
 //     each.
-//   - Sliding log: a sorted set of the allowed units scored by their time
-//     in ms, with members pack(t, i), i the unit's position in the log when
-//     charged, so two requests in one millisecond are never collapsed into
-//     one member. It is pruned (ZREMRANGEBYSCORE) on every call, so it holds
-//     at most Limit members; RetryAfter reads the score of the
-//     (count+cost−Limit)-th oldest.
+//   - Sliding log: a sorted set with one member per admitted request
+//     (requests in one millisecond share one), scored by its instant in ms
+//     rounded up; the member is pack(sum, w), w the request's units and sum
+//     the running total up to it. Its size and the script's work do not
+//     grow with a request's cost: a key holds at most one member per
+//     admitted request still in the window (so at most Limit, and at most
+//     one per millisecond of the window). Expired members are pruned
+//     (ZREMRANGEBYSCORE) on every call; a denial's RetryAfter is a binary
+//     search by rank on the running sums.
 //
 // To read a state by hand:
 //
@@ -81,15 +84,19 @@
 // INFO used_memory, which adds the key space's hash tables and expiry
 // entries, is about 156, 156 and 172 bytes. go-redis/redis_rate's key
 // measures 104 (MEMORY USAGE) and 156 (INFO) in the same run. Each further
-// unit held in a sliding log adds about 27 bytes (while the set stays under
-// Redis's zset-max-listpack-entries, 128 by default; more per unit beyond).
+// request held in a sliding log adds a member of a few tens of bytes (more
+// once the set outgrows Redis's zset-max-listpack-entries, 128 by default).
 //
 // # Time
 //
 // By default the script uses the now passed to Take and Peek (the Limiter's
 // Clock). WithServerTime makes it read Redis TIME instead, so application
-// nodes with skewed clocks agree. Either way time never runs backward for a
-// key: the state's window start, or the log's newest entry, is the floor.
+// nodes with skewed clocks agree. A now behind a key's state by up to a
+// window is evaluated against the state, with waits measured from now; a
+// state more than a window ahead (the clock stepped back) is moved to now
+// with its counts kept, so the key recovers within about a window. The
+// scripts pass now in microseconds: a sliding log records a request at its
+// instant rounded up to the millisecond, exact in real time.
 //
 // # Context and errors
 //

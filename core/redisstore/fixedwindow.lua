@@ -19,21 +19,22 @@ end
 local s = now - now % window -- windowStart (Lua's % is never negative here)
 if s > start then
   start, count = s, 0
-end
-local t = now
-if t < start then
-  t = start
+elseif now < start - window then
+  -- The clock stepped back more than a window: the count moves to now's
+  -- window (kept, even on a denial).
+  start = s
+  redis.call('SET', key, cmsgpack.pack(start / window, count), 'PX', string.format('%d', window + ttl_slack))
 end
 remaining, reset = limit - count, 0
 if remaining < 0 then
   remaining = 0
 end
 if count > 0 then
-  reset = start + window - t
+  reset = start + window - now
 end
 allowed, retry = count + cost <= limit, 0
 if not allowed then
-  retry = start + window - t
+  retry = start + window - now
 end
 a, b = start, count
 
@@ -43,7 +44,4 @@ redis.call('SET', key, cmsgpack.pack(a / window, count), 'PX', string.format('%d
 remaining, reset = limit - count, a + window - now
 if remaining < 0 then
   remaining = 0
-end
-if now < a then
-  reset = window
 end

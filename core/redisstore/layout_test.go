@@ -23,8 +23,8 @@ func unpack(t *testing.T, c redis.UniversalClient, v string) []int64 {
 }
 
 // The stored values are what the package doc says: integers packed with
-// cmsgpack, the window given by its index; log members numbered by their
-// position in the log.
+// cmsgpack, the window given by its index; one log member per request (or
+// per millisecond), holding the running sum and the request's units.
 func TestStoredLayout(t *testing.T) {
 	c := testredis.Standalone(t)
 	s, prefix := store(t, c)
@@ -52,11 +52,12 @@ func TestStoredLayout(t *testing.T) {
 	members, err := c.ZRangeWithScores(ctx, k+"l60000:log", 0, -1).Result()
 	require.NoError(t, err)
 	t0, t1 := earlier.UnixMilli(), now.UnixMilli()
-	want := [][]int64{{t0, 1}, {t0, 2}, {t1, 3}, {t1, 4}, {t1, 5}, {t1, 6}}
+	// Two requests in one millisecond share its member.
+	want := [][]int64{{t0, 2, 2}, {t1, 6, 4}}
 	require.Len(t, members, len(want))
 	for j, m := range members {
 		assert.Equal(t, float64(want[j][0]), m.Score, "member %d", j)
-		assert.Equal(t, want[j], unpack(t, c, m.Member.(string)), "member %d", j)
+		assert.Equal(t, want[j][1:], unpack(t, c, m.Member.(string)), "member %d", j)
 	}
 }
 
@@ -73,4 +74,25 @@ func TestUnreadableStateStartsOver(t *testing.T) {
 	assert.Equal(t, core.PolicyState{Allowed: true, Remaining: 4, ResetAfter: time.Minute}, r.States[0])
 	assert.True(t, r.States[1].Allowed)
 	assert.EqualValues(t, 4, r.States[1].Remaining)
+}
+
+// A request of any weight is one member of a few bytes: the log's memory
+// and the script's work do not grow with the cost.
+func TestWeightedLogKeySize(t *testing.T) {
+	c := testredis.Standalone(t)
+	s, prefix := store(t, c)
+	ctx := context.Background()
+	ps := policies(t, core.Per(1_000_000, time.Hour).Named("log").Using(core.SlidingLog))
+	r, err := s.Take(ctx, "heavy", ps, 1_000_000, base)
+	require.NoError(t, err)
+	require.True(t, r.States[0].Allowed)
+	r, err = s.Take(ctx, "heavy", ps, 1, base.Add(time.Second))
+	require.NoError(t, err)
+	require.False(t, r.States[0].Allowed)
+	assert.Equal(t, time.Hour-time.Second, r.States[0].RetryAfter)
+	key := prefix + ":{heavy}:l3600000:log"
+	assert.EqualValues(t, 1, c.ZCard(ctx, key).Val())
+	size, err := c.MemoryUsage(ctx, key).Result()
+	require.NoError(t, err)
+	assert.Less(t, size, int64(512), "bytes held by the key")
 }

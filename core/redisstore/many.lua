@@ -3,7 +3,7 @@
 -- or nothing). It mirrors the do method of core/memory's Store.
 --
 -- KEYS[i]  the state key of policy i (all share one hash tag)
--- ARGV[1]  MessagePack, one value after another: now (Unix ms), cost,
+-- ARGV[1]  MessagePack, one value after another: now (Unix µs), cost,
 --          charge (true = Take, false = Peek), server time (true = use
 --          Redis TIME instead of now), then per policy: algorithm ('f',
 --          's' or 'l'), limit, window (ms)
@@ -18,6 +18,16 @@ local arg = {cmsgpack.unpack(ARGV[1])}
 local now, cost, charge = arg[1], arg[2], arg[3]
 if arg[4] then
   -- @now servertime.lua
+end
+-- now arrives in Unix microseconds. The algorithms count in whole
+-- milliseconds: now rounded down, and up, the instant a sliding log
+-- records a request at, rounded up (so it is exact in real time).
+local up = now % 1000
+now = (now - up) / 1000
+if up > 0 then
+  up = now + 1
+else
+  up = now
 end
 -- ttl_slack: see one.lua.
 local ttl_slack = 1000

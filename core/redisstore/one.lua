@@ -3,7 +3,7 @@
 -- single-policy path of core/memory's Store.
 --
 -- KEYS[1]  the policy's state key
--- ARGV[1]  MessagePack, one value after another: now (Unix ms), cost,
+-- ARGV[1]  MessagePack, one value after another: now (Unix µs), cost,
 --          charge (true = Take, false = Peek), server time (true = use
 --          Redis TIME instead of now), algorithm ('f', 's' or 'l'), limit,
 --          window (ms)
@@ -13,7 +13,7 @@
 --
 -- The algorithms are not functions: script.go pastes each file's blocks
 -- where a "-- @eval FILE" or "-- @charge FILE" line stands, inside do ... end.
--- A block reads key, now, limit, window, cost and ttl_slack and assigns
+-- A block reads key, now, up, limit, window, cost and ttl_slack and assigns
 -- only the names the driver declares for it: eval sets the state a, b, c
 -- and allowed, remaining, reset, retry; charge reads a, b, c and sets
 -- remaining and reset. (A local function in a script is made anew on every
@@ -22,6 +22,7 @@
 -- instructions each: max is an if, and x - x % 1 is floor(x).)
 --
 -- All times are integer Unix milliseconds held in Lua numbers (doubles);
+-- now is rounded down, up rounded up;
 -- Policy.Validate keeps every product below 2^53, so the arithmetic is
 -- exact. Numbers handed to redis.call go through string.format('%d'):
 -- Lua's own conversion keeps only 14 digits.
@@ -29,6 +30,16 @@
 local now, cost, charge, server, alg, limit, window = cmsgpack.unpack(ARGV[1])
 if server then
   -- @now servertime.lua
+end
+-- now arrives in Unix microseconds. The algorithms count in whole
+-- milliseconds: now rounded down, and up, the instant a sliding log
+-- records a request at, rounded up (so it is exact in real time).
+local up = now % 1000
+now = (now - up) / 1000
+if up > 0 then
+  up = now + 1
+else
+  up = now
 end
 -- ttl_slack is added to every key's TTL (ms), so a key never vanishes
 -- while its state still matters, even with some clock skew between the

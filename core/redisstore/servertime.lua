@@ -4,11 +4,11 @@
 --
 -- A block that script.go pastes into the drivers (see one.lua).
 
--- @now: sets now (Unix ms) from Redis TIME.
+-- @now: sets now (Unix microseconds) from Redis TIME.
 -- Redis 3.2 to 6 need this before writing after TIME; newer servers
 -- always replicate effects.
 if redis.replicate_commands then
   redis.replicate_commands()
 end
 local t = redis.call('TIME')
-now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+now = tonumber(t[1]) * 1000000 + tonumber(t[2])

@@ -20,7 +20,12 @@ if v then
 end
 -- advance
 local s = now - now % window -- windowStart (Lua's % is never negative here)
-if s > start then
+if now < start - window then
+  -- The clock stepped back more than a window: both buckets move back to
+  -- the one holding now, counts kept (even on a denial).
+  start = s
+  redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+elseif s > start then
   if s == start + window then
     prev, curr = curr, 0
   else
@@ -67,6 +72,15 @@ if not allowed then
     retry = window - elapsed + math.max(0, window - q)
   end
 end
+if t > now then
+  -- The clock is behind the state: the waits run from now.
+  if retry > 0 then
+    retry = retry + t - now
+  end
+  if reset > 0 then
+    reset = reset + t - now
+  end
+end
 a, b, c = start, prev, curr
 
 -- @charge: SlidingWindowState.Charge, then the state is stored.
@@ -82,3 +96,6 @@ if remaining < 0 then
   remaining = 0
 end
 reset = 2 * window - elapsed -- curr > 0
+if now < a then
+  reset = reset + a - now
+end

@@ -80,7 +80,7 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 	if len(policies) == 1 {
 		sc = oneScript
 	}
-	req := s.newRequest(key, policies, cost, now.UnixMilli(), charge)
+	req := s.newRequest(key, policies, cost, now.UnixMicro(), charge)
 	reply, err := s.eval(ctx, sc, req, len(policies))
 	if err != nil {
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)

@@ -29,6 +29,8 @@ func Run(t *testing.T, newStore func(t *testing.T) core.Store) {
 	t.Run("Reset", func(t *testing.T) { runReset(t, newStore(t)) })
 	t.Run("KeyIsolation", func(t *testing.T) { runIsolation(t, newStore(t)) })
 	t.Run("TimeBackward", func(t *testing.T) { runBackward(t, newStore(t)) })
+	t.Run("ClockSteps", func(t *testing.T) { runClockSteps(t, newStore(t)) })
+	t.Run("RealTime", func(t *testing.T) { runRealTime(t, newStore(t)) })
 	t.Run("HonestRetryAfter", func(t *testing.T) { runHonest(t, newStore) })
 	t.Run("MatchesOracle", func(t *testing.T) { runOracle(t, newStore) })
 	t.Run("Concurrent", func(t *testing.T) { runConcurrent(t, newStore) })
@@ -213,24 +215,105 @@ func runIsolation(t *testing.T, s core.Store) {
 	}
 }
 
+// runBackward steps the clock back behind a full key, by less than a
+// window, by one and by two: the key is still denied (no quota is handed
+// out again), and RetryAfter is honest on the stepped clock.
 func runBackward(t *testing.T, s core.Store) {
 	ctx := context.Background()
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
 		ps := policy(alg, 2, time.Second)
-		key := "back-" + alg.String()
-		for _, when := range []int64{5000, 5001} {
-			r, err := s.Take(ctx, key, ps, 1, at(when))
-			require.NoError(t, err)
-			require.True(t, r.States[0].Allowed)
-		}
-		// A clock that jumps back a window or two must not hand out quota again.
-		for _, when := range []int64{4999, 4000, 3000, 5002} {
+		for _, when := range []int64{4999, 4500, 4000, 3000} {
+			key := fmt.Sprintf("back-%v-%d", alg, when)
+			for _, t0 := range []int64{5000, 5001} {
+				r, err := s.Take(ctx, key, ps, 1, at(t0))
+				require.NoError(t, err)
+				require.True(t, r.States[0].Allowed)
+			}
 			r, err := s.Take(ctx, key, ps, 1, at(when))
 			require.NoError(t, err)
 			require.False(t, r.States[0].Allowed, "%v at %d", alg, when)
-			require.Positive(t, r.States[0].RetryAfter)
+			requireHonest(t, s, key, ps, 1, when, r.States[0].RetryAfter)
 		}
 	}
+}
+
+// runClockSteps: the clock jumps a day ahead, one request is admitted, the
+// clock steps back. The key must not stay locked out until the clock
+// reaches the glitch again: within about a window it admits again, and
+// every RetryAfter on the way is honest. No more than the limit is handed
+// out after the step.
+func runClockSteps(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	const day = int64(24 * time.Hour / time.Millisecond)
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		t.Run(alg.String(), func(t *testing.T) {
+			ps := policy(alg, 3, time.Minute)
+			key := "step-" + alg.String()
+			r, err := s.Take(ctx, key, ps, 1, at(day))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed)
+			now := int64(1500)
+			allowed := 0
+			for range 5 {
+				r, err = s.Take(ctx, key, ps, 1, at(now))
+				require.NoError(t, err)
+				if r.States[0].Allowed {
+					allowed++
+				}
+			}
+			require.Equal(t, 2, allowed, "the request at the glitch still counts")
+			retry := r.States[0].RetryAfter
+			require.False(t, r.States[0].Allowed)
+			require.LessOrEqual(t, retry, 2*time.Minute, "recovers within a window or two")
+			requireHonest(t, s, key, ps, 1, now, retry)
+		})
+	}
+}
+
+// requireHonest checks that a request of cost for key, denied at now with
+// retry, is still denied a millisecond sooner and allowed at now + retry.
+// It charges key.
+func requireHonest(t *testing.T, s core.Store, key string, ps []core.Policy, cost, now int64, retry time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	wait := retry.Milliseconds()
+	require.Positive(t, wait)
+	// The usual wait (at most two windows) plus a clock step of at most
+	// a window.
+	require.LessOrEqual(t, wait, 3*ps[0].WindowMillis())
+	if wait > 1 {
+		p, err := s.Peek(ctx, key, ps, cost, at(now+wait-1))
+		require.NoError(t, err)
+		require.False(t, p.States[0].Allowed, "allowed 1ms before RetryAfter=%dms", wait)
+	}
+	p, err := s.Take(ctx, key, ps, cost, at(now+wait))
+	require.NoError(t, err)
+	require.True(t, p.States[0].Allowed, "denied at RetryAfter=%dms", wait)
+}
+
+// runRealTime admits requests at instants between whole milliseconds: a
+// sliding log must never hold more than its limit in any real interval of
+// length W, so a request 999.9 ms after the first of a full log is denied.
+func runRealTime(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	ps := policy(core.SlidingLog, 3, time.Second)
+	us := func(n int64) time.Time { return base.Add(time.Duration(n) * time.Microsecond) }
+	for _, when := range []int64{300, 400, 999} {
+		r, err := s.Take(ctx, "real", ps, 1, us(when))
+		require.NoError(t, err)
+		require.True(t, r.States[0].Allowed)
+	}
+	// 1000.2 ms after base is 999.9 ms after the first request.
+	r, err := s.Take(ctx, "real", ps, 1, us(1_000_200))
+	require.NoError(t, err)
+	require.False(t, r.States[0].Allowed, "4 requests within 999.9ms")
+	require.Equal(t, time.Millisecond, r.States[0].RetryAfter)
+	r, err = s.Take(ctx, "real", ps, 1, us(1_000_900))
+	require.NoError(t, err)
+	require.False(t, r.States[0].Allowed, "4 requests within 1000.6ms of real time")
+	r, err = s.Take(ctx, "real", ps, 1, us(1_001_000))
+	require.NoError(t, err)
+	require.True(t, r.States[0].Allowed, "1000.7ms after the first: it has left the window")
 }
 
 // runHonest checks, for many states, that a denied request retried exactly

@@ -51,19 +51,15 @@ func build(cfg *config) (app, func(), error) {
 	var (
 		store   core.Store = memory.New()
 		release            = func() {}
-		// In memory a clock read is a large share of a decision; the
-		// coarse clock makes it an atomic load (at most about 1 ms stale).
-		// With Redis the round trip dwarfs it: keep the exact clock.
-		clock core.Clock = core.CoarseClock{}
 	)
 	if cfg.store == "redis" {
 		s, closeFn, err := newRedisStore(cfg.redisAddrs)
 		if err != nil {
 			return nil, nil, err
 		}
-		store, release, clock = s, closeFn, core.SystemClock{}
+		store, release = s, closeFn
 	}
-	l, err := core.NewLimiter(store, cfg.policies, core.WithClock(clock))
+	l, err := core.NewLimiter(store, cfg.policies)
 	if err != nil {
 		release()
 		return nil, nil, err
