@@ -88,7 +88,7 @@ func build(cfg *config) (app, func(), error) {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	if cfg.limitsFile != "" {
 		// The file's key, limiter and observe choices override the flags'.
-		rules, stopWatch, err := loadLimits(cfg.limitsFile, store, clock, logger, reg)
+		rules, stopWatch, err := loadLimits(cfg.limitsFile, store, core.SystemClock{}, logger, reg)
 		if err != nil {
 			release()
 			return nil, nil, err
