@@ -88,7 +88,7 @@ func Scenarios() []Scenario {
 				require.Len(t, evs, 5)
 				first := evs[0]
 				assert.Equal(t, ratewindow.Allowed, first.Outcome)
-				assert.Equal(t, "GET "+env.Adapter.ItemsRoute, first.Key)
+				assert.Equal(t, "route:GET "+env.Adapter.ItemsRoute, first.Key)
 				assert.Equal(t, env.Adapter.ItemsRoute, first.Route)
 				assert.Equal(t, http.MethodGet, first.Method)
 				assert.Equal(t, "/items/1", first.Path)
@@ -214,7 +214,7 @@ func Scenarios() []Scenario {
 				assert.Equal(t, ratewindow.StoreErrorPassed, evs[0].Outcome)
 				assert.True(t, evs[0].FailedOpen)
 				assert.ErrorIs(t, evs[0].Err, ErrStoreDown)
-				assert.Equal(t, "127.0.0.1", evs[0].Key)
+				assert.Equal(t, "ip:127.0.0.1", evs[0].Key)
 			},
 		},
 		{
