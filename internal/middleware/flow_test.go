@@ -88,7 +88,7 @@ func TestLimiterFuncOutcomes(t *testing.T) {
 	assert.Equal(t, "hdr:x-client:skip", events[0].Key)
 	assert.Equal(t, ratewindow.StoreErrorRejected, events[1].Outcome)
 	assert.EqualError(t, events[1].Err, "plan lookup failed")
-	assert.ErrorIs(t, events[2].Err, ErrNoLimiter)
+	assert.ErrorIs(t, events[2].Err, ratewindow.ErrNoLimiter)
 	assert.Equal(t, "hdr:x-client:nobody", events[2].Key)
 }
 
