@@ -78,8 +78,10 @@ var ErrNoLimiter = errors.New("ratewindow: no limiter for this request")
 type Event struct {
 	// Outcome says what was done with the request.
 	Outcome Outcome
-	// Key is the rate-limit key ("" when skipped before or by the key
-	// func, or when the key func failed).
+	// Key is the rate-limit key, in the namespace of the strategy that
+	// made it, e.g. "ip:192.0.2.1" or "hdr:x-api-key:abc123" (see package
+	// keyfuncs); "" when skipped before or by the key func, or when the key
+	// func failed.
 	Key string
 	// Route is the route pattern if the framework knows it, Method the
 	// HTTP method, Path the URL path.

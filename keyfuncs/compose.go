@@ -21,7 +21,8 @@ func failing(err error) KeyFunc {
 // two different lists of parts never give one key: user "a" with tenant
 // "b|c" and user "a|b" with tenant "c" stay apart. Pick a separator the
 // parts rarely contain to keep keys readable. The first error from a part
-// (ErrSkip, ErrNoKey or another) is returned as is. With no parts, an empty
+// (ErrSkip, ErrNoKey or another) is returned as is. With one part the key
+// is that part's own key. With no parts, an empty
 // sep or one containing '%', Compose gives an error wrapping ErrNoKey.
 func Compose(sep string, parts ...KeyFunc) KeyFunc {
 	parts = append([]KeyFunc(nil), parts...)

@@ -18,7 +18,8 @@
 //     middleware.
 //   - [Route]: method and route pattern, so /users/1 and /users/2 share a
 //     key.
-//   - [Compose] and [Prefix]: build "org:123:/v1/search" from the parts.
+//   - [Compose] and [Prefix]: build "org:cmp:ctx:main.orgKey:123|route:GET
+//     /v1/search" from the parts, each part in its own namespace.
 //
 // # Client IP done right
 //
