@@ -4,11 +4,21 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ratewindow/ratewindow/core"
 )
 
 // errNilKeyFunc is what a combinator given a nil KeyFunc returns on every
 // request, instead of panicking there.
-var errNilKeyFunc = fmt.Errorf("%w: nil KeyFunc", ErrNoKey)
+var errNilKeyFunc = misconfigured("nil KeyFunc")
+
+// misconfigured is the error of a strategy built from a wrong argument. It
+// wraps ErrNoKey, so the middleware answers instead of passing the request,
+// and core.ErrInvalidConfig, so a hook can tell a mistake from a client
+// that sent no key.
+func misconfigured(format string, args ...any) error {
+	return fmt.Errorf("%w: %w: keyfuncs: "+format, append([]any{ErrNoKey, core.ErrInvalidConfig}, args...)...)
+}
 
 // failing returns a KeyFunc that always fails with err.
 func failing(err error) KeyFunc {
@@ -27,7 +37,7 @@ func failing(err error) KeyFunc {
 func Compose(sep string, parts ...KeyFunc) KeyFunc {
 	parts = append([]KeyFunc(nil), parts...)
 	if sep == "" || strings.Contains(sep, "%") {
-		return failing(fmt.Errorf("%w: Compose: separator %q must be non-empty and free of '%%'", ErrNoKey, sep))
+		return failing(misconfigured("Compose: separator %q must be non-empty and free of '%%'", sep))
 	}
 	for _, f := range parts {
 		if f == nil {
@@ -68,7 +78,7 @@ func Compose(sep string, parts ...KeyFunc) KeyFunc {
 func Prefix(prefix string, f KeyFunc) KeyFunc {
 	ns := escapeBytes(strings.TrimSuffix(prefix, ":"), ":")
 	if slices.Contains(reservedTags, ns) {
-		return failing(fmt.Errorf("%w: Prefix: %q is the namespace of a built-in strategy", ErrNoKey, prefix))
+		return failing(misconfigured("Prefix: %q is the namespace of a built-in strategy", prefix))
 	}
 	ns += ":"
 	return mapKey(f, func(k string) string { return boundKey(ns+k, DefaultMaxKeyLen) })

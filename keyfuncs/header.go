@@ -1,7 +1,6 @@
 package keyfuncs
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -18,7 +17,7 @@ import (
 // you would rather not see in your store or logs, wrap the result in Hashed.
 func Header(name string, fallback KeyFunc) KeyFunc {
 	if !validHeaderName(name) {
-		return failing(fmt.Errorf("%w: Header: %q is not a valid header name", ErrNoKey, name))
+		return failing(misconfigured("Header: %q is not a valid header name", name))
 	}
 	ns := tagHeader + strings.ToLower(name) + ":"
 	return func(r Request) (string, error) {

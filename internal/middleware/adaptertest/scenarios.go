@@ -237,6 +237,7 @@ func Scenarios() []Scenario {
 			Check: func(t *testing.T, env *Env) {
 				r := ratewindow.UnclassifiedRejected
 				assert.Equal(t, []ratewindow.Outcome{r, r, r, r}, env.Outcomes())
+				assert.ErrorIs(t, env.Events()[0].Err, core.ErrInvalidConfig, "the hook can tell a mistake from a client")
 			},
 		},
 		{
