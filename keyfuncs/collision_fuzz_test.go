@@ -75,6 +75,11 @@ var strategies = []struct {
 	{"raw", nil, // Bounded over a user's own key a
 		func(string, string) *keyfuncs.StaticRequest { return req("") },
 		func(a, _, _ string) string { return "raw|" + a }},
+	{"compose, hex separator", keyfuncs.Compose("3A", keyfuncs.Header("X-User", nil), keyfuncs.Header("X-Tenant", nil)),
+		func(a, b string) *keyfuncs.StaticRequest { return req("", "X-User", a, "X-Tenant", b) },
+		func(a, b, _ string) string {
+			return "cmp3A|" + strconv.Quote(strings.TrimSpace(a)) + strconv.Quote(strings.TrimSpace(b))
+		}},
 }
 
 // keyOf runs one input through its strategy; ok is false when it gives no
@@ -137,6 +142,9 @@ func FuzzKeysDoNotCollide(f *testing.F) {
 	f.Add(uint8(3), "GET", "/a b", uint8(3), "GET /a", "b")
 	f.Add(uint8(6), "42", "", uint8(1), "42", "")
 	f.Add(uint8(5), "Bearer tok", "", uint8(0), "tok", "")
+	// A separator made of hex digits, next to escapes.
+	f.Add(uint8(8), "a3", "Ab", uint8(8), "a", "3Ab")
+	f.Add(uint8(8), "a:", "b", uint8(8), "a%3A", "b")
 
 	f.Fuzz(func(t *testing.T, k1 uint8, a1, b1 string, k2 uint8, a2, b2 string) {
 		key1, id1, raw1, ok1 := keyOf(keyInput{k1, a1, b1})
