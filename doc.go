@@ -22,10 +22,20 @@
 // When the store fails (Redis down, timeout), the middleware fails open by
 // default: the request passes and the error is reported in the Event. With
 // WithFailClosed it answers 503 Service Unavailable with the JSON body
-// {"error":"rate_limiter_unavailable","message":"..."}. A key func that
-// cannot find a key (keyfuncs.ErrNoKey, or any other error) is treated the
-// same way, since the request could not be counted; keyfuncs.ErrSkip, on the
-// other hand, lets the request pass unlimited.
+// {"error":"rate_limiter_unavailable","message":"..."}. A key func error
+// other than those below is treated the same way. keyfuncs.ErrSkip lets the
+// request pass unlimited.
+//
+// # Requests the limiter cannot classify
+//
+// A request with no key (keyfuncs.ErrNoKey, from the key func or a
+// LimiterFunc), a cost below 1 or above a policy's limit, or no limiter
+// (ErrNoLimiter) is not a store outage, and fail-open never waves it
+// through: it is answered 400 Bad Request with a JSON body saying why and
+// no Retry-After (DefaultUnclassifiedHandler), and reported with Outcome
+// UnclassifiedRejected. WithUnclassifiedHandler changes the response;
+// WithPassUnclassified lets such requests pass uncounted (Outcome
+// UnclassifiedPassed), as does observe-only mode.
 //
 // # One line to add
 //
@@ -43,7 +53,10 @@
 //	)
 //
 // Configuration errors wrap core.ErrInvalidConfig and name the field; they
-// are returned by New, never raised while serving.
+// are returned by New, never raised while serving. An option given a nil
+// function (WithKeyFunc(nil), say, from a NewClientIP whose error was
+// ignored) is such an error, and so are two policy names that the headers
+// would write alike ("tier-é" and "tier-ü" are both "tier-_").
 //
 // # Rolling out
 //

@@ -1,6 +1,7 @@
 package ratewindow
 
 import (
+	"errors"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
@@ -18,8 +19,9 @@ const (
 	// WouldDeny: the limiter refused the request but it was observe-only,
 	// so it was passed on.
 	WouldDeny
-	// StoreErrorPassed: the limiter failed (store error, timeout, no key)
-	// and the request was passed on (fail open, or observe-only).
+	// StoreErrorPassed: the limiter failed (store error, timeout, a key
+	// func error other than keyfuncs.ErrNoKey) and the request was passed
+	// on (fail open, or observe-only).
 	StoreErrorPassed
 	// StoreErrorRejected: the limiter failed and the request was answered
 	// 503 (fail closed).
@@ -27,6 +29,15 @@ const (
 	// Skipped: a skip func or keyfuncs.ErrSkip exempted the request; it
 	// was passed on uncounted.
 	Skipped
+	// UnclassifiedRejected: the request could not be classified (its key
+	// func found no key, its cost is below 1 or above a policy's limit, or
+	// no limiter applies to it) and was answered 400 (see
+	// WithUnclassifiedHandler). Event.Err says why.
+	UnclassifiedRejected
+	// UnclassifiedPassed: the request could not be classified and was
+	// passed on uncounted, because WithPassUnclassified was set or it was
+	// observe-only.
+	UnclassifiedPassed
 )
 
 var outcomeNames = [...]string{
@@ -36,6 +47,9 @@ var outcomeNames = [...]string{
 	StoreErrorPassed:   "store_error_passed",
 	StoreErrorRejected: "store_error_rejected",
 	Skipped:            "skipped",
+
+	UnclassifiedRejected: "unclassified_rejected",
+	UnclassifiedPassed:   "unclassified_passed",
 }
 
 // String returns the outcome in snake case ("allowed", "would_deny", ...),
@@ -48,7 +62,15 @@ func (o Outcome) String() string {
 }
 
 // Passed reports whether the request was passed on to the next handler.
-func (o Outcome) Passed() bool { return o != Denied && o != StoreErrorRejected }
+func (o Outcome) Passed() bool {
+	return o != Denied && o != StoreErrorRejected && o != UnclassifiedRejected
+}
+
+// ErrNoLimiter is reported in Event.Err, with Outcome UnclassifiedRejected
+// or UnclassifiedPassed, when a LimiterFunc chose no limiter and no default
+// limiter is configured, and by the adapters' Limit forms given a nil
+// limiter.
+var ErrNoLimiter = errors.New("ratewindow: no limiter for this request")
 
 // Event is everything the middleware knows about one request, given to the
 // OnDecision hook and to deny and error handlers. It is a plain value: keep
@@ -56,8 +78,10 @@ func (o Outcome) Passed() bool { return o != Denied && o != StoreErrorRejected }
 type Event struct {
 	// Outcome says what was done with the request.
 	Outcome Outcome
-	// Key is the rate-limit key ("" when skipped before or by the key
-	// func, or when the key func failed).
+	// Key is the rate-limit key, in the namespace of the strategy that
+	// made it, e.g. "ip:192.0.2.1" or "hdr:x-api-key:abc123" (see package
+	// keyfuncs); "" when skipped before or by the key func, or when the key
+	// func failed.
 	Key string
 	// Route is the route pattern if the framework knows it, Method the
 	// HTTP method, Path the URL path.
@@ -75,8 +99,10 @@ type Event struct {
 	// or not it was enforced (true for Denied and WouldDeny).
 	WouldDeny bool
 	// Err is the error that made the limiter fail: a store error (wrapping
-	// context.DeadlineExceeded on a timeout), a key func error, an invalid
-	// cost. Nil otherwise.
+	// context.DeadlineExceeded on a timeout) or a key func error; or why
+	// the request could not be classified: keyfuncs.ErrNoKey,
+	// core.ErrInvalidCost or ErrNoLimiter (test with errors.Is). Nil
+	// otherwise.
 	Err error
 	// FailedOpen reports whether the request passed although the limiter
 	// failed (Outcome StoreErrorPassed): fail-open, or observe-only.

@@ -45,12 +45,12 @@ func Example() {
 		fmt.Println(resp.StatusCode)
 	}
 	// Output:
-	// k1: allowed, 2 left
+	// hdr:x-api-key:k1: allowed, 2 left
 	// 200
-	// k1: allowed, 1 left
+	// hdr:x-api-key:k1: allowed, 1 left
 	// 200
-	// k1: allowed, 0 left
+	// hdr:x-api-key:k1: allowed, 0 left
 	// 200
-	// k1: denied, 0 left
+	// hdr:x-api-key:k1: denied, 0 left
 	// 429
 }

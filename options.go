@@ -1,6 +1,7 @@
 package ratewindow
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
@@ -48,9 +49,37 @@ type Config struct {
 	// OnDecision, if set, is called once for every request the middleware
 	// sees (see Event).
 	OnDecision func(Event)
+	// UnclassifiedHandler writes the response to a request that could not
+	// be classified (no key, invalid cost, no limiter); nil means
+	// DefaultUnclassifiedHandler.
+	UnclassifiedHandler Handler
+	// PassUnclassified lets a request that could not be classified pass,
+	// uncounted, instead of answering it.
+	PassUnclassified bool
+
+	// errs are the mistakes options found (a nil function), reported by
+	// the adapters' New.
+	errs []error
 }
 
-// Option sets one field of a Config.
+// Err reports the first mistake an option found in its arguments, such as
+// WithKeyFunc(nil), wrapping core.ErrInvalidConfig; nil if none. The
+// adapters' New functions return it.
+func (c *Config) Err() error {
+	if len(c.errs) == 0 {
+		return nil
+	}
+	return c.errs[0]
+}
+
+// nilArg records that option was given a nil function.
+func (c *Config) nilArg(option string) {
+	c.errs = append(c.errs, fmt.Errorf("%w: %s(nil): a nil function is a mistake, leave the option out to get the default", core.ErrInvalidConfig, option))
+}
+
+// Option sets one field of a Config. An option given a nil function makes
+// the adapter's New fail: a KeyFunc that is nil because an error was
+// ignored must not turn into a silent default.
 type Option func(*Config)
 
 // LimiterFunc chooses the limiter for a request, for example by the plan of
@@ -66,8 +95,9 @@ type LimiterFunc func(r keyfuncs.Request, key string) (*core.Limiter, error)
 
 // CostFunc returns the weight of a request in units of the policies' limits,
 // e.g. 10 for an export endpoint. The cost must be at least 1 and at most
-// the smallest limit; otherwise the limiter reports core.ErrInvalidCost,
-// which is handled like a store error.
+// the smallest limit; otherwise the request cannot be classified: it is
+// answered 400 and reported with Outcome UnclassifiedRejected and
+// core.ErrInvalidCost (see WithPassUnclassified).
 type CostFunc func(r keyfuncs.Request) int64
 
 // WithLimiter sets the default limiter (the adapters' New functions take
@@ -75,19 +105,46 @@ type CostFunc func(r keyfuncs.Request) int64
 func WithLimiter(l *core.Limiter) Option { return func(c *Config) { c.Limiter = l } }
 
 // WithLimiterFunc chooses the limiter per request (tiered plans). See
-// LimiterFunc.
-func WithLimiterFunc(f LimiterFunc) Option { return func(c *Config) { c.LimiterFunc = f } }
+// LimiterFunc. A request for which it returns nil, nil while no default
+// limiter is set cannot be classified (ErrNoLimiter).
+func WithLimiterFunc(f LimiterFunc) Option {
+	return func(c *Config) {
+		if f == nil {
+			c.nilArg("WithLimiterFunc")
+		}
+		c.LimiterFunc = f
+	}
+}
 
 // WithKeyFunc sets how the key is derived (default keyfuncs.RemoteIP).
-func WithKeyFunc(f keyfuncs.KeyFunc) Option { return func(c *Config) { c.KeyFunc = f } }
+func WithKeyFunc(f keyfuncs.KeyFunc) Option {
+	return func(c *Config) {
+		if f == nil {
+			c.nilArg("WithKeyFunc")
+		}
+		c.KeyFunc = f
+	}
+}
 
 // WithCost sets the cost of each request (weighted requests).
-func WithCost(f CostFunc) Option { return func(c *Config) { c.CostFunc = f } }
+func WithCost(f CostFunc) Option {
+	return func(c *Config) {
+		if f == nil {
+			c.nilArg("WithCost")
+		}
+		c.CostFunc = f
+	}
+}
 
 // WithSkip exempts the requests for which skip returns true: they pass
 // without being counted, and are reported with Outcome Skipped.
 func WithSkip(skip func(r keyfuncs.Request) bool) Option {
-	return func(c *Config) { c.Skip = skip }
+	return func(c *Config) {
+		if skip == nil {
+			c.nilArg("WithSkip")
+		}
+		c.Skip = skip
+	}
 }
 
 // WithObserveOnly switches enforcement off (on == true) or on. In
@@ -101,7 +158,12 @@ func WithObserveOnly(on bool) Option { return func(c *Config) { c.ObserveOnly = 
 // enforcement on tenant by tenant: return true to observe, false to
 // enforce.
 func WithObserveOnlyFunc(f func(r keyfuncs.Request) bool) Option {
-	return func(c *Config) { c.ObserveOnlyFunc = f }
+	return func(c *Config) {
+		if f == nil {
+			c.nilArg("WithObserveOnlyFunc")
+		}
+		c.ObserveOnlyFunc = f
+	}
 }
 
 // WithFailOpen lets requests pass when the limiter fails (the default).
@@ -127,17 +189,58 @@ func WithHeaders(w headers.Writer) Option { return func(c *Config) { c.Headers =
 // WithDenyHandler replaces the response to a denied request. The
 // middleware has already written the rate-limit headers and Retry-After;
 // the handler writes the status and body.
-func WithDenyHandler(h Handler) Option { return func(c *Config) { c.DenyHandler = h } }
+func WithDenyHandler(h Handler) Option {
+	return func(c *Config) {
+		if h == nil {
+			c.nilArg("WithDenyHandler")
+		}
+		c.DenyHandler = h
+	}
+}
 
 // WithErrorHandler replaces the fail-closed response (default: 503 and a
 // JSON body).
-func WithErrorHandler(h Handler) Option { return func(c *Config) { c.ErrorHandler = h } }
+func WithErrorHandler(h Handler) Option {
+	return func(c *Config) {
+		if h == nil {
+			c.nilArg("WithErrorHandler")
+		}
+		c.ErrorHandler = h
+	}
+}
 
 // WithOnDecision sets a hook called synchronously, once per request, with
 // everything the middleware decided: before the next handler runs, or
 // after the deny or error response was written. Keep it fast; it is on the
 // request path. When no hook is set no Event is built.
-func WithOnDecision(f func(Event)) Option { return func(c *Config) { c.OnDecision = f } }
+func WithOnDecision(f func(Event)) Option {
+	return func(c *Config) {
+		if f == nil {
+			c.nilArg("WithOnDecision")
+		}
+		c.OnDecision = f
+	}
+}
+
+// WithUnclassifiedHandler replaces the response to a request the limiter
+// cannot classify (default: 400 and a JSON body, see
+// DefaultUnclassifiedHandler).
+func WithUnclassifiedHandler(h Handler) Option {
+	return func(c *Config) {
+		if h == nil {
+			c.nilArg("WithUnclassifiedHandler")
+		}
+		c.UnclassifiedHandler = h
+	}
+}
+
+// WithPassUnclassified lets a request the limiter cannot classify pass on,
+// uncounted, and reports it with Outcome UnclassifiedPassed. By default
+// such a request is answered 400 (Outcome UnclassifiedRejected): a request
+// with no key (say, Header("X-API-Key", nil) and no API key) or a cost
+// above the limit is not a store outage, and fail-open must not wave it
+// through. Use this only when every route has another line of defence.
+func WithPassUnclassified() Option { return func(c *Config) { c.PassUnclassified = true } }
 
 // Apply returns a Config with every option applied in order to a zero
 // Config, nil options ignored. Adapters call it; callers rarely need to.

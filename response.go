@@ -1,9 +1,11 @@
 package ratewindow
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
+	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/headers"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
@@ -52,3 +54,29 @@ func DefaultErrorHandler(w Response, _ keyfuncs.Request, _ Event) {
 	w.SetHeader("Content-Type", "application/json")
 	w.Send(http.StatusServiceUnavailable, unavailableBody)
 }
+
+// DefaultUnclassifiedHandler answers 400 Bad Request to a request the
+// limiter could not classify, with a JSON body saying why:
+//
+//	{"error":"no_rate_limit_key","message":"..."}     the key func found no key
+//	{"error":"invalid_request_cost","message":"..."}  cost below 1 or above a limit
+//	{"error":"no_rate_limiter","message":"..."}       no limiter applies
+//
+// It sets no Retry-After: waiting would not help.
+func DefaultUnclassifiedHandler(w Response, _ keyfuncs.Request, ev Event) {
+	body := noKeyBody
+	switch {
+	case errors.Is(ev.Err, core.ErrInvalidCost):
+		body = invalidCostBody
+	case errors.Is(ev.Err, ErrNoLimiter):
+		body = noLimiterBody
+	}
+	w.SetHeader("Content-Type", "application/json")
+	w.Send(http.StatusBadRequest, body)
+}
+
+var (
+	noKeyBody       = []byte(`{"error":"no_rate_limit_key","message":"the request carries nothing to rate-limit it by"}` + "\n")
+	invalidCostBody = []byte(`{"error":"invalid_request_cost","message":"the request's cost is outside what the rate limit allows"}` + "\n")
+	noLimiterBody   = []byte(`{"error":"no_rate_limiter","message":"no rate limit applies to this request"}` + "\n")
+)

@@ -2,13 +2,16 @@ package fibermw
 
 import (
 	"net"
+	"strconv"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
+	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/internal/middleware/adaptertest"
+	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
 // BenchmarkOverhead compares a bare Fiber route with the same route behind
@@ -31,6 +34,48 @@ func BenchmarkOverhead(b *testing.B) {
 			var req fasthttp.Request
 			req.Header.SetMethod(fiber.MethodGet)
 			req.SetRequestURI("/")
+			var ctx fasthttp.RequestCtx
+			ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1234}, nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx.Response.Reset()
+				h(&ctx)
+			}
+		})
+	}
+}
+
+// BenchmarkUseMount measures the route lookup the middleware makes when
+// mounted with app.Use and keyed by route, in an app of 20 routes, against
+// the same route with the middleware mounted on it.
+func BenchmarkUseMount(b *testing.B) {
+	ok := func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusOK) }
+	build := func(use bool) *fiber.App {
+		limit, err := New(adaptertest.BenchLimiter(b), ratewindow.WithKeyFunc(keyfuncs.Route))
+		require.NoError(b, err)
+		app := fiber.New(fiber.Config{DisableStartupMessage: true})
+		if use {
+			app.Use(limit)
+		}
+		for i := range 19 {
+			app.Get("/r"+strconv.Itoa(i)+"/:id", ok)
+		}
+		if use {
+			app.Get("/items/:id", ok)
+		} else {
+			app.Get("/items/:id", limit, ok)
+		}
+		return app
+	}
+	for _, c := range []struct {
+		name string
+		use  bool
+	}{{"per-route", false}, {"use", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			h := build(c.use).Handler()
+			var req fasthttp.Request
+			req.Header.SetMethod(fiber.MethodGet)
+			req.SetRequestURI("/items/42")
 			var ctx fasthttp.RequestCtx
 			ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1234}, nil)
 			b.ReportAllocs()

@@ -8,7 +8,22 @@
 //	api := app.Group("/api", limit)  // a group
 //
 // The options are those of package ratewindow, shared by every adapter.
-// The route is c.Route().Path (e.g. "/items/:id").
+//
+// # Routes
+//
+// The route that keyfuncs.Route, hooks and the metrics' route label see is
+// the pattern of the route that will handle the request (e.g.
+// "/api/users/:id"), however the middleware is mounted. Fiber runs
+// middleware before it has picked that route: under app.Use(limit) or
+// app.Group("/api", limit), c.Route() names the mount ("/" or "/api"), so
+// the adapter matches the path against the app's routes for the request's
+// method, in Fiber's order and with its case and trailing-slash rules, and
+// takes the first that matches. That costs a few microseconds per request
+// in an app of a few dozen routes, and only when the route is read (a
+// route key, a hook). Mounting the middleware on each route,
+// app.Get("/users/:id", limit, h), costs nothing and names the route
+// directly. A request that matches no route (a 404 to be) is keyed by the
+// mount prefix.
 //
 // Fiber reuses a request's memory once its handler returns. Every string
 // this adapter hands to key funcs, hooks and stores (header values, the

@@ -38,7 +38,7 @@ func (x *exchange) Method() string {
 }
 
 func (x *exchange) Path() string  { return string(x.ctx().Request().URI().Path()) }
-func (x *exchange) Route() string { return x.ctx().Route().Path }
+func (x *exchange) Route() string { return matchedRoute(x.ctx()) }
 
 func (x *exchange) Header(name string) string {
 	return string(x.ctx().Request().Header.Peek(name))

@@ -28,7 +28,8 @@ func TestStringsOutliveTheRequest(t *testing.T) {
 	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2).Using(core.SlidingLog)})
 	require.NoError(t, err)
 	limit, err := fibermw.New(l,
-		ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", nil)),
+		// The header value itself, not a copy: Fiber reuses its buffers.
+		ratewindow.WithKeyFunc(func(r keyfuncs.Request) (string, error) { return r.Header("X-Client"), nil }),
 		ratewindow.WithOnDecision(func(ev ratewindow.Event) {
 			mu.Lock()
 			events = append(events, ev)

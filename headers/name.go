@@ -19,3 +19,24 @@ func ValidatePolicyName(name string) error {
 	}
 	return nil
 }
+
+// ValidatePolicyNames reports, wrapping core.ErrInvalidConfig, two policies
+// whose names are written the same in the RateLimit fields, such as
+// "tier-é" and "tier-ü" (both written "tier-_"): a client could not tell
+// them apart. The adapters' New functions check the limiter's policies
+// with it.
+func ValidatePolicyNames(policies []core.Policy) error {
+	shown := make(map[string]string, len(policies))
+	for i := range policies {
+		name := policies[i].Name
+		if name == "" {
+			name = policies[i].DefaultName()
+		}
+		s := string(appendString(nil, name))
+		if other, ok := shown[s]; ok && other != name {
+			return fmt.Errorf("%w: headers: policy names %q and %q are both written %s; rename one to printable ASCII", core.ErrInvalidConfig, other, name, s)
+		}
+		shown[s] = name
+	}
+	return nil
+}

@@ -21,7 +21,7 @@ func BenchmarkClientIPXForwardedFor5(b *testing.B) {
 	r := chain5()
 	b.ReportAllocs()
 	for b.Loop() {
-		if k, err := f(r); err != nil || k != "203.0.113.7" {
+		if k, err := f(r); err != nil || k != "ip:203.0.113.7" {
 			b.Fatal(k, err)
 		}
 	}
@@ -58,7 +58,7 @@ func TestClientIPAllocations(t *testing.T) {
 	r := chain5()
 	k, err := f(r)
 	require.NoError(t, err)
-	require.Equal(t, "203.0.113.7", k)
+	require.Equal(t, "ip:203.0.113.7", k)
 	allocs := testing.AllocsPerRun(100, func() { _, _ = f(r) })
 	assert.LessOrEqual(t, allocs, 2.0)
 }
@@ -70,7 +70,7 @@ func BenchmarkClientIPHugeXForwardedFor(b *testing.B) {
 	r := req("10.0.0.1:443", "X-Forwarded-For", strings.Repeat("198.51.100.66, ", 1<<16)+"203.0.113.7, 10.1.1.1")
 	b.ReportAllocs()
 	for b.Loop() {
-		if k, err := f(r); err != nil || k != "203.0.113.7" {
+		if k, err := f(r); err != nil || k != "ip:203.0.113.7" {
 			b.Fatal(k, err)
 		}
 	}
@@ -81,8 +81,28 @@ func BenchmarkClientIPHugeForwarded(b *testing.B) {
 	r := req("10.0.0.1:443", "Forwarded", strings.Repeat("for=198.51.100.66, ", 1<<16)+"for=203.0.113.7, for=10.1.1.1")
 	b.ReportAllocs()
 	for b.Loop() {
-		if k, err := f(r); err != nil || k != "203.0.113.7" {
+		if k, err := f(r); err != nil || k != "ip:203.0.113.7" {
 			b.Fatal(k, err)
 		}
+	}
+}
+
+// A namespaced key costs one allocation, the key itself.
+func TestKeyAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	r := req("192.0.2.1:5", "X-API-Key", "k-123")
+	r.RouteValue = "/users/{id}"
+	for name, f := range map[string]keyfuncs.KeyFunc{
+		"RemoteIP": keyfuncs.RemoteIP,
+		"Header":   keyfuncs.Header("X-API-Key", nil),
+		"Route":    keyfuncs.Route,
+		"Path":     keyfuncs.Path,
+		"Constant": keyfuncs.Constant("global"),
+	} {
+		_, err := f(r)
+		require.NoError(t, err)
+		assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { _, _ = f(r) }), 1.0, name)
 	}
 }

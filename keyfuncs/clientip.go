@@ -77,8 +77,8 @@ type clientIP struct {
 // documentation). It returns an error wrapping core.ErrInvalidConfig,
 // naming the field, when the configuration is wrong.
 //
-// The key is the address as text ("192.0.2.1") for IPv4, and the masked
-// prefix ("2001:db8:1:2::/64") for IPv6. When no address can be found at
+// The key is "ip:" and the address as text ("ip:192.0.2.1") for IPv4, and
+// the masked prefix ("ip:2001:db8:1:2::/64") for IPv6. When no address can be found at
 // all (a peer address that does not parse, such as a Unix socket) the
 // KeyFunc returns ErrNoKey.
 func NewClientIP(cfg ClientIPConfig) (KeyFunc, error) {
@@ -89,10 +89,13 @@ func NewClientIP(cfg ClientIPConfig) (KeyFunc, error) {
 	return c.key, nil
 }
 
-// RemoteIP keys requests by the peer address only, reading no header.
-// IPv6 addresses are grouped by /64 and IPv4-mapped addresses are keyed as
-// IPv4.
-var RemoteIP KeyFunc = (&clientIP{v6bits: DefaultIPv6Prefix}).key
+// RemoteIP keys requests by the peer address only, reading no header, e.g.
+// "ip:192.0.2.1". IPv6 addresses are grouped by /64 and IPv4-mapped
+// addresses are keyed as IPv4.
+func RemoteIP(r Request) (string, error) { return remoteIP.key(r) }
+
+// remoteIP is the configuration behind RemoteIP.
+var remoteIP = &clientIP{v6bits: DefaultIPv6Prefix}
 
 func compileClientIP(cfg ClientIPConfig) (*clientIP, error) {
 	c := &clientIP{hops: cfg.TrustedHops, v6bits: cfg.IPv6Prefix}
@@ -188,9 +191,10 @@ func (c *clientIP) isTrusted(a netip.Addr) bool {
 // format renders a as a key: IPv4 as is, IPv6 masked to the prefix.
 func (c *clientIP) format(a netip.Addr) string {
 	var buf [64]byte
+	b := append(buf[:0], tagIP...)
 	if a.Is4() || c.v6bits == 128 {
-		return string(a.AppendTo(buf[:0]))
+		return string(a.AppendTo(b))
 	}
 	p, _ := a.Prefix(c.v6bits)
-	return string(p.AppendTo(buf[:0]))
+	return string(p.AppendTo(b))
 }

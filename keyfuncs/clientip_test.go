@@ -68,7 +68,7 @@ func TestClientIPDefaultTrustsNoHeader(t *testing.T) {
 		"X-Real-IP", "203.0.113.3")
 	got, err := f(r)
 	require.NoError(t, err)
-	assert.Equal(t, "198.51.100.9", got)
+	assert.Equal(t, "ip:198.51.100.9", got)
 }
 
 func TestClientIPXForwardedFor(t *testing.T) {
@@ -111,7 +111,7 @@ func TestClientIPXForwardedFor(t *testing.T) {
 			r.Headers["X-Forwarded-For"] = tt.xff
 			got, err := f(r)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, ipKey(tt.want), got)
 		})
 	}
 }
@@ -120,7 +120,7 @@ func TestClientIPLowercaseHeaderMap(t *testing.T) {
 	f := mustClientIP(t, keyfuncs.ClientIPConfig{TrustedProxies: proxies})
 	got, err := f(req("10.0.0.1:1", "x-forwarded-for", "203.0.113.1"))
 	require.NoError(t, err)
-	assert.Equal(t, "203.0.113.1", got)
+	assert.Equal(t, "ip:203.0.113.1", got)
 }
 
 // Whatever a client writes on the left of X-Forwarded-For, the key is the
@@ -149,7 +149,7 @@ func TestClientIPSpoofingRandomLeftEntries(t *testing.T) {
 		r.Headers["X-Forwarded-For"] = lines
 		got, err := f(r)
 		require.NoError(t, err)
-		require.Equal(t, "203.0.113.77", got, "lines %q", lines)
+		require.Equal(t, "ip:203.0.113.77", got, "lines %q", lines)
 	}
 }
 
@@ -177,7 +177,7 @@ func TestClientIPTrustedHops(t *testing.T) {
 			}
 			got, err := f(r)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, ipKey(tt.want), got)
 		})
 	}
 }
@@ -188,7 +188,7 @@ func TestClientIPHopsAndRanges(t *testing.T) {
 	r := req("10.0.0.1:1", "X-Forwarded-For", "1.1.1.1, 203.0.113.1, 10.7.7.7, 198.51.100.200")
 	got, err := f(r)
 	require.NoError(t, err)
-	assert.Equal(t, "203.0.113.1", got)
+	assert.Equal(t, "ip:203.0.113.1", got)
 }
 
 func TestClientIPForwarded(t *testing.T) {
@@ -228,7 +228,7 @@ func TestClientIPForwarded(t *testing.T) {
 			r.Headers["Forwarded"] = tt.lines
 			got, err := f(r)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, ipKey(tt.want), got)
 		})
 	}
 }
@@ -253,7 +253,7 @@ func TestClientIPSingleAddressHeaders(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := f(req(tt.remote, tt.kv...))
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, ipKey(tt.want), got)
 		})
 	}
 }
@@ -263,17 +263,17 @@ func TestClientIPHeaderOrder(t *testing.T) {
 	def := mustClientIP(t, keyfuncs.ClientIPConfig{TrustedProxies: proxies})
 	got, err := def(r)
 	require.NoError(t, err)
-	assert.Equal(t, "203.0.113.1", got, "X-Forwarded-For comes first by default")
+	assert.Equal(t, "ip:203.0.113.1", got, "X-Forwarded-For comes first by default")
 
 	fwdFirst := mustClientIP(t, keyfuncs.ClientIPConfig{TrustedProxies: proxies, Headers: []string{"Forwarded", "X-Forwarded-For"}})
 	got, err = fwdFirst(r)
 	require.NoError(t, err)
-	assert.Equal(t, "198.51.100.1", got)
+	assert.Equal(t, "ip:198.51.100.1", got)
 
 	onlyFwd := req("10.0.0.1:1", "Forwarded", "for=198.51.100.1")
 	got, err = def(onlyFwd)
 	require.NoError(t, err)
-	assert.Equal(t, "198.51.100.1", got, "Forwarded is read when X-Forwarded-For is absent")
+	assert.Equal(t, "ip:198.51.100.1", got, "Forwarded is read when X-Forwarded-For is absent")
 }
 
 func TestClientIPPrefix(t *testing.T) {
@@ -292,10 +292,10 @@ func TestClientIPPrefix(t *testing.T) {
 			f := mustClientIP(t, keyfuncs.ClientIPConfig{IPv6Prefix: tt.bits})
 			got, err := f(req("[2001:db8:1:2:3:4:5:6]:9"))
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, ipKey(tt.want), got)
 			v4, err := f(req("192.0.2.3:9"))
 			require.NoError(t, err)
-			assert.Equal(t, "192.0.2.3", v4, "IPv4 is never grouped")
+			assert.Equal(t, "ip:192.0.2.3", v4, "IPv4 is never grouped")
 		})
 	}
 }
@@ -306,14 +306,14 @@ func TestClientIPLongChainKeepsRightmost(t *testing.T) {
 	r := req("10.0.0.1:1", "X-Forwarded-For", left+"203.0.113.1, 10.0.0.2")
 	got, err := f(r)
 	require.NoError(t, err)
-	assert.Equal(t, "203.0.113.1", got)
+	assert.Equal(t, "ip:203.0.113.1", got)
 
 	// More trusted hops than the chain window: the leftmost kept, which is
 	// still one of ours, never a client-written entry.
 	r = req("10.0.0.1:1", "X-Forwarded-For", "203.0.113.1, "+strings.Repeat("10.0.0.3, ", 100)+"10.0.0.2")
 	got, err = f(r)
 	require.NoError(t, err)
-	assert.Equal(t, "10.0.0.3", got)
+	assert.Equal(t, "ip:10.0.0.3", got)
 }
 
 func TestClientIPUnparsablePeer(t *testing.T) {
@@ -326,7 +326,7 @@ func TestClientIPHopsBehindUnixSocket(t *testing.T) {
 	f := mustClientIP(t, keyfuncs.ClientIPConfig{TrustedHops: 1})
 	got, err := f(req("@", "X-Forwarded-For", "1.1.1.1, 203.0.113.1"))
 	require.NoError(t, err)
-	assert.Equal(t, "203.0.113.1", got, "with a hop count the peer is a proxy even without an address")
+	assert.Equal(t, "ip:203.0.113.1", got, "with a hop count the peer is a proxy even without an address")
 
 	_, err = f(req("@", "X-Forwarded-For", "1.1.1.1, garbage"))
 	assert.ErrorIs(t, err, keyfuncs.ErrNoKey)

@@ -2,23 +2,43 @@ package keyfuncs
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/ratewindow/ratewindow/core"
 )
 
 // errNilKeyFunc is what a combinator given a nil KeyFunc returns on every
 // request, instead of panicking there.
-var errNilKeyFunc = fmt.Errorf("%w: nil KeyFunc", ErrNoKey)
+var errNilKeyFunc = misconfigured("nil KeyFunc")
+
+// misconfigured is the error of a strategy built from a wrong argument. It
+// wraps ErrNoKey, so the middleware answers instead of passing the request,
+// and core.ErrInvalidConfig, so a hook can tell a mistake from a client
+// that sent no key.
+func misconfigured(format string, args ...any) error {
+	return fmt.Errorf("%w: %w: keyfuncs: "+format, append([]any{ErrNoKey, core.ErrInvalidConfig}, args...)...)
+}
 
 // failing returns a KeyFunc that always fails with err.
 func failing(err error) KeyFunc {
 	return func(Request) (string, error) { return "", err }
 }
 
-// Compose joins the keys of parts with sep, e.g. Compose(":", org, Route)
-// gives "123:GET /v1/search". The first error from a part (ErrSkip, ErrNoKey
-// or another) is returned as is. With no parts, Compose gives ErrNoKey.
+// Compose joins the keys of parts with sep, in the namespace "cmp:", e.g.
+// Compose("|", RemoteIP, Route) gives "cmp:ip:192.0.2.1|route:GET /v1/search".
+// Inside each part, every byte of sep and every '%' is written as %XX, so
+// two different lists of parts never give one key: user "a" with tenant
+// "b|c" and user "a|b" with tenant "c" stay apart. Pick a separator the
+// parts rarely contain to keep keys readable. The first error from a part
+// (ErrSkip, ErrNoKey or another) is returned as is. With one part the key
+// is that part's own key. With no parts, an empty
+// sep or one containing '%', Compose gives an error wrapping ErrNoKey.
 func Compose(sep string, parts ...KeyFunc) KeyFunc {
 	parts = append([]KeyFunc(nil), parts...)
+	if sep == "" || strings.Contains(sep, "%") {
+		return failing(misconfigured("Compose: separator %q must be non-empty and free of '%%'", sep))
+	}
 	for _, f := range parts {
 		if f == nil {
 			return failing(errNilKeyFunc)
@@ -32,6 +52,7 @@ func Compose(sep string, parts ...KeyFunc) KeyFunc {
 			return parts[0](r)
 		}
 		var b strings.Builder
+		b.WriteString(tagCompose)
 		for i, f := range parts {
 			k, err := f(r)
 			if err != nil {
@@ -40,17 +61,27 @@ func Compose(sep string, parts ...KeyFunc) KeyFunc {
 			if i > 0 {
 				b.WriteString(sep)
 			}
-			b.WriteString(k)
+			b.WriteString(escapeBytes(k, sep))
 		}
 		return boundKey(b.String(), DefaultMaxKeyLen), nil
 	}
 }
 
-// Prefix puts prefix in front of the keys of f, e.g. Prefix("org:", f)
-// gives "org:123". Errors from f pass through; a nil f gives an error
-// wrapping ErrNoKey on every request.
+// Prefix puts the keys of f in a namespace of their own, e.g.
+// Prefix("login", RemoteIP) gives "login:ip:192.0.2.1". One trailing ':' of
+// prefix is dropped, so Prefix("login:", f) is the same namespace. Any
+// other ':' and any '%' in prefix are written as %XX, so two different
+// prefixes never share a key. The names of the built-in namespaces ("ip",
+// "hdr", "ctx", "route", "path", "const", "cmp", "h") are taken: such a
+// prefix gives an error wrapping ErrNoKey on every request, as does a nil
+// f. Errors from f pass through.
 func Prefix(prefix string, f KeyFunc) KeyFunc {
-	return mapKey(f, func(k string) string { return boundKey(prefix+k, DefaultMaxKeyLen) })
+	ns := escapeBytes(strings.TrimSuffix(prefix, ":"), ":")
+	if slices.Contains(reservedTags, ns) {
+		return failing(misconfigured("Prefix: %q is the namespace of a built-in strategy", prefix))
+	}
+	ns += ":"
+	return mapKey(f, func(k string) string { return boundKey(ns+k, DefaultMaxKeyLen) })
 }
 
 // Hashed replaces every key of f by its fixed-length hash ("h:" and 32 hex

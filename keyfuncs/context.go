@@ -11,13 +11,33 @@ import (
 // authentication. The value may be a string, a fmt.Stringer or any integer
 // type. When it is missing, nil (also a nil pointer), empty or of another
 // type, the key comes from fallback; a nil fallback gives ErrNoKey.
+//
+// The key is "ctx:", a name for ctxKey, ':' and the value, e.g.
+// "ctx:main.userKey:42", so user 42 and organisation 42 (under another
+// context key) never share a quota. The name is the type of ctxKey, with
+// its value when that is a string, bool or number; distinct context keys of
+// one other type (two pointers, say) share a namespace.
 func FromContext(ctxKey any, fallback KeyFunc) KeyFunc {
+	ns := tagContext + escapeBytes(contextKeyName(ctxKey), ":") + ":"
 	return func(r Request) (string, error) {
 		if k, ok := contextString(r.Context().Value(ctxKey)); ok && k != "" {
-			return boundKey(k, DefaultMaxKeyLen), nil
+			return boundKey(ns+k, DefaultMaxKeyLen), nil
 		}
 		return orFallback(r, fallback)
 	}
+}
+
+// contextKeyName names a context key in a way that is the same in every
+// process: its type, and its value when that is a plain scalar.
+func contextKeyName(k any) string {
+	switch reflect.ValueOf(k).Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return fmt.Sprintf("%T(%v)", k, k)
+	}
+	return fmt.Sprintf("%T", k)
 }
 
 // contextString renders a context value as a key.

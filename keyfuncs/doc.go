@@ -18,7 +18,8 @@
 //     middleware.
 //   - [Route]: method and route pattern, so /users/1 and /users/2 share a
 //     key.
-//   - [Compose] and [Prefix]: build "org:123:/v1/search" from the parts.
+//   - [Compose] and [Prefix]: build "org:cmp:ctx:main.orgKey:123|route:GET
+//     /v1/search" from the parts, each part in its own namespace.
 //
 // # Client IP done right
 //
@@ -39,6 +40,20 @@
 // addresses by prefix (default /64): one host cannot escape its limit by
 // rotating through its subnet. IPv4-mapped IPv6 addresses (::ffff:1.2.3.4)
 // are keyed as the IPv4 address.
+//
+// # Keys never collide
+//
+// Every built-in strategy writes its keys in a namespace of its own:
+// "ip:192.0.2.1", "hdr:x-api-key:abc123", "ctx:main.userKey:42",
+// "route:GET /users/{id}", "path:/users/42", "const:global", and "h:" and 32
+// hex digits for a hashed key. A client that sends "X-API-Key: 192.0.2.1"
+// gets "hdr:x-api-key:192.0.2.1", never the quota of the anonymous client at
+// 192.0.2.1. [Compose] escapes the separator inside its parts and [Prefix]
+// escapes ':' inside the prefix, so parts that contain the separator cannot
+// pose as other parts. A key that merely looks hashed is hashed again (see
+// [Bounded]), so sending the hashed form of someone's long key does not
+// reach their quota. Keys from your own KeyFunc are yours to keep apart:
+// wrap them in [Prefix] to give them a namespace.
 //
 // # Keys are bounded
 //

@@ -25,7 +25,7 @@ func ExampleNewClientIP() {
 	}
 	key, _ := clientIP(r)
 	fmt.Println(key)
-	// Output: 203.0.113.9
+	// Output: ip:203.0.113.9
 }
 
 // IPv6 clients are grouped by /64: both addresses share one quota.
@@ -33,19 +33,19 @@ func ExampleRemoteIP() {
 	a, _ := keyfuncs.RemoteIP(&keyfuncs.StaticRequest{RemoteAddrValue: "[2001:db8:aa:bb::1]:5000"})
 	b, _ := keyfuncs.RemoteIP(&keyfuncs.StaticRequest{RemoteAddrValue: "[2001:db8:aa:bb:dead:beef::2]:5001"})
 	fmt.Println(a, a == b)
-	// Output: 2001:db8:aa:bb::/64 true
+	// Output: ip:2001:db8:aa:bb::/64 true
 }
 
 type orgKey struct{}
 
 // A per-organisation, per-route quota, with the client IP for requests
-// that carry no organisation.
+// that carry no organisation. Each part keeps its own namespace, so no
+// organisation id can pose as an address or a path.
 func ExampleCompose() {
-	key := keyfuncs.Compose(":",
-		keyfuncs.Constant("org"),
+	key := keyfuncs.Prefix("org", keyfuncs.Compose("|",
 		keyfuncs.FromContext(orgKey{}, keyfuncs.RemoteIP),
 		keyfuncs.Path,
-	)
+	))
 	r := &keyfuncs.StaticRequest{
 		MethodValue: "GET",
 		PathValue:   "/v1/search",
@@ -53,7 +53,7 @@ func ExampleCompose() {
 	}
 	k, _ := key(r)
 	fmt.Println(k)
-	// Output: org:123:/v1/search
+	// Output: org:cmp:ctx:keyfuncs_test.orgKey:123|path:/v1/search
 }
 
 // An API key when there is one, the client address otherwise.
@@ -62,12 +62,12 @@ func ExampleHeader() {
 	withKey, _ := key(&keyfuncs.StaticRequest{Headers: map[string][]string{"X-Api-Key": {"k-123"}}})
 	without, _ := key(&keyfuncs.StaticRequest{RemoteAddrValue: "192.0.2.10:3000"})
 	fmt.Println(withKey, without)
-	// Output: k-123 192.0.2.10
+	// Output: hdr:x-api-key:k-123 ip:192.0.2.10
 }
 
 // Route keys by pattern, so every user id shares one quota per route.
 func ExampleRoute() {
 	k, _ := keyfuncs.Route(&keyfuncs.StaticRequest{MethodValue: "GET", PathValue: "/users/42", RouteValue: "/users/{id}"})
 	fmt.Println(k)
-	// Output: GET /users/{id}
+	// Output: route:GET /users/{id}
 }

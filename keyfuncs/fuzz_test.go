@@ -77,6 +77,7 @@ func hasEntries(v string) bool {
 // isOurs reports whether key is one of the trusted proxy addresses of the
 // fuzz configurations.
 func isOurs(key string) bool {
+	key = strings.TrimPrefix(key, "ip:")
 	if a, err := netip.ParseAddr(key); err == nil {
 		return netip.MustParsePrefix("10.0.0.0/8").Contains(a) || a == netip.MustParseAddr("::1")
 	}
@@ -95,6 +96,8 @@ func checkKey(t *testing.T, key string, err error) {
 		return
 	}
 	require.NotEmpty(t, key)
+	key, ok := strings.CutPrefix(key, "ip:")
+	require.True(t, ok, "key %q is not in the ip namespace", key)
 	if a, perr := netip.ParseAddr(key); perr == nil {
 		require.True(t, a.Is4() || a.Is6() && !a.Is4In6() && a.Zone() == "", "key %q", key)
 		require.Equal(t, key, a.String())

@@ -1,27 +1,31 @@
 package keyfuncs
 
 import (
-	"fmt"
 	"strings"
 )
 
-// Header keys requests by the value of the named header, e.g. "X-API-Key".
-// Surrounding white space is trimmed. When the header is absent or empty the
-// key comes from fallback; a nil fallback gives ErrNoKey. An empty name is
-// a mistake: every request then fails with an error wrapping ErrNoKey.
+// Header keys requests by the value of the named header, e.g. "X-API-Key",
+// in a namespace of that header: "hdr:x-api-key:abc123". Surrounding white
+// space is trimmed. A client that sends "X-API-Key: 192.0.2.1" therefore
+// never shares the quota of the client at 192.0.2.1 that the fallback keys
+// by address. When the header is absent or empty the key comes from
+// fallback; a nil fallback gives ErrNoKey. A name that is not a valid header
+// name is a mistake: every request then fails with an error wrapping
+// ErrNoKey.
 //
 // The value is used as is (bounded to DefaultMaxKeyLen). If it is a secret
 // you would rather not see in your store or logs, wrap the result in Hashed.
 func Header(name string, fallback KeyFunc) KeyFunc {
-	if strings.TrimSpace(name) == "" {
-		return failing(fmt.Errorf("%w: Header: empty header name", ErrNoKey))
+	if !validHeaderName(name) {
+		return failing(misconfigured("Header: %q is not a valid header name", name))
 	}
+	ns := tagHeader + strings.ToLower(name) + ":"
 	return func(r Request) (string, error) {
 		v := strings.TrimSpace(r.Header(name))
 		if v == "" {
 			return orFallback(r, fallback)
 		}
-		return boundKey(v, DefaultMaxKeyLen), nil
+		return boundKey(ns+v, DefaultMaxKeyLen), nil
 	}
 }
 
@@ -36,7 +40,7 @@ func BearerToken(fallback KeyFunc) KeyFunc {
 		if !ok {
 			return orFallback(r, fallback)
 		}
-		return hashKey(tok), nil
+		return hashTagged("bearer:", tok), nil
 	}
 }
 

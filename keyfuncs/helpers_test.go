@@ -13,3 +13,12 @@ func req(remote string, kv ...string) *keyfuncs.StaticRequest {
 	}
 	return r
 }
+
+// ipKey is the key of an address or prefix: "ip:" and the text, or "" for
+// no key.
+func ipKey(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return "ip:" + addr
+}

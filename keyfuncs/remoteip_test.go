@@ -31,7 +31,7 @@ func TestRemoteIP(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := keyfuncs.RemoteIP(req(tt.remote))
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, ipKey(tt.want), got)
 		})
 	}
 }
@@ -53,5 +53,5 @@ func TestRemoteIPIgnoresHeaders(t *testing.T) {
 		"CF-Connecting-IP", "203.0.113.4")
 	got, err := keyfuncs.RemoteIP(r)
 	require.NoError(t, err)
-	assert.Equal(t, "198.51.100.9", got)
+	assert.Equal(t, "ip:198.51.100.9", got)
 }

@@ -30,14 +30,14 @@ func TestHeader(t *testing.T) {
 		want     string
 		err      error
 	}{
-		{"present", []string{"X-API-Key", "abc123"}, nil, "abc123", nil},
-		{"case-insensitive name", []string{"x-api-key", "abc123"}, nil, "abc123", nil},
-		{"trimmed", []string{"X-API-Key", "  abc123\t"}, nil, "abc123", nil},
-		{"first of repeated", []string{"X-API-Key", "one", "X-API-Key", "two"}, nil, "one", nil},
+		{"present", []string{"X-API-Key", "abc123"}, nil, "hdr:x-api-key:abc123", nil},
+		{"case-insensitive name", []string{"x-api-key", "abc123"}, nil, "hdr:x-api-key:abc123", nil},
+		{"trimmed", []string{"X-API-Key", "  abc123\t"}, nil, "hdr:x-api-key:abc123", nil},
+		{"first of repeated", []string{"X-API-Key", "one", "X-API-Key", "two"}, nil, "hdr:x-api-key:one", nil},
 		{"absent, no fallback", nil, nil, "", keyfuncs.ErrNoKey},
 		{"empty, no fallback", []string{"X-API-Key", "  "}, nil, "", keyfuncs.ErrNoKey},
-		{"absent, fallback", nil, keyfuncs.RemoteIP, "192.0.2.1", nil},
-		{"empty, fallback", []string{"X-API-Key", ""}, keyfuncs.RemoteIP, "192.0.2.1", nil},
+		{"absent, fallback", nil, keyfuncs.RemoteIP, "ip:192.0.2.1", nil},
+		{"empty, fallback", []string{"X-API-Key", ""}, keyfuncs.RemoteIP, "ip:192.0.2.1", nil},
 		{"fallback skip propagates", nil, failing(keyfuncs.ErrSkip), "", keyfuncs.ErrSkip},
 	}
 	for _, tt := range tests {
@@ -96,7 +96,7 @@ func TestBearerToken(t *testing.T) {
 			assert.ErrorIs(t, err, keyfuncs.ErrNoKey)
 			got, err := keyfuncs.BearerToken(keyfuncs.RemoteIP)(req("192.0.2.1:5", "Authorization", v))
 			require.NoError(t, err)
-			assert.Equal(t, "192.0.2.1", got)
+			assert.Equal(t, "ip:192.0.2.1", got)
 		})
 	}
 }
@@ -140,7 +140,7 @@ func TestFromContext(t *testing.T) {
 				assert.ErrorIs(t, err, tt.err)
 				fb, err := keyfuncs.FromContext(ctxKey{}, keyfuncs.RemoteIP)(r)
 				require.NoError(t, err)
-				assert.Equal(t, "192.0.2.1", fb)
+				assert.Equal(t, "ip:192.0.2.1", fb)
 				return
 			}
 			require.NoError(t, err)
@@ -148,7 +148,7 @@ func TestFromContext(t *testing.T) {
 				assert.Len(t, got, 34)
 				return
 			}
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, "ctx:keyfuncs_test.ctxKey:"+tt.want, got)
 		})
 	}
 }
@@ -157,10 +157,10 @@ func TestRouteAndPath(t *testing.T) {
 	tests := []struct {
 		name, method, path, route, want string
 	}{
-		{"pattern shared by ids", "GET", "/users/1", "/users/{id}", "GET /users/{id}"},
-		{"other id same key", "GET", "/users/2", "/users/{id}", "GET /users/{id}"},
-		{"method matters", "POST", "/users/1", "/users/:id", "POST /users/:id"},
-		{"no pattern: path", "GET", "/health", "", "GET /health"},
+		{"pattern shared by ids", "GET", "/users/1", "/users/{id}", "route:GET /users/{id}"},
+		{"other id same key", "GET", "/users/2", "/users/{id}", "route:GET /users/{id}"},
+		{"method matters", "POST", "/users/1", "/users/:id", "route:POST /users/:id"},
+		{"no pattern: path", "GET", "/health", "", "route:GET /health"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,7 +170,7 @@ func TestRouteAndPath(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 			p, err := keyfuncs.Path(r)
 			require.NoError(t, err)
-			assert.Equal(t, tt.path, p)
+			assert.Equal(t, "path:"+tt.path, p)
 		})
 	}
 	long, err := keyfuncs.Route(&keyfuncs.StaticRequest{MethodValue: "GET", PathValue: "/" + strings.Repeat("a", 9000)})
@@ -187,10 +187,12 @@ func TestCompose(t *testing.T) {
 		want string
 		err  error
 	}{
-		{"org and path", keyfuncs.Prefix("org:", keyfuncs.Compose(":", keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Path)), "org:123:/v1/search", nil},
-		{"org and route", keyfuncs.Compose("|", keyfuncs.Constant("org"), keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Route), "org|123|GET /v1/search", nil},
+		{"org and path", keyfuncs.Prefix("org:", keyfuncs.Compose(":", keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Path)), "org:cmp:ctx%3Akeyfuncs_test.ctxKey%3A123:path%3A/v1/search", nil},
+		{"org and route", keyfuncs.Compose("|", keyfuncs.Constant("org"), keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Route), "cmp:const:org|ctx:keyfuncs_test.ctxKey:123|route:GET /v1/search", nil},
 		{"one part", keyfuncs.Compose(":", constKey("a")), "a", nil},
-		{"empty separator", keyfuncs.Compose("", constKey("a"), constKey("b")), "ab", nil},
+		{"empty separator", keyfuncs.Compose("", constKey("a"), constKey("b")), "", keyfuncs.ErrNoKey},
+		{"percent separator", keyfuncs.Compose("%", constKey("a"), constKey("b")), "", keyfuncs.ErrNoKey},
+		{"separator escaped in parts", keyfuncs.Compose(":", constKey("a"), constKey("b:c%")), "cmp:a:b%3Ac%25", nil},
 		{"no parts", keyfuncs.Compose(":"), "", keyfuncs.ErrNoKey},
 		{"skip propagates", keyfuncs.Compose(":", constKey("a"), failing(keyfuncs.ErrSkip), constKey("c")), "", keyfuncs.ErrSkip},
 		{"no key propagates", keyfuncs.Compose(":", keyfuncs.Header("X-Missing", nil), constKey("c")), "", keyfuncs.ErrNoKey},
@@ -223,7 +225,7 @@ func TestComposeCopiesParts(t *testing.T) {
 	parts[1] = constKey("z")
 	got, err := f(req(""))
 	require.NoError(t, err)
-	assert.Equal(t, "a-b", got)
+	assert.Equal(t, "cmp:a-b", got)
 }
 
 func TestBounded(t *testing.T) {
@@ -270,7 +272,7 @@ func TestHashedAndConstant(t *testing.T) {
 
 	c, err := keyfuncs.Constant("global")(req(""))
 	require.NoError(t, err)
-	assert.Equal(t, "global", c)
+	assert.Equal(t, "const:global", c)
 	_, err = keyfuncs.Constant("")(req(""))
 	assert.ErrorIs(t, err, keyfuncs.ErrNoKey)
 }
@@ -295,10 +297,10 @@ func TestFromContextTypedNil(t *testing.T) {
 	r.Ctx = context.WithValue(context.Background(), ctxKey{}, (*user)(nil))
 	got, err := keyfuncs.FromContext(ctxKey{}, keyfuncs.RemoteIP)(r)
 	require.NoError(t, err, "a typed nil must fall back, not panic")
-	assert.Equal(t, "192.0.2.1", got)
+	assert.Equal(t, "ip:192.0.2.1", got)
 
 	r.Ctx = context.WithValue(context.Background(), ctxKey{}, &user{id: "u-9"})
 	got, err = keyfuncs.FromContext(ctxKey{}, nil)(r)
 	require.NoError(t, err)
-	assert.Equal(t, "u-9", got)
+	assert.Equal(t, "ctx:keyfuncs_test.ctxKey:u-9", got)
 }

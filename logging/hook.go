@@ -14,6 +14,9 @@ const (
 	MsgFailedRejected = "ratewindow: limiter failed, request rejected"
 	MsgWouldDeny      = "ratewindow: request would be denied (observe-only)"
 	MsgDenied         = "ratewindow: request denied"
+
+	MsgUnclassifiedPassed   = "ratewindow: request could not be classified, passed uncounted"
+	MsgUnclassifiedRejected = "ratewindow: request could not be classified, rejected"
 )
 
 type hook struct {
@@ -23,12 +26,13 @@ type hook struct {
 	denials  bool
 	passed   throttle
 	rejected throttle
+	unclass  throttle
 }
 
 // Hook returns an OnDecision hook that logs to logger (slog.Default() if
 // nil) what deserves a line:
 //
-//   - a limiter failure (store error, timeout, no key) that let the request
+//   - a limiter failure (store error, timeout) that let the request
 //     pass: Warn, with err, route, method, outcome, fail="open",
 //     observe_only and latency;
 //   - one that answered 503 (fail closed): Error, the same with
@@ -37,7 +41,11 @@ type hook struct {
 //     with route, method, policy, limit, remaining, retry_after and cost
 //     (and fallback=true when core/resilient's local fallback decided), so
 //     a canary rollout can be checked against expectations;
-//   - with WithDenials, an enforced denial: Info, the same attributes.
+//   - with WithDenials, an enforced denial: Info, the same attributes;
+//   - a request the limiter could not classify (no key, invalid cost, no
+//     limiter): Warn when it passed uncounted (WithPassUnclassified or
+//     observe-only), Info when it was rejected, with err, route, method,
+//     outcome, observe_only and cost.
 //
 // Allowed and skipped requests are not logged. Records carry the key as a
 // keyed hash by default (see WithKey), never the raw key or the path.
@@ -61,6 +69,7 @@ func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 	h := &hook{logger: logger, keys: cfg.keys, secret: cfg.secret, denials: cfg.denials}
 	h.passed.every, h.passed.clock = cfg.errorEvery, cfg.clock
 	h.rejected.every, h.rejected.clock = cfg.errorEvery, cfg.clock
+	h.unclass.every, h.unclass.clock = cfg.errorEvery, cfg.clock
 	return h.log
 }
 
@@ -71,6 +80,10 @@ func (h *hook) log(ev ratewindow.Event) {
 		h.failure(&ev, slog.LevelWarn, MsgFailedPassed, "open", &h.passed)
 	case ratewindow.StoreErrorRejected:
 		h.failure(&ev, slog.LevelError, MsgFailedRejected, "closed", &h.rejected)
+	case ratewindow.UnclassifiedPassed:
+		h.failure(&ev, slog.LevelWarn, MsgUnclassifiedPassed, "", &h.unclass)
+	case ratewindow.UnclassifiedRejected:
+		h.failure(&ev, slog.LevelInfo, MsgUnclassifiedRejected, "", &h.unclass)
 	case ratewindow.WouldDeny:
 		h.denial(&ev, MsgWouldDeny)
 	case ratewindow.Denied:
@@ -95,10 +108,12 @@ func (h *hook) failure(ev *ratewindow.Event, level slog.Level, msg, fail string,
 		slog.String("outcome", ev.Outcome.String()),
 		slog.String("route", ev.Route),
 		slog.String("method", ev.Method),
-		slog.String("fail", fail),
-		slog.Bool("observe_only", ev.ObserveOnly),
-		slog.Duration("latency", ev.Latency),
 	)
+	if fail != "" {
+		attrs = append(attrs, slog.String("fail", fail), slog.Bool("observe_only", ev.ObserveOnly), slog.Duration("latency", ev.Latency))
+	} else {
+		attrs = append(attrs, slog.Bool("observe_only", ev.ObserveOnly), slog.Int64("cost", ev.Cost))
+	}
 	if a, ok := h.keyAttr(ev.Key); ok {
 		attrs = append(attrs, a)
 	}

@@ -36,6 +36,13 @@ func failureEvent(o ratewindow.Outcome) ratewindow.Event {
 	}
 }
 
+func unclassifiedEvent(o ratewindow.Outcome) ratewindow.Event {
+	return ratewindow.Event{
+		Outcome: o, Key: secretKey, Route: "/items/{id}", Method: "POST", Path: "/items/42", Cost: 10000,
+		Err: core.ErrInvalidCost,
+	}
+}
+
 var hexHash = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 func TestHookByOutcome(t *testing.T) {
@@ -95,6 +102,19 @@ func TestHookByOutcome(t *testing.T) {
 				"err": errDown.Error(), "outcome": "store_error_rejected", "route": "/items/{id}", "method": "POST",
 				"fail": "closed", "observe_only": false, "latency": float64(5 * time.Millisecond),
 			},
+		},
+		{
+			name: "unclassified, rejected", ev: unclassifiedEvent(ratewindow.UnclassifiedRejected),
+			level: "INFO", msg: logging.MsgUnclassifiedRejected,
+			attrs: map[string]any{
+				"err": core.ErrInvalidCost.Error(), "outcome": "unclassified_rejected", "route": "/items/{id}",
+				"method": "POST", "observe_only": false, "cost": 10000.0, "fail": nil,
+			},
+		},
+		{
+			name: "unclassified, passed", ev: unclassifiedEvent(ratewindow.UnclassifiedPassed),
+			level: "WARN", msg: logging.MsgUnclassifiedPassed,
+			attrs: map[string]any{"outcome": "unclassified_passed", "cost": 10000.0},
 		},
 	}
 	for _, tt := range tests {

@@ -12,7 +12,7 @@ import (
 )
 
 // numOutcomes is the number of ratewindow.Outcome values.
-const numOutcomes = int(ratewindow.Skipped) + 1
+const numOutcomes = int(ratewindow.UnclassifiedPassed) + 1
 
 // Collector turns the middleware's Events into Prometheus metrics. Feed it
 // with ratewindow.WithOnDecision(c.Observe), register it on a registry,

@@ -23,8 +23,10 @@
 // allowed, denied, would_deny (observe-only mode let a request through that
 // enforcement would have denied), store_error_passed (the limiter failed
 // and the request passed: fail open, or observe-only), store_error_rejected
-// (the limiter failed and the request was answered 503: fail closed) and
-// skipped. policy is the binding policy's name for the first three (the one
+// (the limiter failed and the request was answered 503: fail closed),
+// skipped, unclassified_rejected (the request had no key, an invalid cost
+// or no limiter, and was answered 400) and unclassified_passed (such a
+// request passed uncounted: WithPassUnclassified, or observe-only). policy is the binding policy's name for the first three (the one
 // that denied, or the one with the least quota left) and "none" for the
 // others, which got no decision.
 //

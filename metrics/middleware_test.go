@@ -124,9 +124,10 @@ func TestCollectorScrapeAfterTraffic(t *testing.T) {
 	assert.Equal(t, repeat(503, 2), s.get(t, 2, "/closed", "client-alpha-key"))
 	// No route pattern: the raw path must not become a label.
 	assert.Equal(t, repeat(200, 2), s.get(t, 2, "/raw/client-delta-key/x", "client-delta-key"))
-	// Skipped, and a key func failure (no X-Client): neither calls the store.
+	// Skipped, and a request with no key (no X-Client, answered 400):
+	// neither calls the store.
 	assert.Equal(t, []int{200}, s.get(t, 1, "/healthz", "client-alpha-key"))
-	assert.Equal(t, []int{200}, s.get(t, 1, "/nokey", ""))
+	assert.Equal(t, []int{400}, s.get(t, 1, "/nokey", ""))
 
 	const want = `
 # HELP ratewindow_requests_total Requests seen by the rate-limit middleware, by route pattern, binding policy and outcome.
@@ -146,18 +147,26 @@ ratewindow_requests_total{outcome="would_deny",policy="per-day",route="/export"}
 ratewindow_requests_total{outcome="skipped",policy="none",route="/open"} 0
 ratewindow_requests_total{outcome="store_error_passed",policy="none",route="/open"} 3
 ratewindow_requests_total{outcome="store_error_rejected",policy="none",route="/open"} 0
+ratewindow_requests_total{outcome="unclassified_passed",policy="none",route="/open"} 0
+ratewindow_requests_total{outcome="unclassified_rejected",policy="none",route="/open"} 0
 ratewindow_requests_total{outcome="skipped",policy="none",route="/closed"} 0
 ratewindow_requests_total{outcome="store_error_passed",policy="none",route="/closed"} 0
 ratewindow_requests_total{outcome="store_error_rejected",policy="none",route="/closed"} 2
+ratewindow_requests_total{outcome="unclassified_passed",policy="none",route="/closed"} 0
+ratewindow_requests_total{outcome="unclassified_rejected",policy="none",route="/closed"} 0
 ratewindow_requests_total{outcome="allowed",policy="per-minute",route="unmatched"} 2
 ratewindow_requests_total{outcome="denied",policy="per-minute",route="unmatched"} 0
 ratewindow_requests_total{outcome="would_deny",policy="per-minute",route="unmatched"} 0
 ratewindow_requests_total{outcome="skipped",policy="none",route="/healthz"} 1
 ratewindow_requests_total{outcome="store_error_passed",policy="none",route="/healthz"} 0
 ratewindow_requests_total{outcome="store_error_rejected",policy="none",route="/healthz"} 0
+ratewindow_requests_total{outcome="unclassified_passed",policy="none",route="/healthz"} 0
+ratewindow_requests_total{outcome="unclassified_rejected",policy="none",route="/healthz"} 0
 ratewindow_requests_total{outcome="skipped",policy="none",route="/nokey"} 0
-ratewindow_requests_total{outcome="store_error_passed",policy="none",route="/nokey"} 1
+ratewindow_requests_total{outcome="store_error_passed",policy="none",route="/nokey"} 0
 ratewindow_requests_total{outcome="store_error_rejected",policy="none",route="/nokey"} 0
+ratewindow_requests_total{outcome="unclassified_passed",policy="none",route="/nokey"} 0
+ratewindow_requests_total{outcome="unclassified_rejected",policy="none",route="/nokey"} 1
 # HELP ratewindow_near_limit_total Allowed requests that left a policy with at most the near-limit fraction of its limit.
 # TYPE ratewindow_near_limit_total counter
 ratewindow_near_limit_total{policy="per-minute",route="/items/{id}"} 2

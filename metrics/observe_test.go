@@ -128,6 +128,17 @@ func TestHandMadeEvents(t *testing.T) {
 	assert.Equal(t, uint64(1), histogramCounts(t, c)["/h"])
 }
 
+func TestUnclassifiedOutcomes(t *testing.T) {
+	c, err := metrics.New()
+	require.NoError(t, err)
+	c.Observe(ratewindow.Event{Outcome: ratewindow.UnclassifiedRejected, Route: "/x", Cost: 10000})
+	c.Observe(ratewindow.Event{Outcome: ratewindow.UnclassifiedRejected, Route: "/x"})
+	c.Observe(ratewindow.Event{Outcome: ratewindow.UnclassifiedPassed, Route: "/x"})
+	assert.Equal(t, 2.0, requests(t, c, "/x", metrics.NoPolicy, "unclassified_rejected"))
+	assert.Equal(t, 1.0, requests(t, c, "/x", metrics.NoPolicy, "unclassified_passed"))
+	assert.Equal(t, 0.0, requests(t, c, "/x", metrics.NoPolicy, "store_error_passed"))
+}
+
 func TestObserveDoesNotAllocate(t *testing.T) {
 	c, err := metrics.New()
 	require.NoError(t, err)

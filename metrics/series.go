@@ -118,8 +118,9 @@ func (c *Collector) addSeries(r *route, policy string) *series {
 	policy = strings.Clone(policy)
 	s := &series{route: r, policy: policy}
 	if policy == NoPolicy {
-		// Requests without a decision: skipped ones and failures.
-		c.resolve(s, ratewindow.Skipped, ratewindow.StoreErrorPassed, ratewindow.StoreErrorRejected)
+		// Requests without a decision: skipped, failed, unclassified.
+		c.resolve(s, ratewindow.Skipped, ratewindow.StoreErrorPassed, ratewindow.StoreErrorRejected,
+			ratewindow.UnclassifiedRejected, ratewindow.UnclassifiedPassed)
 	} else {
 		c.resolve(s, ratewindow.Allowed, ratewindow.Denied, ratewindow.WouldDeny)
 		c.resolveNear(s)

@@ -118,6 +118,10 @@ func fuzzSetups(tb testing.TB, seen func(key string)) []fuzzSetup {
 func checkResponse(t *testing.T, setup string, w *httptest.ResponseRecorder) {
 	switch w.Code {
 	case http.StatusOK, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+	case http.StatusBadRequest: // no key: never told to come back later
+		if ra := w.Header().Get("Retry-After"); ra != "" {
+			t.Fatalf("%s: 400 with Retry-After %q", setup, ra)
+		}
 	default:
 		t.Fatalf("%s: status %d", setup, w.Code)
 	}

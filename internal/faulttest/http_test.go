@@ -19,6 +19,9 @@ import (
 // clientHeader carries the rate-limit key of a test request.
 const clientHeader = "X-Client"
 
+// clientKey is the rate-limit key of the client named name.
+func clientKey(name string) string { return "hdr:x-client:" + name }
+
 // app is a real HTTP server on loopback: the nethttp middleware in front of
 // a handler that answers 200.
 type app struct {

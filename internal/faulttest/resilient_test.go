@@ -138,7 +138,7 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 	got := a.count(t, "down", 12)
 	assert.Equal(t, map[int]int{http.StatusOK: limit / 4, http.StatusTooManyRequests: 12 - limit/4}, got,
 		"limited locally to limit/replicas, never 503")
-	_, ok := fellBack.Load("down")
+	_, ok := fellBack.Load(clientKey("down"))
 	assert.True(t, ok, "OnFallback saw the key")
 
 	srv.restart()
@@ -150,8 +150,8 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 		"Redis decides again")
 	mu.Lock()
 	defer mu.Unlock()
-	assert.Equal(t, 12, marked["down"], "every decision of the outage is marked as the fallback's")
-	assert.Zero(t, marked["up"], "Redis's decisions are not")
+	assert.Equal(t, 12, marked[clientKey("down")], "every decision of the outage is marked as the fallback's")
+	assert.Zero(t, marked[clientKey("up")], "Redis's decisions are not")
 }
 
 // TestDenyCacheSparesRedis: an attacker hammering one key costs one Redis

@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,10 +9,6 @@ import (
 	"github.com/ratewindow/ratewindow/headers"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
-
-// ErrNoLimiter is reported (as a limiter failure) when a LimiterFunc chose
-// no limiter and no default limiter is configured.
-var ErrNoLimiter = errors.New("ratewindow: no limiter for this request")
 
 // Flow is a compiled middleware configuration. It is immutable and safe for
 // concurrent use.
@@ -30,12 +25,17 @@ type Flow struct {
 	headers     headers.Writer
 	deny        ratewindow.Handler
 	onError     ratewindow.Handler
+	unclass     ratewindow.Handler
+	passUnclass bool
 	hook        func(ratewindow.Event)
 }
 
 // New checks cfg and compiles it. Every problem is an error wrapping
 // core.ErrInvalidConfig that names the field.
 func New(cfg ratewindow.Config) (*Flow, error) {
+	if err := cfg.Err(); err != nil {
+		return nil, err
+	}
 	if cfg.Limiter == nil && cfg.LimiterFunc == nil {
 		return nil, fmt.Errorf("%w: Config.Limiter is nil (pass a *core.Limiter, or set WithLimiterFunc)", core.ErrInvalidConfig)
 	}
@@ -44,6 +44,11 @@ func New(cfg ratewindow.Config) (*Flow, error) {
 	}
 	if err := cfg.Headers.Validate(); err != nil {
 		return nil, fmt.Errorf("Config.Headers: %w", err)
+	}
+	if cfg.Limiter != nil {
+		if err := headers.ValidatePolicyNames(cfg.Limiter.Policies()); err != nil {
+			return nil, fmt.Errorf("Config.Limiter: %w", err)
+		}
 	}
 	f := &Flow{
 		limiter:     cfg.Limiter,
@@ -58,6 +63,8 @@ func New(cfg ratewindow.Config) (*Flow, error) {
 		headers:     cfg.Headers,
 		deny:        cfg.DenyHandler,
 		onError:     cfg.ErrorHandler,
+		unclass:     cfg.UnclassifiedHandler,
+		passUnclass: cfg.PassUnclassified,
 		hook:        cfg.OnDecision,
 	}
 	if f.key == nil {
@@ -73,6 +80,9 @@ func New(cfg ratewindow.Config) (*Flow, error) {
 	if f.onError == nil {
 		f.onError = ratewindow.DefaultErrorHandler
 	}
+	if f.unclass == nil {
+		f.unclass = ratewindow.DefaultUnclassifiedHandler
+	}
 	return f, nil
 }
 
@@ -87,15 +97,21 @@ func FromOptions(l *core.Limiter, opts []ratewindow.Option) (*Flow, error) {
 }
 
 // Default compiles the default options over l, for the adapters' one-line
-// Limit forms, which cannot return an error. A nil l (the only possible
-// mistake) gives a flow that fails closed: every request is answered 503
-// and reported with ErrNoLimiter.
+// Limit forms, which cannot return an error. A mistake (a nil l, or policy
+// names the headers cannot tell apart) gives a flow that serves nothing:
+// every request is answered 503 and reported with Outcome
+// UnclassifiedRejected and an Err wrapping ratewindow.ErrNoLimiter.
 func Default(l *core.Limiter) *Flow {
-	if f, err := FromOptions(l, nil); err == nil {
+	f, err := FromOptions(l, nil)
+	if err == nil {
 		return f
 	}
-	f, _ := New(ratewindow.Config{FailClosed: true, LimiterFunc: func(keyfuncs.Request, string) (*core.Limiter, error) {
-		return nil, ErrNoLimiter
-	}})
+	err = fmt.Errorf("%w: %w", ratewindow.ErrNoLimiter, err)
+	f, _ = New(ratewindow.Config{
+		LimiterFunc: func(keyfuncs.Request, string) (*core.Limiter, error) {
+			return nil, err
+		},
+		UnclassifiedHandler: ratewindow.DefaultErrorHandler,
+	})
 	return f
 }

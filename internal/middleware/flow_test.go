@@ -64,9 +64,9 @@ func TestLimiterFuncOutcomes(t *testing.T) {
 	hook := ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) })
 	choose := func(r keyfuncs.Request, key string) (*core.Limiter, error) {
 		switch key {
-		case "skip":
+		case "hdr:x-client:skip":
 			return nil, keyfuncs.ErrSkip
-		case "broken":
+		case "hdr:x-client:broken":
 			return nil, errors.New("plan lookup failed")
 		}
 		return nil, nil
@@ -85,11 +85,11 @@ func TestLimiterFuncOutcomes(t *testing.T) {
 
 	require.Len(t, events, 3)
 	assert.Equal(t, ratewindow.Skipped, events[0].Outcome)
-	assert.Equal(t, "skip", events[0].Key)
+	assert.Equal(t, "hdr:x-client:skip", events[0].Key)
 	assert.Equal(t, ratewindow.StoreErrorRejected, events[1].Outcome)
 	assert.EqualError(t, events[1].Err, "plan lookup failed")
-	assert.ErrorIs(t, events[2].Err, ErrNoLimiter)
-	assert.Equal(t, "nobody", events[2].Key)
+	assert.ErrorIs(t, events[2].Err, ratewindow.ErrNoLimiter)
+	assert.Equal(t, "hdr:x-client:nobody", events[2].Key)
 }
 
 func TestObservePredicateAlsoCoversFailures(t *testing.T) {

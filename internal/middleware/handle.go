@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/ratewindow/ratewindow"
@@ -23,6 +24,9 @@ func (f *Flow) Handle(x Exchange) bool {
 		if errors.Is(err, keyfuncs.ErrSkip) {
 			return f.skipped(x, "")
 		}
+		if errors.Is(err, keyfuncs.ErrNoKey) {
+			return f.unclassified(x, "", 0, err)
+		}
 		return f.failed(x, "", 0, err, 0)
 	}
 	l := f.limiter
@@ -32,6 +36,9 @@ func (f *Flow) Handle(x Exchange) bool {
 			if errors.Is(err, keyfuncs.ErrSkip) {
 				return f.skipped(x, key)
 			}
+			if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) {
+				return f.unclassified(x, key, 0, err)
+			}
 			return f.failed(x, key, 0, err, 0)
 		}
 		if chosen != nil {
@@ -39,11 +46,14 @@ func (f *Flow) Handle(x Exchange) bool {
 		}
 	}
 	if l == nil {
-		return f.failed(x, key, 0, ErrNoLimiter, 0)
+		return f.unclassified(x, key, 0, ratewindow.ErrNoLimiter)
 	}
 	cost := int64(1)
 	if f.cost != nil {
 		cost = f.cost(x)
+	}
+	if cost < 1 {
+		return f.unclassified(x, key, cost, fmt.Errorf("%w: cost must be at least 1, got %d", core.ErrInvalidCost, cost))
 	}
 
 	var start time.Time
@@ -56,6 +66,9 @@ func (f *Flow) Handle(x Exchange) bool {
 		latency = time.Since(start)
 	}
 	if err != nil {
+		if errors.Is(err, core.ErrInvalidCost) {
+			return f.unclassified(x, key, cost, err)
+		}
 		return f.failed(x, key, cost, err, latency)
 	}
 
@@ -163,6 +176,29 @@ func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency tim
 	ev := event(x, ratewindow.StoreErrorRejected, key, cost)
 	ev.Err, ev.Latency = err, latency
 	f.onError(x, x, ev)
+	if f.hook != nil {
+		f.hook(ev)
+	}
+	return false
+}
+
+// unclassified handles a request the limiter cannot classify: no key, an
+// invalid cost, no limiter. It is not a limiter failure, so the fail policy
+// does not apply: it is answered (by default 400) unless the user chose to
+// pass such requests, or the request is observe-only.
+func (f *Flow) unclassified(x Exchange, key string, cost int64, err error) bool {
+	observe := f.observeOnly(x)
+	if f.passUnclass || observe {
+		if f.hook != nil {
+			ev := event(x, ratewindow.UnclassifiedPassed, key, cost)
+			ev.Err, ev.ObserveOnly = err, observe
+			f.hook(ev)
+		}
+		return true
+	}
+	ev := event(x, ratewindow.UnclassifiedRejected, key, cost)
+	ev.Err = err
+	f.unclass(x, x, ev)
 	if f.hook != nil {
 		f.hook(ev)
 	}

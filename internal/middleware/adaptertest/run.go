@@ -114,6 +114,10 @@ func roundTrip(client *http.Client, base string, st Step) (response, error) {
 func checkInvalidConfig(t *testing.T, a Adapter) {
 	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerSecond(1)})
 	require.NoError(t, err)
+	// Both names are written "tier-_" in the RateLimit fields.
+	lookAlike, err := core.NewLimiter(memory.New(), []core.Policy{core.PerSecond(1).Named("tier-é"), core.PerMinute(5).Named("tier-ü")})
+	require.NoError(t, err)
+	var nilKey keyfuncs.KeyFunc // e.g. from a NewClientIP whose error was ignored
 	for _, c := range []struct {
 		name  string
 		l     *core.Limiter
@@ -123,6 +127,16 @@ func checkInvalidConfig(t *testing.T, a Adapter) {
 		{"nil limiter", nil, nil, "Config.Limiter"},
 		{"negative timeout", l, []ratewindow.Option{ratewindow.WithTimeout(-time.Second)}, "Config.Timeout"},
 		{"unknown header mode", l, []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.None + 1})}, "Config.Headers"},
+		{"nil key func", l, []ratewindow.Option{ratewindow.WithKeyFunc(nilKey)}, "WithKeyFunc(nil)"},
+		{"nil cost func", l, []ratewindow.Option{ratewindow.WithCost(nil)}, "WithCost(nil)"},
+		{"nil limiter func", l, []ratewindow.Option{ratewindow.WithLimiterFunc(nil)}, "WithLimiterFunc(nil)"},
+		{"nil skip", l, []ratewindow.Option{ratewindow.WithSkip(nil)}, "WithSkip(nil)"},
+		{"nil observe-only func", l, []ratewindow.Option{ratewindow.WithObserveOnlyFunc(nil)}, "WithObserveOnlyFunc(nil)"},
+		{"nil deny handler", l, []ratewindow.Option{ratewindow.WithDenyHandler(nil)}, "WithDenyHandler(nil)"},
+		{"nil error handler", l, []ratewindow.Option{ratewindow.WithErrorHandler(nil)}, "WithErrorHandler(nil)"},
+		{"nil unclassified handler", l, []ratewindow.Option{ratewindow.WithUnclassifiedHandler(nil)}, "WithUnclassifiedHandler(nil)"},
+		{"nil hook", l, []ratewindow.Option{ratewindow.WithOnDecision(nil)}, "WithOnDecision(nil)"},
+		{"policy names written alike", lookAlike, nil, "tier-_"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := a.Mount(t, c.l, c.opts)

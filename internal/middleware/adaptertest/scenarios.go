@@ -88,7 +88,7 @@ func Scenarios() []Scenario {
 				require.Len(t, evs, 5)
 				first := evs[0]
 				assert.Equal(t, ratewindow.Allowed, first.Outcome)
-				assert.Equal(t, "GET "+env.Adapter.ItemsRoute, first.Key)
+				assert.Equal(t, "route:GET "+env.Adapter.ItemsRoute, first.Key)
 				assert.Equal(t, env.Adapter.ItemsRoute, first.Route)
 				assert.Equal(t, http.MethodGet, first.Method)
 				assert.Equal(t, "/items/1", first.Path)
@@ -161,7 +161,7 @@ func Scenarios() []Scenario {
 				{Header: client("f"), Status: 200, Want: minute(2, 60)},
 				{Header: map[string]string{"X-Client": "p", "X-Plan": "pro"}, Repeat: 9, Status: 200},
 				{Header: map[string]string{"X-Client": "p", "X-Plan": "pro"}, Status: 429, Want: denied(ietf("minute", 10, 60, 0, 60), 60)},
-				{Header: map[string]string{"X-Client": "b", "X-Plan": "banned"}, Status: 200, Want: none},
+				{Header: map[string]string{"X-Client": "b", "X-Plan": "banned"}, Status: 400, Want: none, Body: noKeyBody},
 			},
 		},
 		{
@@ -179,7 +179,7 @@ func Scenarios() []Scenario {
 			},
 		},
 		{
-			Name: "weighted requests; a cost above the limit is a limiter error",
+			Name: "weighted requests; a cost above the limit or below 1 is answered 400, not passed",
 			Options: func(env *Env) []ratewindow.Option {
 				return []ratewindow.Option{env.Hook(), ratewindow.WithCost(func(r keyfuncs.Request) int64 {
 					n, err := strconv.ParseInt(r.Header("X-Cost"), 10, 64)
@@ -193,14 +193,66 @@ func Scenarios() []Scenario {
 				{Header: map[string]string{"X-Cost": "2"}, Status: 200, Want: minute(1, 60)},
 				{Header: map[string]string{"X-Cost": "2"}, Status: 429, Want: denied(minute(0, 60), 60)},
 				{Status: 200, Want: minute(0, 60)},
-				{Header: map[string]string{"X-Cost": "5"}, Status: 200, Want: none},
+				{Header: map[string]string{"X-Cost": "10000"}, Repeat: 5, Status: 400, Want: none, Body: invalidCostBody, ContentType: jsonType},
+				{Header: map[string]string{"X-Cost": "0"}, Status: 400, Want: none, Body: invalidCostBody},
+				{Header: map[string]string{"X-Cost": "-3"}, Status: 400, Want: none, Body: invalidCostBody},
 			},
 			Check: func(t *testing.T, env *Env) {
 				evs := env.Events()
-				require.Len(t, evs, 4)
+				require.Len(t, evs, 10)
 				assert.Equal(t, int64(2), evs[1].Cost)
-				assert.Equal(t, ratewindow.StoreErrorPassed, evs[3].Outcome)
-				assert.ErrorIs(t, evs[3].Err, core.ErrInvalidCost)
+				for _, ev := range evs[3:] {
+					assert.Equal(t, ratewindow.UnclassifiedRejected, ev.Outcome)
+					assert.ErrorIs(t, ev.Err, core.ErrInvalidCost)
+					assert.False(t, ev.FailedOpen)
+				}
+			},
+		},
+		{
+			Name: "WithPassUnclassified lets an unclassified request pass, uncounted and reported",
+			Options: func(env *Env) []ratewindow.Option {
+				return []ratewindow.Option{env.Hook(), ratewindow.WithPassUnclassified(), ratewindow.WithCost(func(r keyfuncs.Request) int64 {
+					if r.Header("X-Cost") != "" {
+						return 1000
+					}
+					return 1
+				})}
+			},
+			Steps: []Step{
+				{Header: map[string]string{"X-Cost": "big"}, Repeat: 4, Status: 200, Want: none, Body: okBody},
+				{Status: 200, Want: minute(2, 60)},
+			},
+			Check: func(t *testing.T, env *Env) {
+				u := ratewindow.UnclassifiedPassed
+				assert.Equal(t, []ratewindow.Outcome{u, u, u, u, ratewindow.Allowed}, env.Outcomes())
+			},
+		},
+		{
+			Name: "a key func broken by a nil part answers 400 instead of passing everything",
+			Options: func(env *Env) []ratewindow.Option {
+				var clientIP keyfuncs.KeyFunc // a NewClientIP whose error was ignored
+				return []ratewindow.Option{env.Hook(), ratewindow.WithKeyFunc(keyfuncs.Prefix("login", clientIP))}
+			},
+			Steps: []Step{{Repeat: 4, Status: 400, Want: none, Body: noKeyBody, ContentType: jsonType}},
+			Check: func(t *testing.T, env *Env) {
+				r := ratewindow.UnclassifiedRejected
+				assert.Equal(t, []ratewindow.Outcome{r, r, r, r}, env.Outcomes())
+				assert.ErrorIs(t, env.Events()[0].Err, core.ErrInvalidConfig, "the hook can tell a mistake from a client")
+			},
+		},
+		{
+			Name: "an unclassified observe-only request passes",
+			Options: func(env *Env) []ratewindow.Option {
+				return []ratewindow.Option{env.Hook(), ratewindow.WithObserveOnly(true),
+					ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", nil))}
+			},
+			Steps: []Step{{Status: 200, Want: none, Body: okBody}},
+			Check: func(t *testing.T, env *Env) {
+				evs := env.Events()
+				require.Len(t, evs, 1)
+				assert.Equal(t, ratewindow.UnclassifiedPassed, evs[0].Outcome)
+				assert.True(t, evs[0].ObserveOnly)
+				assert.ErrorIs(t, evs[0].Err, keyfuncs.ErrNoKey)
 			},
 		},
 		{
@@ -214,7 +266,7 @@ func Scenarios() []Scenario {
 				assert.Equal(t, ratewindow.StoreErrorPassed, evs[0].Outcome)
 				assert.True(t, evs[0].FailedOpen)
 				assert.ErrorIs(t, evs[0].Err, ErrStoreDown)
-				assert.Equal(t, "127.0.0.1", evs[0].Key)
+				assert.Equal(t, "ip:127.0.0.1", evs[0].Key)
 			},
 		},
 		{
@@ -269,7 +321,7 @@ func Scenarios() []Scenario {
 			},
 		},
 		{
-			Name: "a key func's ErrSkip exempts; ErrNoKey follows the fail policy",
+			Name: "a key func's ErrSkip exempts; ErrNoKey is answered 400 even under fail-open",
 			Options: func(env *Env) []ratewindow.Option {
 				key := func(r keyfuncs.Request) (string, error) {
 					switch r.Header("X-Who") {
@@ -280,12 +332,16 @@ func Scenarios() []Scenario {
 					}
 					return r.Header("X-Who"), nil
 				}
-				return []ratewindow.Option{ratewindow.WithKeyFunc(key), ratewindow.WithFailClosed()}
+				return []ratewindow.Option{ratewindow.WithKeyFunc(key), env.Hook()}
 			},
 			Steps: []Step{
 				{Header: map[string]string{"X-Who": "robot"}, Repeat: 4, Status: 200, Want: none},
-				{Status: 503, Want: none, Body: unavailableBody},
+				{Repeat: 3, Status: 400, Want: none, Body: noKeyBody, ContentType: jsonType},
 				{Header: map[string]string{"X-Who": "ann"}, Status: 200, Want: minute(2, 60)},
+			},
+			Check: func(t *testing.T, env *Env) {
+				s, r := ratewindow.Skipped, ratewindow.UnclassifiedRejected
+				assert.Equal(t, []ratewindow.Outcome{s, s, s, s, r, r, r, ratewindow.Allowed}, env.Outcomes())
 			},
 		},
 		{

@@ -94,6 +94,12 @@ func denyBody(retry int64) string {
 	return `{"error":"rate_limited","message":"rate limit exceeded, retry in ` + itoa(retry) + `s","retry_after":` + itoa(retry) + "}\n"
 }
 
+// The default bodies for requests the limiter cannot classify.
+const (
+	noKeyBody       = `{"error":"no_rate_limit_key","message":"the request carries nothing to rate-limit it by"}` + "\n"
+	invalidCostBody = `{"error":"invalid_request_cost","message":"the request's cost is outside what the rate limit allows"}` + "\n"
+)
+
 const unavailableBody = `{"error":"rate_limiter_unavailable","message":"the rate limiter is unavailable, try again later"}` + "\n"
 
 func client(id string) map[string]string { return map[string]string{"X-Client": id} }

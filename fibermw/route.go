@@ -1,0 +1,94 @@
+package fibermw
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// matchedRoute returns the pattern of the route that will handle c.
+//
+// Mounted on a route (app.Get("/users/:id", limit, h)), the middleware runs
+// inside that route, and c.Route() is the answer. Mounted with app.Use or
+// app.Group("/api", limit), it runs inside the Use route, whose path is
+// the mount prefix ("/" or "/api"): then the routes registered after it,
+// for the request's method, are matched against the path in the order
+// Fiber itself tries them, and the first full match is the answer. That
+// costs a scan of those routes per request; mount the middleware on each
+// route to avoid it. When nothing matches (a 404 to be), the mount prefix
+// is returned.
+func matchedRoute(c *fiber.Ctx) string {
+	own := c.Route()
+	if own == nil {
+		return ""
+	}
+	app := c.App()
+	cfg := app.Config()
+	if len(own.Params) > 0 || samePath(&cfg, own.Path, c.Path()) {
+		return own.Path
+	}
+	stack := methodStack(app, &cfg, c.Method())
+	i := 0
+	for i < len(stack) && stack[i] != own {
+		i++
+	}
+	path := c.Path()
+	if !cfg.StrictRouting && len(path) > 1 {
+		path = strings.TrimRight(path, "/") // as Fiber's own detection path
+	}
+	for _, r := range stack[min(i+1, len(stack)):] {
+		if mayMatch(&cfg, r.Path, path) && fiber.RoutePatternMatch(path, r.Path, cfg) {
+			return r.Path
+		}
+	}
+	return own.Path
+}
+
+// methodStack returns the routes Fiber tries for method, in order.
+func methodStack(app *fiber.App, cfg *fiber.Config, method string) []*fiber.Route {
+	stack := app.Stack()
+	for i, m := range cfg.RequestMethods {
+		if m == method && i < len(stack) {
+			return stack[i]
+		}
+	}
+	return nil
+}
+
+// mayMatch is a quick test that rules out most routes without parsing
+// their pattern: the literal text before the first parameter must begin
+// the path.
+func mayMatch(cfg *fiber.Config, pattern, path string) bool {
+	lit := pattern
+	if i := strings.IndexAny(pattern, ":*+\\"); i >= 0 {
+		lit = pattern[:i]
+	}
+	lit = strings.TrimRight(lit, "/")
+	if len(lit) > len(path) {
+		return false
+	}
+	if cfg.CaseSensitive {
+		return path[:len(lit)] == lit
+	}
+	return strings.EqualFold(path[:len(lit)], lit)
+}
+
+// samePath reports whether the parameterless pattern matches path exactly,
+// as Fiber compares them (case and trailing slash per the app's config).
+func samePath(cfg *fiber.Config, pattern, path string) bool {
+	if pattern == path {
+		return true
+	}
+	if !cfg.StrictRouting {
+		if len(pattern) > 1 {
+			pattern = strings.TrimRight(pattern, "/")
+		}
+		if len(path) > 1 {
+			path = strings.TrimRight(path, "/")
+		}
+	}
+	if cfg.CaseSensitive {
+		return pattern == path
+	}
+	return strings.EqualFold(pattern, path)
+}
