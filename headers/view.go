@@ -66,7 +66,22 @@ func (v *decisionView) remaining(i int) int64 {
 
 // reset is policy i's t in whole seconds, rounded up: RetryAfter when it
 // denies, else ResetAfter.
-func (v *decisionView) reset(i int) int64 { return ceilSeconds(v.resetAfter(i)) }
+//
+// On an allowed response the stores' millisecond resolution is forgiven
+// first: the sliding log records an admission at its instant rounded up to
+// the millisecond, so a log that has just admitted a request reports a
+// ResetAfter of up to a millisecond over its window, and a 1 s window would
+// read t=2. The t of an allowed response is a pacing hint; a denial's t, like
+// Retry-After, is never rounded down.
+func (v *decisionView) reset(i int) int64 {
+	if s := &v.states[i]; s.Allowed {
+		return ceilSeconds(s.ResetAfter - resolution)
+	}
+	return ceilSeconds(v.resetAfter(i))
+}
+
+// resolution is the stores' clock resolution.
+const resolution = time.Millisecond
 
 // resetAfter is policy i's time until more quota: RetryAfter when it
 // denies, else ResetAfter.

@@ -47,7 +47,7 @@ func capture() (http.Header, func(name, value string)) {
 var (
 	allowedDecision = decision(true, 0,
 		core.PolicyState{Allowed: true, Remaining: 3, ResetAfter: 700 * time.Millisecond},
-		core.PolicyState{Allowed: true, Remaining: 590, ResetAfter: 59*time.Second + time.Millisecond})
+		core.PolicyState{Allowed: true, Remaining: 590, ResetAfter: 59*time.Second + 2*time.Millisecond})
 	deniedDecision = decision(false, 1,
 		core.PolicyState{Allowed: true, Remaining: 4, ResetAfter: 300 * time.Millisecond},
 		core.PolicyState{Allowed: false, Remaining: 0, ResetAfter: 60 * time.Second, RetryAfter: 12*time.Second + 1})
@@ -411,4 +411,34 @@ func TestWriterEpochWithoutNow(t *testing.T) {
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, got, before+13, "a zero now means the system clock, never the year 1")
 	assert.LessOrEqual(t, got, after+14)
+}
+
+// A sliding log that has just admitted a request reports a ResetAfter of
+// its window plus up to a millisecond (the admission is recorded at its
+// instant rounded up). On an allowed response t forgives that millisecond,
+// so a 1 s window reads t=1, not 2; on a denial it never rounds down.
+func TestResetForgivesTheStoresMillisecond(t *testing.T) {
+	one := core.PerSecond(5).Named("log")
+	for _, c := range []struct {
+		name    string
+		allowed bool
+		after   time.Duration
+		want    string
+	}{
+		{"allowed, window plus a millisecond", true, time.Second + time.Millisecond, `"log";r=0;t=1`},
+		{"allowed, window plus two milliseconds", true, time.Second + 2*time.Millisecond, `"log";r=0;t=2`},
+		{"denied, window plus a millisecond", false, time.Second + time.Millisecond, `"log";r=0;t=2`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ps := core.PolicyState{Allowed: c.allowed, ResetAfter: c.after}
+			if !c.allowed {
+				ps.RetryAfter = c.after
+			}
+			d := &core.Decision{Allowed: c.allowed, Policies: []core.Policy{one}, Limit: 5, ResetAfter: c.after, RetryAfter: ps.RetryAfter}
+			d.States[0] = ps
+			h, set := capture()
+			headers.Writer{}.Write(set, d, t0)
+			assert.Equal(t, []string{c.want}, h["RateLimit"])
+		})
+	}
 }
