@@ -51,8 +51,10 @@ func build(cfg *config) (app, func(), error) {
 		// With Redis the round trip dwarfs it: keep the exact clock.
 		clock core.Clock = core.CoarseClock{}
 	)
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	if cfg.store == "redis" {
-		s, closeFn, err := newRedisStore(cfg.redisAddrs)
+		warn := func(msg string, err error) { logger.Warn(msg, "error", err.Error()) }
+		s, closeFn, err := newRedisStore(cfg.redisAddrs, warn)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -84,7 +86,6 @@ func build(cfg *config) (app, func(), error) {
 	// go_memstats_heap_inuse_bytes show a leak over a long run.
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collector, collectors.NewGoCollector())
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	opts = append(opts, ratewindow.WithOnDecision(logging.Chain(
 		collector.Observe, logging.Hook(logger, logging.WithErrorEvery(time.Second)))))
 	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
