@@ -61,7 +61,11 @@ func ClientOptions(addrs ...string) *redis.UniversalOptions {
 // pipelined SCRIPT LOAD each, so the next EVALSHA on that server finds
 // them. ClientOptions installs it as the client's OnConnect hook; a caller
 // with its own hook calls it from there. Loading a script the server
-// already holds costs it a hash and a lookup.
+// already holds costs it a hash and a lookup. An error answer (a Sentinel,
+// which go-redis connects with the same hook and which has no SCRIPT
+// command; a Redis that refuses the scripts, which Check reports) is
+// ignored: the connection stays usable and the store's EVALSHA falls back
+// to EVAL. Only a failed round trip fails the connection.
 func LoadScripts(ctx context.Context, cn *redis.Conn) error {
 	_, err := cn.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, sc := range scripts {
@@ -69,8 +73,8 @@ func LoadScripts(ctx context.Context, cn *redis.Conn) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("redisstore: load scripts: %w", classify(err))
+	if err != nil && !isReply(err) {
+		return fmt.Errorf("redisstore: load scripts: %w", err)
 	}
 	return nil
 }

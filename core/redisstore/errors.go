@@ -38,13 +38,15 @@ func classify(err error) error {
 	return err
 }
 
-// retryable reports whether err is a cluster answer that a later attempt
-// can get past: a redirect the cluster client did not finish within its
-// MaxRedirects (ASK, MOVED while it learns the new slot map), TRYAGAIN (a
-// multi-key call while the slot's keys are being migrated), CLUSTERDOWN (a
-// master lost and its replica not yet promoted) or LOADING.
+// retryable reports whether err is an answer that a later attempt can get
+// past while the servers change: a redirect the cluster client did not
+// finish within its MaxRedirects (ASK, MOVED while it learns the new slot
+// map), TRYAGAIN (a multi-key call while the slot's keys are being
+// migrated), CLUSTERDOWN (a master lost and its replica not yet promoted),
+// READONLY or MASTERDOWN (a master just demoted by a failover; the client
+// drops that connection and follows the new master), or LOADING.
 func retryable(err error) bool {
-	for _, p := range []string{"ASK", "MOVED", "TRYAGAIN", "CLUSTERDOWN", "LOADING"} {
+	for _, p := range []string{"ASK", "MOVED", "TRYAGAIN", "CLUSTERDOWN", "READONLY", "MASTERDOWN", "LOADING"} {
 		if redis.HasErrorPrefix(err, p) {
 			return true
 		}
@@ -52,7 +54,7 @@ func retryable(err error) bool {
 	return false
 }
 
-// Retry pacing of cluster answers (see retryable): the wait doubles from
+// Retry pacing of those answers (see retryable): the wait doubles from
 // retryMin to retryMax, and a call whose context has no deadline gives up
 // after retryBudget.
 const (
@@ -67,7 +69,11 @@ const (
 // configuration error, never retried.
 func (s *Store) runRetried(ctx context.Context, sc *script, args []any) (string, error) {
 	reply, err := sc.run(ctx, s.client, args)
-	if err == nil || !retryable(err) {
+	if err == nil {
+		return reply, nil
+	}
+	if !retryable(err) {
+		s.lostNode(err)
 		return reply, classify(err)
 	}
 	if !s.cluster {
@@ -91,5 +97,19 @@ func (s *Store) runRetried(ctx context.Context, sc *script, args []any) (string,
 		wait = min(2*wait, retryMax)
 		reply, err = sc.run(ctx, s.client, args)
 	}
+	s.lostNode(err)
 	return reply, classify(err)
+}
+
+// lostNode asks a cluster client to reload its slot map after a call
+// failed without an answer from Redis (a node refused the connection or
+// timed out). go-redis otherwise keeps sending a dead master's slots to it
+// until its periodic reload (a minute), long after a replica took over and
+// no MOVED ever comes to correct it. The reload runs in the background,
+// at most one at a time with a pause of 200 ms between.
+func (s *Store) lostNode(err error) {
+	if err == nil || !s.cluster || isReply(err) || errors.Is(err, context.Canceled) {
+		return
+	}
+	s.client.(*redis.ClusterClient).ReloadState(context.Background())
 }
