@@ -63,10 +63,12 @@ const (
 	retryBudget = 500 * time.Millisecond
 )
 
-// runRetried runs sc for args, and runs it again on a retryable cluster
-// answer until it succeeds, ctx is done or the retry budget is spent.
-// A MOVED answer to a client that cannot follow redirects is a
-// configuration error, never retried.
+// runRetried runs sc for args, and runs it again on a retryable answer
+// (see retryable) until it succeeds, ctx is done or the retry budget is
+// spent. A script is atomic and runs only where all its keys are, so an
+// answer that asks to retry means nothing was charged. A MOVED or ASK
+// answer to a client that cannot follow redirects is a configuration
+// error, never retried.
 func (s *Store) runRetried(ctx context.Context, sc *script, args []any) (string, error) {
 	reply, err := sc.run(ctx, s.client, args)
 	if err == nil {
