@@ -29,9 +29,12 @@ const ClientTimeout = 250 * time.Millisecond
 // and a Redis that accepts but does not answer fails after ClientTimeout,
 // or sooner at the request context's deadline (ContextTimeoutEnabled).
 // Cluster clients follow up to eight MOVED/ASK redirects per command, so
-// resharding and failover are ridden out; the store itself retries a
-// script that meets TRYAGAIN or an unfinished redirect within the
-// request's deadline.
+// resharding and failover are ridden out, and pause at most 20 ms between
+// their attempts on a node that does not answer, so a call to a dead
+// master fails in about a tenth of a second (go-redis's default backoff
+// would hold it for seconds) and the store can ask for the new slot map;
+// the store itself retries a script that meets TRYAGAIN or an unfinished
+// redirect within the request's deadline.
 //
 // Each new connection loads the store's scripts (OnConnect), so every
 // decision is one EVALSHA, the first on a fresh Redis included. If you set
@@ -53,6 +56,8 @@ func ClientOptions(addrs ...string) *redis.UniversalOptions {
 		ContextTimeoutEnabled: true,
 		MaxRetries:            -1,
 		MaxRedirects:          8,
+		MinRetryBackoff:       2 * time.Millisecond,
+		MaxRetryBackoff:       20 * time.Millisecond,
 		OnConnect:             LoadScripts,
 	}
 }
