@@ -69,7 +69,8 @@ func appendArgs(b []byte, now, cost int64, charge, serverTime bool, policies []c
 	return b
 }
 
-// eval runs sc for r, within ctx's deadline the way call does, and returns
+// eval runs sc for r, within ctx's deadline the way call does, retrying
+// cluster answers that a later attempt gets past (runRetried), and returns
 // the script's reply.
 func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string, error) {
 	if err := ctx.Err(); err != nil {
@@ -77,7 +78,7 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 	}
 	args := r.args[:4+n]
 	if s.inline(ctx) {
-		reply, err := sc.run(ctx, s.client, args)
+		reply, err := s.runRetried(ctx, sc, args)
 		return reply, withContext(ctx, err)
 	}
 	type result struct {
@@ -86,7 +87,7 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 	}
 	done := make(chan result, 1)
 	go func() {
-		reply, err := sc.run(ctx, s.client, args)
+		reply, err := s.runRetried(ctx, sc, args)
 		done <- result{reply, err}
 	}()
 	select {

@@ -9,7 +9,8 @@
 // # One round trip per decision
 //
 // Take and Peek run one Lua script (EVALSHA; EVAL once after a SCRIPT FLUSH
-// or restart) that evaluates every policy of the call and charges the cost
+// or restart, unless the client loads the scripts as it connects, see
+// ClientOptions) that evaluates every policy of the call and charges the cost
 // to all of them only if all allow. The script is atomic on the server, so
 // no other call for the key interleaves, across any number of clients. Its
 // arithmetic mirrors the Go algorithms in package core (fixedwindow.lua,
@@ -108,4 +109,19 @@
 // context with no deadline waits at most the client's own timeouts).
 // Errors are returned, never hidden: whether to fail open or closed is the
 // middleware's choice.
+//
+// # Production
+//
+// Create the client with ClientOptions, so a Redis that is down costs a
+// request milliseconds (go-redis's defaults spend seconds dialling and
+// retrying), and run Check at startup: an error wrapping ErrMisconfigured
+// (a cluster node behind a standalone client, a replica, comma-joined
+// addresses) means the service should not start; any other means Redis is
+// not reachable yet. A call that meets ASK, MOVED, TRYAGAIN or CLUSTERDOWN
+// while a cluster reshards or fails over is retried within its deadline; a
+// MOVED to a non-cluster client is ErrMisconfigured. The scripts start with
+// the shebang #!lua (Redis 7.0 or later), so a Redis over its maxmemory
+// refuses them before any write (ErrOutOfMemory). docs/redis.md in the
+// repository has the measured behaviour during outages, failover and
+// resharding.
 package redisstore

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
@@ -14,13 +15,16 @@ import (
 // needs a running Redis server, so it has no Output comment: go test
 // compiles it but does not run it.
 func ExampleNew() {
-	client := redis.NewUniversalClient(&redis.UniversalOptions{
-		Addrs: []string{"127.0.0.1:6379"},
-	})
+	client := redis.NewUniversalClient(redisstore.ClientOptions("127.0.0.1:6379"))
 	defer client.Close()
 
 	store, err := redisstore.New(client, redisstore.WithPrefix("myapp"))
 	if err != nil {
+		panic(err)
+	}
+	// At startup: refuse a client that does not match its Redis; a Redis
+	// that is merely down is not fatal (the fail policy applies per request).
+	if err := store.Check(context.Background()); errors.Is(err, redisstore.ErrMisconfigured) {
 		panic(err)
 	}
 	limiter, err := core.NewLimiter(store, []core.Policy{core.PerMinute(100)})

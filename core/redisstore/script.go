@@ -25,7 +25,16 @@ var algorithmFiles = blockFiles[:3]
 var (
 	oneScript  = newScript(compose("one.lua"))
 	manyScript = newScript(compose("many.lua"))
+	scripts    = []*script{oneScript, manyScript}
 )
+
+// header starts every assembled script. The shebang, with no flags, makes
+// Redis 7 check the script as a whole before running it: it is refused
+// with OOM, before any write, while Redis is over maxmemory (no
+// allow-oom); it may touch only the keys it declares, all in one slot (no
+// allow-cross-slot-keys: every key of a call shares one hash tag); and it
+// runs only on a master (no no-writes). Redis before 7.0 rejects it.
+const header = "#!lua\n"
 
 // library holds the blocks of every block file by file and block name,
 // split once for both drivers.
@@ -68,7 +77,7 @@ func (sc *script) run(ctx context.Context, c redis.UniversalClient, args []any) 
 	return cmd.Result()
 }
 
-// compose returns the driver with each placeholder line
+// compose returns header, then the driver with each placeholder line
 //
 //	-- @NAME FILE
 //
@@ -76,6 +85,7 @@ func (sc *script) run(ctx context.Context, c redis.UniversalClient, args []any) 
 // block's locals stay its own, indented as the placeholder was.
 func compose(driver string) string {
 	var b strings.Builder
+	b.WriteString(header)
 	for _, line := range strings.SplitAfter(read(driver), "\n") {
 		name, file, ok := placeholder(line)
 		if !ok {

@@ -20,13 +20,18 @@ type Store struct {
 	// the context's deadline (ContextTimeoutEnabled); otherwise the store
 	// does, see call.
 	ctxAware bool
+	// cluster is true for a *redis.ClusterClient, the one client that
+	// follows MOVED and ASK; to any other a MOVED is a configuration error.
+	cluster bool
 }
 
 var _ core.Store = (*Store)(nil)
 
 // New returns a store that keeps its counters in Redis through client: a
 // *redis.Client, *redis.ClusterClient, *redis.Ring or a Sentinel-backed
-// client. The store does not close the client.
+// client. The store does not close the client. A client whose address
+// holds several comma-joined addresses is refused (see ErrMisconfigured);
+// New itself sends nothing to Redis: run Check at startup to find the rest.
 func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, fmt.Errorf("redisstore: %w: client must not be nil", core.ErrInvalidConfig)
@@ -40,7 +45,11 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	return &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client)}, nil
+	if err := checkAddrs(client); err != nil {
+		return nil, fmt.Errorf("redisstore: %w: %w", core.ErrInvalidConfig, err)
+	}
+	_, cluster := client.(*redis.ClusterClient)
+	return &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster}, nil
 }
 
 // Take implements core.Store: one EVALSHA evaluates every policy and

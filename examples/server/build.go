@@ -52,8 +52,10 @@ func build(cfg *config) (app, func(), error) {
 		store   core.Store = memory.New()
 		release            = func() {}
 	)
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	if cfg.store == "redis" {
-		s, closeFn, err := newRedisStore(cfg.redisAddrs)
+		warn := func(msg string, err error) { logger.Warn(msg, "error", err.Error()) }
+		s, closeFn, err := newRedisStore(cfg.redisAddrs, warn)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -85,7 +87,6 @@ func build(cfg *config) (app, func(), error) {
 	// go_memstats_heap_inuse_bytes show a leak over a long run.
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collector, collectors.NewGoCollector())
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	if cfg.limitsFile != "" {
 		// The file's key, limiter and observe choices override the flags'.
 		rules, stopWatch, err := loadLimits(cfg.limitsFile, store, core.SystemClock{}, logger, reg)

@@ -10,7 +10,10 @@
 // often denied or would-deny, hashed (package topkeys). Store errors and, with -observe, would-deny
 // decisions are logged as JSON lines on stderr. Once bound, the server prints exactly
 // one line to stdout, "listening on HOST:PORT". A bad flag makes it exit
-// with status 2 and a one-line error on stderr, before binding. SIGINT or
+// with status 2 and a one-line error on stderr, before binding; so does a
+// Redis that does not match -redis-addrs (one node of a cluster given
+// alone, a replica), found by redisstore's startup check. A Redis that is
+// merely down at startup is logged, and the server starts. SIGINT or
 // SIGTERM shuts it down gracefully, with status 0.
 //
 // Flags:

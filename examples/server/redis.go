@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -9,27 +12,33 @@ import (
 	"github.com/ratewindow/ratewindow/core/redisstore"
 )
 
-// redisTimeout bounds dialing and each read and write, so a Redis that
-// is down or silent fails fast and the fail policy applies.
-const redisTimeout = time.Second
+// checkTimeout bounds the startup check of Redis.
+const checkTimeout = 2 * time.Second
 
 // newRedisStore returns the Redis store on addrs: one address is a
-// standalone server, several are the seeds of a Redis Cluster. Nothing is
-// dialled here: the server starts even while Redis is down, and then
-// answers by its fail policy.
-func newRedisStore(addrs []string) (core.Store, func(), error) {
-	client := redis.NewUniversalClient(&redis.UniversalOptions{
-		Addrs:                 addrs,
-		DialTimeout:           redisTimeout,
-		ReadTimeout:           redisTimeout,
-		WriteTimeout:          redisTimeout,
-		ContextTimeoutEnabled: true,
-		MaxRetries:            1,
-	})
+// standalone server, several are the seeds of a Redis Cluster. The client
+// has redisstore.ClientOptions, so a Redis that is down or silent costs a
+// request milliseconds before the fail policy applies.
+//
+// It runs the store's startup check: a client that does not match its
+// Redis (one node of a cluster given alone, a replica) is an error, and
+// the server does not start. A Redis that is merely unreachable is not:
+// warn is told, the server starts, and each request meets the fail policy
+// until Redis is back.
+func newRedisStore(addrs []string, warn func(msg string, err error)) (core.Store, func(), error) {
+	client := redis.NewUniversalClient(redisstore.ClientOptions(addrs...))
 	s, err := redisstore.New(client)
 	if err != nil {
 		_ = client.Close()
 		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+	defer cancel()
+	if err := s.Check(ctx); errors.Is(err, redisstore.ErrMisconfigured) {
+		_ = client.Close()
+		return nil, nil, fmt.Errorf("redis: %w", err)
+	} else if err != nil {
+		warn("redis is unreachable at startup; the fail policy applies until it is back", err)
 	}
 	return s, func() { _ = client.Close() }, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,8 +15,9 @@ import (
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
-// TestRedisDown: with nothing listening at the Redis address, -fail closed
-// answers 503 and -fail open passes; /healthz answers either way.
+// TestRedisDown: with nothing listening at the Redis address, the server
+// starts, -fail closed answers 503 and -fail open passes, each at once
+// (a refused dial, not seconds of retries); /healthz answers either way.
 func TestRedisDown(t *testing.T) {
 	dead := testredis.DeadAddr(t)
 	for _, c := range []struct {
@@ -24,7 +26,11 @@ func TestRedisDown(t *testing.T) {
 	}{{"closed", 503}, {"open", 200}} {
 		t.Run(c.fail, func(t *testing.T) {
 			p := start(t, "-store", "redis", "-redis-addrs", dead, "-fail", c.fail)
+			begin := time.Now()
 			r := get(t, p.url+"/", nil)
+			took := time.Since(begin)
+			t.Logf("answered in %v", took)
+			assert.Less(t, took, 250*time.Millisecond)
 			assert.Equal(t, c.status, r.status)
 			assert.Empty(t, r.header.Get("RateLimit"))
 			if c.status == 503 {
@@ -90,4 +96,14 @@ func TestTwoProcessesShareOneLimit(t *testing.T) {
 			require.Equal(t, map[int]int{ok: limit, deny: workers*each - limit}, counts)
 		})
 	}
+}
+
+// TestRedisMisconfigured: one node of a cluster given as the only address
+// is refused at startup, with a one-line message that says why.
+func TestRedisMisconfigured(t *testing.T) {
+	code, stdout, stderr := runExit(t, "-store", "redis", "-redis-addrs", testredis.ClusterAddrs(t)[0])
+	assert.Equal(t, 2, code)
+	assert.Empty(t, stdout, "never bound")
+	oneLine(t, stderr)
+	assert.Contains(t, stderr, "Redis Cluster node")
 }

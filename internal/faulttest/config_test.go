@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -89,6 +90,13 @@ func TestEveryConstructorRejectsBadConfig(t *testing.T) {
 			assert.Nil(t, s)
 			return err
 		}, "WithPrefix"},
+		{"redisstore.New comma-joined addresses", func() error {
+			c := redis.NewUniversalClient(redisstore.ClientOptions("127.0.0.1:1,127.0.0.1:2"))
+			defer c.Close()
+			s, err := redisstore.New(c)
+			assert.Nil(t, s)
+			return err
+		}, "several addresses"},
 
 		{"resilient.New nil primary", func() error { s, err := resilient.New(nil); assert.Nil(t, s); return err }, "primary"},
 		{"resilient.New threshold", func() error { _, err := resilient.New(mem, resilient.WithFailureThreshold(-1)); return err }, "WithFailureThreshold"},

@@ -23,5 +23,10 @@
 // but the server does not answer a PING within two seconds, the test fails.
 //
 // Tests that must stop a server mid-test (to see a store's error path) start
-// their own with Server, never touching the shared ones.
+// their own with Server (or ServerWith, for extra redis-server arguments),
+// never touching the shared ones. Tests that kill a master, fail over or
+// migrate slots start a private topology: StartCluster (masters with
+// replicas) or StartSentinel (a master, a replica and three Sentinels).
+// All of them listen on loopback ports 10000-21999 and stop in t.Cleanup;
+// they need only RATEWINDOW_REDIS_SERVER.
 package testredis

@@ -3,6 +3,7 @@ package testredis
 import (
 	"context"
 	"fmt"
+	mrand "math/rand/v2"
 	"net"
 	"os/exec"
 	"strconv"
@@ -29,10 +30,25 @@ type Instance struct {
 // ./scripts/test must never be stopped.
 func Server(t testing.TB) *Instance {
 	t.Helper()
+	return ServerWith(t)
+}
+
+// ServerWith is Server with extra redis-server arguments, such as
+// "--maxmemory", "2mb".
+func ServerWith(t testing.TB, args ...string) *Instance {
+	t.Helper()
+	return spawn(t, nil, args)
+}
+
+// spawn starts "redis-server conf --port P ... args" (conf may be empty)
+// on a free port of 10000-21999, so that a cluster bus port (P+10000)
+// stays below the kernel's ephemeral range, trying up to 5 ports.
+func spawn(t testing.TB, conf []string, args []string) *Instance {
+	t.Helper()
 	bin := ServerPath(t)
 	var lastErr error
 	for range 5 {
-		s, err := start(bin, t.TempDir())
+		s, err := start(bin, t.TempDir(), conf, args)
 		if err == nil {
 			t.Cleanup(s.Stop)
 			return s
@@ -44,17 +60,15 @@ func Server(t testing.TB) *Instance {
 }
 
 // start runs one server and waits (at most 5 s) until it answers PING.
-func start(bin, dir string) (*Instance, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func start(bin, dir string, conf, extra []string) (*Instance, error) {
+	port, err := freePort()
 	if err != nil {
-		return nil, fmt.Errorf("pick a port: %w", err)
+		return nil, err
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := ln.Close(); err != nil {
-		return nil, fmt.Errorf("pick a port: %w", err)
-	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+	args := append([]string{}, conf...)
+	args = append(args, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--protected-mode", "no", "--save", "", "--appendonly", "no", "--dir", dir)
+	cmd := exec.Command(bin, append(args, extra...)...)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -80,6 +94,27 @@ func start(bin, dir string) (*Instance, error) {
 	}
 	s.Stop()
 	return nil, fmt.Errorf("redis-server on port %d did not answer within 5s: %v", port, err)
+}
+
+// freePort returns a port of 10000-21999 where, like on the port 10000
+// above it, nothing listens on loopback.
+func freePort() (int, error) {
+	for range 50 {
+		p := 10000 + mrand.IntN(12000)
+		if portFree(p) && portFree(p+10000) {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("no free loopback port pair in 10000-31999")
+}
+
+func portFree(p int) bool {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+	if err != nil {
+		return false
+	}
+	_ = ln.Close()
+	return true
 }
 
 // Client returns a new client of the instance, closed by t.Cleanup.

@@ -132,3 +132,29 @@ func TestServerStartStop(t *testing.T) {
 	s.Stop() // idempotent
 	assert.Error(t, c.Ping(ctx).Err(), "a stopped server must not answer")
 }
+
+func TestStartCluster(t *testing.T) {
+	start := time.Now()
+	c := StartCluster(t, 3, 1, time.Second)
+	t.Logf("cluster of 6 up in %v", time.Since(start))
+	require.Len(t, c.Masters, 3)
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
+	defer rdb.Close()
+	ctx := context.Background()
+	for i := range 30 {
+		require.NoError(t, rdb.Set(ctx, fmt.Sprint("k", i), i, time.Minute).Err())
+	}
+	for i := range c.Masters {
+		require.Len(t, c.Replicas[i], 1)
+		assert.Equal(t, c.Masters[i].ID, c.Replicas[i][0].Master)
+	}
+}
+
+func TestStartSentinel(t *testing.T) {
+	start := time.Now()
+	s := StartSentinel(t, time.Second)
+	t.Logf("sentinel setup up in %v", time.Since(start))
+	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: s.Addrs(), MasterName: SentinelMaster})
+	defer rdb.Close()
+	require.NoError(t, rdb.Set(context.Background(), "k", 1, time.Minute).Err())
+}

@@ -1,0 +1,142 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Check is the startup check of a service: it reaches Redis, loads the
+// store's scripts on every master, and makes sure the client matches the
+// servers. It returns nil when the store is ready to decide.
+//
+// An error wrapping ErrMisconfigured is a setup the store cannot work
+// with, and retrying will not fix it; a service should refuse to start:
+//
+//   - a standalone or Sentinel client on a node of a Redis Cluster (the
+//     keys of the other masters would answer MOVED);
+//   - a cluster client on a server without cluster support;
+//   - a client pointed at a replica (the scripts write);
+//   - several addresses joined by commas in one address;
+//   - a Redis that rejects the scripts (before 7.0).
+//
+// Any other error means Redis could not be reached or answered late (the
+// check honours ctx's deadline). A service may start anyway: each
+// decision then meets the store error and the limiter's fail policy, and
+// the store heals on its own when Redis comes back.
+//
+//	if err := store.Check(ctx); errors.Is(err, redisstore.ErrMisconfigured) {
+//		log.Fatal(err)
+//	} else if err != nil {
+//		log.Printf("redis unreachable at startup, failing open until it is back: %v", err)
+//	}
+func (s *Store) Check(ctx context.Context) error {
+	if err := checkAddrs(s.client); err != nil {
+		return fmt.Errorf("redisstore: check: %w", err)
+	}
+	var err error
+	switch c := s.client.(type) {
+	case *redis.ClusterClient:
+		err = checkCluster(ctx, c)
+	case *redis.Ring:
+		err = c.ForEachShard(ctx, func(ctx context.Context, n *redis.Client) error {
+			return checkNode(ctx, n, false)
+		})
+	default:
+		err = checkNode(ctx, s.client, false)
+	}
+	if err != nil {
+		return fmt.Errorf("redisstore: check: %w", err)
+	}
+	return nil
+}
+
+// checkAddrs rejects an address that holds several comma-joined ones:
+// go-redis takes it as one host name and fails on every call.
+func checkAddrs(client redis.UniversalClient) error {
+	var addrs []string
+	switch c := client.(type) {
+	case *redis.Client:
+		addrs = []string{c.Options().Addr}
+	case *redis.ClusterClient:
+		addrs = c.Options().Addrs
+	case *redis.Ring:
+		for _, a := range c.Options().Addrs {
+			addrs = append(addrs, a)
+		}
+	}
+	for _, a := range addrs {
+		if strings.Contains(a, ",") {
+			return fmt.Errorf("%w: address %q holds several addresses: pass each as its own element of Addrs", ErrMisconfigured, a)
+		}
+	}
+	return nil
+}
+
+// checkCluster loads the slot map (a server without cluster support
+// refuses it) and checks every master.
+func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
+	if err := c.ClusterSlots(ctx).Err(); err != nil {
+		if isReply(err) {
+			return fmt.Errorf("%w: a cluster client, but the server is no cluster node: %w", ErrMisconfigured, err)
+		}
+		return err
+	}
+	c.ReloadState(ctx)
+	return c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+		if err := checkNode(ctx, n, true); err != nil {
+			return fmt.Errorf("%s: %w", n.Options().Addr, err)
+		}
+		return nil
+	})
+}
+
+// checkNode checks one server that the client uses as a master: not a
+// cluster node unless it is reached through a cluster client (viaCluster),
+// not a replica, and holding both scripts.
+func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
+	info, err := c.Info(ctx, "cluster", "replication").Result()
+	if err != nil {
+		return err
+	}
+	if infoField(info, "cluster_enabled") == "1" && !viaCluster {
+		return fmt.Errorf("%w: the server is a Redis Cluster node but the client is not a cluster client: "+
+			"keys of the other masters would answer MOVED (give every master's address, or use redis.NewClusterClient)", ErrMisconfigured)
+	}
+	if infoField(info, "role") == "slave" {
+		return fmt.Errorf("%w: the server is a replica; the store writes, so it needs the master", ErrMisconfigured)
+	}
+	for _, sc := range scripts {
+		sha, err := c.ScriptLoad(ctx, sc.src.(string)).Result()
+		if err != nil {
+			if isReply(err) {
+				return fmt.Errorf("%w: the server refused the store's script (Redis 7.0 or later is needed): %w", ErrMisconfigured, err)
+			}
+			return fmt.Errorf("load script: %w", err)
+		}
+		if sha != sc.sha {
+			return fmt.Errorf("%w: the server hashed the script to %s, not %s", ErrMisconfigured, sha, sc.sha)
+		}
+	}
+	return nil
+}
+
+// infoField returns the value of "name:value" in an INFO reply.
+func infoField(info, name string) string {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// isReply reports whether err is an error answer from Redis, not a
+// network failure.
+func isReply(err error) bool {
+	var r redis.Error
+	return errors.As(err, &r)
+}

@@ -1,0 +1,85 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ClientTimeout is the bound ClientOptions puts on dialing, on each read
+// and write, and on the wait for a free pooled connection. A decision is a
+// sub-millisecond script, so a Redis that has not answered in this time is
+// treated as down and the limiter's fail policy applies.
+const ClientTimeout = 250 * time.Millisecond
+
+// ClientOptions returns go-redis client options tuned for a rate limiter,
+// for the servers at addrs: one address is a standalone server (or, with
+// MasterName set, the Sentinels of a failover setup), several are the seeds
+// of a Redis Cluster. Pass them to redis.NewUniversalClient:
+//
+//	client := redis.NewUniversalClient(redisstore.ClientOptions("127.0.0.1:6379"))
+//	store, err := redisstore.New(client)
+//
+// go-redis's own defaults are made for a cache that must not lose a
+// command: five dials with backoff, three retries, five-second timeouts, so
+// a request waits seconds on a Redis that is down. With these options a
+// refused connection fails in about a millisecond (one dial, no retry),
+// and a Redis that accepts but does not answer fails after ClientTimeout,
+// or sooner at the request context's deadline (ContextTimeoutEnabled).
+// Cluster clients follow up to eight MOVED/ASK redirects per command, so
+// resharding and failover are ridden out, and pause at most 20 ms between
+// their attempts on a node that does not answer, so a call to a dead
+// master fails in about a tenth of a second (go-redis's default backoff
+// would hold it for seconds) and the store can ask for the new slot map;
+// the store itself retries a script that meets TRYAGAIN or an unfinished
+// redirect within the request's deadline.
+//
+// Each new connection loads the store's scripts (OnConnect), so every
+// decision is one EVALSHA, the first on a fresh Redis included. If you set
+// your own OnConnect, call the returned one from it too.
+//
+// Change any field before creating the client: for Sentinel set
+// MasterName (and Addrs to the Sentinels), for a protected Redis Password
+// or TLSConfig. A ClientTimeout shorter than the slowest reply of your
+// Redis (a large MIGRATE, a fork on a big data set) turns those moments
+// into store errors: raise ReadTimeout then, not the retries.
+func ClientOptions(addrs ...string) *redis.UniversalOptions {
+	return &redis.UniversalOptions{
+		Addrs:                 addrs,
+		DialTimeout:           ClientTimeout,
+		DialerRetries:         1,
+		ReadTimeout:           ClientTimeout,
+		WriteTimeout:          ClientTimeout,
+		PoolTimeout:           ClientTimeout,
+		ContextTimeoutEnabled: true,
+		MaxRetries:            -1,
+		MaxRedirects:          8,
+		MinRetryBackoff:       2 * time.Millisecond,
+		MaxRetryBackoff:       20 * time.Millisecond,
+		OnConnect:             LoadScripts,
+	}
+}
+
+// LoadScripts loads the store's scripts on the connection cn with one
+// pipelined SCRIPT LOAD each, so the next EVALSHA on that server finds
+// them. ClientOptions installs it as the client's OnConnect hook; a caller
+// with its own hook calls it from there. Loading a script the server
+// already holds costs it a hash and a lookup. An error answer (a Sentinel,
+// which go-redis connects with the same hook and which has no SCRIPT
+// command; a Redis that refuses the scripts, which Check reports) is
+// ignored: the connection stays usable and the store's EVALSHA falls back
+// to EVAL. Only a failed round trip fails the connection.
+func LoadScripts(ctx context.Context, cn *redis.Conn) error {
+	_, err := cn.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, sc := range scripts {
+			p.ScriptLoad(ctx, sc.src.(string))
+		}
+		return nil
+	})
+	if err != nil && !isReply(err) {
+		return fmt.Errorf("redisstore: load scripts: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	// ErrMisconfigured is wrapped by the errors of a store whose client does
+	// not match its Redis: a standalone client on a node of a Redis Cluster
+	// (keys of the other masters answer MOVED), a comma-joined address list
+	// given as one address, a cluster client on a server without cluster
+	// support, a Redis too old for the scripts. Check reports it at startup;
+	// a MOVED answer to a non-cluster client at run time is reported with it
+	// too, so it reads as a configuration error and not as an outage. It
+	// does not go away by retrying: fix the client's options.
+	ErrMisconfigured = errors.New("redisstore: Redis is not set up as the client expects")
+
+	// ErrOutOfMemory is wrapped by the error of a call that Redis refused
+	// because it is over its maxmemory and may not evict (maxmemory-policy
+	// noeviction, or nothing left to evict). The script was refused before
+	// it ran, so nothing was charged: the call is all-or-nothing even then.
+	ErrOutOfMemory = errors.New("redisstore: Redis is out of memory")
+)
+
+// classify wraps the Redis answers the package gives a name to.
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case redis.HasErrorPrefix(err, "OOM"):
+		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+	}
+	return err
+}
+
+// retryable reports whether err is an answer that a later attempt can get
+// past while the servers change: a redirect the cluster client did not
+// finish within its MaxRedirects (ASK, MOVED while it learns the new slot
+// map), TRYAGAIN (a multi-key call while the slot's keys are being
+// migrated), CLUSTERDOWN (a master lost and its replica not yet promoted),
+// READONLY or MASTERDOWN (a master just demoted by a failover; the client
+// drops that connection and follows the new master), or LOADING.
+func retryable(err error) bool {
+	for _, p := range []string{"ASK", "MOVED", "TRYAGAIN", "CLUSTERDOWN", "READONLY", "MASTERDOWN", "LOADING"} {
+		if redis.HasErrorPrefix(err, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Retry pacing of those answers (see retryable): the wait doubles from
+// retryMin to retryMax, and a call whose context has no deadline gives up
+// after retryBudget.
+const (
+	retryMin    = time.Millisecond
+	retryMax    = 50 * time.Millisecond
+	retryBudget = 500 * time.Millisecond
+)
+
+// runRetried runs sc for args, and runs it again on a retryable answer
+// (see retryable) until it succeeds, ctx is done or the retry budget is
+// spent. A script is atomic and runs only where all its keys are, so an
+// answer that asks to retry means nothing was charged. A MOVED or ASK
+// answer to a client that cannot follow redirects is a configuration
+// error, never retried.
+func (s *Store) runRetried(ctx context.Context, sc *script, args []any) (string, error) {
+	reply, err := sc.run(ctx, s.client, args)
+	if err == nil {
+		return reply, nil
+	}
+	if !retryable(err) {
+		s.lostNode(err)
+		return reply, classify(err)
+	}
+	if !s.cluster {
+		if redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "ASK") {
+			return "", fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
+		}
+	}
+	giveUp := time.Now().Add(retryBudget)
+	if d, ok := ctx.Deadline(); ok {
+		giveUp = d
+	}
+	wait := retryMin
+	for retryable(err) && time.Now().Add(wait).Before(giveUp) {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", err
+		case <-t.C:
+		}
+		wait = min(2*wait, retryMax)
+		reply, err = sc.run(ctx, s.client, args)
+	}
+	s.lostNode(err)
+	return reply, classify(err)
+}
+
+// lostNode asks a cluster client to reload its slot map after a call
+// failed without an answer from Redis (a node refused the connection or
+// timed out). go-redis otherwise keeps sending a dead master's slots to it
+// until its periodic reload (a minute), long after a replica took over and
+// no MOVED ever comes to correct it. The reload runs in the background,
+// at most one at a time with a pause of 200 ms between.
+func (s *Store) lostNode(err error) {
+	if err == nil || !s.cluster || isReply(err) || errors.Is(err, context.Canceled) {
+		return
+	}
+	s.client.(*redis.ClusterClient).ReloadState(context.Background())
+}

@@ -1,0 +1,157 @@
+package faulttest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// failoverLimit is high enough that no call of the failover tests is
+// denied: every acknowledged charge is one allowed call.
+const failoverLimit = 10_000_000
+
+// settle is how long after a promotion the client may still fail while it
+// learns the new topology; after that every decision must succeed.
+const settle = time.Second
+
+// TestClusterFailoverUnderLoad kills a master of a cluster of three
+// masters with a replica each, under load on keys of every master. Its
+// replica is promoted (cluster-node-timeout 1 s) and limiting resumes on the
+// same client, without a restart. The test logs how many decisions failed
+// in the window and how many acknowledged charges the promoted replica
+// lacks (replication is asynchronous).
+func TestClusterFailoverUnderLoad(t *testing.T) {
+	t.Parallel()
+	cl := testredis.StartCluster(t, 3, 1, time.Second)
+	client := redis.NewUniversalClient(redisstore.ClientOptions(cl.Addrs()...))
+	t.Cleanup(func() { _ = client.Close() })
+	s, err := redisstore.New(client)
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.Check(ctx))
+
+	ps, err := core.ValidatePolicies([]core.Policy{core.Per(failoverLimit, time.Hour).Using(core.FixedWindow)})
+	require.NoError(t, err)
+	// Two keys on every master; victim is on the master that dies.
+	victimMaster := cl.Masters[0]
+	var keys []string
+	var victim string
+	perMaster := map[string]int{}
+	for i := 0; len(keys) < 6; i++ {
+		k := fmt.Sprint("user-", i)
+		slot, err := client.ClusterKeySlot(ctx, k).Result()
+		require.NoError(t, err)
+		m := masterOf(t, cl, int(slot))
+		if perMaster[m.ID] == 2 {
+			continue
+		}
+		perMaster[m.ID]++
+		keys = append(keys, k)
+		if m == victimMaster && victim == "" {
+			victim = k
+		}
+	}
+	now := time.Now()
+	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
+	time.Sleep(500 * time.Millisecond)
+
+	killed := time.Now()
+	victimMaster.Stop()
+	replica := cl.Replicas[0][0].Client(t)
+	waitUntil(t, 20*time.Second, "the replica's promotion", func() bool {
+		info, err := replica.Info(ctx, "replication").Result()
+		return err == nil && strings.Contains(info, "role:master")
+	})
+	promoted := time.Now()
+	time.Sleep(settle + time.Second)
+	load.stop()
+
+	all := load.failuresSince(killed)
+	logFailures(t, all)
+	t.Logf("master killed; replica promoted after %v; %d of %d decisions failed", promoted.Sub(killed).Round(time.Millisecond), len(all), load.calls.Load())
+	if len(all) > 0 {
+		t.Logf("failures from %v to %v after the kill", all[0].at.Sub(killed).Round(time.Millisecond), all[len(all)-1].at.Sub(killed).Round(time.Millisecond))
+	}
+	for _, f := range load.failuresSince(promoted.Add(settle)) {
+		t.Errorf("%v after the promotion, %s failed: %v", f.at.Sub(promoted).Round(time.Millisecond), f.key, f.err)
+	}
+
+	r, err := s.Peek(ctx, victim, ps, 1, now)
+	require.NoError(t, err)
+	kept := failoverLimit - r.States[0].Remaining
+	t.Logf("key on the killed master: %d charges acknowledged, %d kept by the promoted replica (%d lost)", load.allowed[victim], kept, load.allowed[victim]-kept)
+	assert.LessOrEqual(t, kept, load.allowed[victim]+int64(len(all)), "a charge is kept only if acknowledged, or its call failed")
+}
+
+// TestSentinelFailoverUnderLoad runs SENTINEL FAILOVER on a master with one
+// replica and three Sentinels, under load. The store's client (MasterName
+// set) follows the new master without a restart; the test logs how many
+// decisions failed during the switch and how many charges were lost.
+func TestSentinelFailoverUnderLoad(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	opts := redisstore.ClientOptions(sn.Addrs()...)
+	opts.MasterName = testredis.SentinelMaster
+	client := redis.NewUniversalClient(opts)
+	t.Cleanup(func() { _ = client.Close() })
+	s, err := redisstore.New(client)
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.Check(ctx))
+
+	ps, err := core.ValidatePolicies([]core.Policy{core.Per(failoverLimit, time.Hour).Using(core.FixedWindow)})
+	require.NoError(t, err)
+	keys := []string{"a", "b", "c", "d"}
+	now := time.Now()
+	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
+	time.Sleep(500 * time.Millisecond)
+
+	sentinel := redis.NewSentinelClient(&redis.Options{Addr: sn.Sentinels[0].Addr})
+	t.Cleanup(func() { _ = sentinel.Close() })
+	started := time.Now()
+	require.NoError(t, sentinel.Failover(ctx, testredis.SentinelMaster).Err())
+	waitUntil(t, 20*time.Second, "the sentinels to name the replica master", func() bool {
+		addr, err := sentinel.GetMasterAddrByName(ctx, testredis.SentinelMaster).Result()
+		return err == nil && strings.Join(addr, ":") == sn.Replica.Addr
+	})
+	switched := time.Now()
+	time.Sleep(settle + time.Second)
+	load.stop()
+
+	all := load.failuresSince(started)
+	logFailures(t, all)
+	t.Logf("failover switched after %v; %d of %d decisions failed", switched.Sub(started).Round(time.Millisecond), len(all), load.calls.Load())
+	assert.Empty(t, load.failuresSince(switched.Add(settle)), "limiting follows the new master within %v", settle)
+
+	var acked, kept int64
+	for _, k := range keys {
+		r, err := s.Peek(ctx, k, ps, 1, now)
+		require.NoError(t, err)
+		acked += load.allowed[k]
+		kept += failoverLimit - r.States[0].Remaining
+	}
+	t.Logf("%d charges acknowledged, %d kept by the new master (%d lost)", acked, kept, acked-kept)
+	assert.LessOrEqual(t, kept, acked+int64(len(all)))
+}
+
+// waitUntil polls cond every 50 ms, failing the test after limit.
+func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out after %v waiting for %s", limit, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
