@@ -10,12 +10,22 @@
 -- (a binary search by rank on a denial) plus the pruning of expired
 -- members, each removed once.
 --
+-- No command ever leaves the set empty before the script touches it again:
+-- on a Redis Cluster whose slot is migrating, a script that reads or
+-- writes a key it has just emptied is refused by the server after its
+-- earlier writes ("non local key"), which would lose charges. So the eval
+-- block only reads (the members that left the window are skipped, by
+-- score, not deleted), a member is replaced by adding the new one before
+-- removing the old, and the charge block prunes last, after adding.
+--
 -- Two blocks that script.go pastes into the drivers (see one.lua).
 
 -- @eval: SlidingLogState.Eval: rebase a log more than a window in the
--- future (the clock stepped back), prune the members that left the window
--- (t <= now - W). a, b, c = newest instant (or nil), count, newest sum.
+-- future (the clock stepped back), then read the members still in the
+-- window (t > now - W) without removing the others (the charge block
+-- prunes them). a, b, c = newest instant (or nil), count, newest sum.
 local newest, count, top, base = nil, 0, 0, 0
+local edge = string.format('(%d', now - window)
 local r = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
 if r[2] then
   newest = tonumber(r[2])
@@ -24,19 +34,17 @@ if r[2] then
     local s0, w0 = cmsgpack.unpack(redis.call('ZRANGE', key, 0, 0)[1])
     top = top - (s0 - w0)
     newest = now
-    redis.call('DEL', key)
     redis.call('ZADD', key, string.format('%d', now), cmsgpack.pack(top, top))
+    redis.call('ZREMRANGEBYSCORE', key, string.format('(%d', now), '+inf')
     redis.call('PEXPIRE', key, string.format('%d', window + ttl_slack))
-  else
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', now - window))
   end
-  local first = redis.call('ZRANGE', key, 0, 0)
+  local first = redis.call('ZRANGEBYSCORE', key, edge, '+inf', 'LIMIT', 0, 1)
   if first[1] then
     local s0, w0 = cmsgpack.unpack(first[1])
     base = s0 - w0
     count = top - base
   else
-    newest, top = nil, 0 -- empty: the sums start again from zero
+    newest, top = nil, 0 -- nothing in the window: the sums start again from zero
   end
 end
 remaining, reset = limit - count, 0
@@ -50,9 +58,10 @@ allowed, retry = count + cost <= limit, 0
 if not allowed then
   -- The oldest member whose leaving frees need units, or the newest when
   -- even all of them do not (a limit lowered below the cost in flight).
+  -- Ranks start after the members that left the window.
   local need, at = count + cost - limit, newest or now
   if need <= count then
-    local lo, hi = 0, redis.call('ZCARD', key) - 1
+    local lo, hi = redis.call('ZCOUNT', key, '-inf', string.format('%d', now - window)), redis.call('ZCARD', key) - 1
     while lo < hi do
       local mid = (lo + hi - (lo + hi) % 2) / 2
       if cmsgpack.unpack(redis.call('ZRANGE', key, mid, mid)[1]) - base >= need then
@@ -68,7 +77,9 @@ end
 a, b, c = newest, count, top
 
 -- @charge: SlidingLogState.Charge: one member at up (the instant rounded
--- up), or at the newest member's instant if that is later.
+-- up), or at the newest member's instant if that is later; then the
+-- members that left the window are pruned (the new one keeps the set from
+-- emptying).
 local t, top = up, c
 if a then
   if a > t then
@@ -76,13 +87,15 @@ if a then
   end
   if top + cost > 4503599627370496 then
     -- Past 2^52 the sums would lose exactness as doubles: renumber them
-    -- from zero (rare: every member is rewritten once).
+    -- from zero (rare: every member is rewritten once, oldest first, each
+    -- new member added before the old one is removed; sums only shrink,
+    -- so a new member never equals one not yet rewritten).
     local base = top - b
     local all = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-    redis.call('DEL', key)
     for i = 1, #all, 2 do
       local s, w = cmsgpack.unpack(all[i])
       redis.call('ZADD', key, all[i + 1], cmsgpack.pack(s - base, w))
+      redis.call('ZREM', key, all[i])
     end
     top = top - base
   end
@@ -91,11 +104,12 @@ if a == t then
   -- Same instant as the newest member: it absorbs this request.
   local m = redis.call('ZRANGE', key, -1, -1)[1]
   local s, w = cmsgpack.unpack(m)
-  redis.call('ZREM', key, m)
   redis.call('ZADD', key, string.format('%d', t), cmsgpack.pack(s + cost, w + cost))
+  redis.call('ZREM', key, m)
 else
   redis.call('ZADD', key, string.format('%d', t), cmsgpack.pack(top + cost, cost))
 end
+redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', now - window))
 redis.call('PEXPIRE', key, string.format('%d', t - now + window + ttl_slack))
 remaining, reset = limit - b - cost, t + window - now
 if remaining < 0 then
