@@ -31,18 +31,6 @@ func TestOutcome(t *testing.T) {
 	}
 }
 
-func TestApply(t *testing.T) {
-	hook := func(ratewindow.Event) {}
-	c := ratewindow.Apply(nil, ratewindow.WithFailClosed(), ratewindow.WithTimeout(time.Second),
-		ratewindow.WithObserveOnly(true), ratewindow.WithOnDecision(hook), ratewindow.WithFailOpen())
-	assert.False(t, c.FailClosed, "later options win")
-	assert.Equal(t, time.Second, c.Timeout)
-	assert.True(t, c.ObserveOnly)
-	assert.NotNil(t, c.OnDecision)
-	assert.Nil(t, c.KeyFunc)
-	assert.Equal(t, ratewindow.Config{}, ratewindow.Apply())
-}
-
 // response records what a handler writes.
 type response struct {
 	header map[string]string
