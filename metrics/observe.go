@@ -26,7 +26,7 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 	d := &ev.Decision
 	decided := len(d.Policies) > 0 &&
 		(ev.Outcome == ratewindow.Allowed || ev.Outcome == ratewindow.Denied || ev.Outcome == ratewindow.WouldDeny)
-	policy := NoPolicy
+	policy := noPolicy
 	if decided {
 		policy = policyLabel(d.Policy().Name)
 	}

@@ -15,7 +15,7 @@ import (
 // have been denied, per route and policy. It is safe for concurrent use.
 // See the package documentation for its error bound and memory.
 type Summary struct {
-	keys   KeyMode
+	raw    bool
 	secret []byte
 	clock  core.Clock
 
@@ -51,16 +51,14 @@ func New(capacity int, opts ...Option) (*Summary, error) {
 	switch {
 	case capacity < 1:
 		return nil, fmt.Errorf("topkeys: %w: capacity must be at least 1, got %d", core.ErrInvalidConfig, capacity)
-	case cfg.keys != KeyHashed && cfg.keys != KeyRaw:
-		return nil, fmt.Errorf("topkeys: %w: unknown KeyMode %d", core.ErrInvalidConfig, cfg.keys)
 	case cfg.clock == nil:
 		return nil, fmt.Errorf("topkeys: %w: nil Clock", core.ErrInvalidConfig)
 	}
-	if cfg.keys == KeyHashed && len(cfg.secret) == 0 {
+	if !cfg.raw && len(cfg.secret) == 0 {
 		cfg.secret = randomSecret()
 	}
 	return &Summary{
-		keys:   cfg.keys,
+		raw:    cfg.raw,
 		secret: cfg.secret,
 		clock:  cfg.clock,
 		k:      capacity,

@@ -1,0 +1,4 @@
+package topkeys
+
+// HashKey is hashKey, for the external tests.
+var HashKey = hashKey
