@@ -27,7 +27,10 @@ func Limit(l *core.Limiter) gin.HandlerFunc { return wrap(middleware.Default(l))
 
 func wrap(f *middleware.Flow) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if !f.Handle((*exchange)(c)) {
+		x := getExchange(c)
+		pass := f.Handle(x)
+		putExchange(x)
+		if !pass {
 			c.Abort()
 		}
 	}
