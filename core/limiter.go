@@ -126,9 +126,9 @@ func (l *Limiter) evaluate(ctx context.Context, d *Decision, key string, cost in
 	}
 	policies := set.policies
 	if charge {
-		d.Result, err = l.store.Take(ctx, key, policies, cost, l.clock.Now())
+		d.result, err = l.store.Take(ctx, key, policies, cost, l.clock.Now())
 	} else {
-		d.Result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now())
+		d.result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now())
 	}
 	if err != nil {
 		if !errors.Is(err, ErrFallback) {
