@@ -120,7 +120,12 @@ func WithHeaders(w headers.Writer) Option { return func(c *settings) { c.Headers
 
 // WithDenyHandler replaces the response to a denied request. The
 // middleware has already written the rate-limit headers and Retry-After;
-// the handler writes the status and body.
+// the handler writes the status and body. The default answers 429 Too Many
+// Requests with a JSON body such as
+//
+//	{"error":"rate_limited","message":"rate limit exceeded, retry in 3s","retry_after":3}
+//
+// where retry_after is the same whole number of seconds as Retry-After.
 func WithDenyHandler(h Handler) Option {
 	return func(c *settings) {
 		if h == nil {
@@ -130,8 +135,13 @@ func WithDenyHandler(h Handler) Option {
 	}
 }
 
-// WithErrorHandler replaces the fail-closed response (default: 503 and a
-// JSON body).
+// WithErrorHandler replaces the fail-closed response. The default answers
+// 503 Service Unavailable with the JSON body
+//
+//	{"error":"rate_limiter_unavailable","message":"the rate limiter is unavailable, try again later"}
+//
+// and never shows the underlying error to the client; the OnDecision hook
+// sees it in Event.Err.
 func WithErrorHandler(h Handler) Option {
 	return func(c *settings) {
 		if h == nil {
@@ -155,8 +165,12 @@ func WithOnDecision(f func(Event)) Option {
 }
 
 // WithUnclassifiedHandler replaces the response to a request the limiter
-// cannot classify (default: 400 and a JSON body, see
-// DefaultUnclassifiedHandler).
+// cannot classify. The default answers 400 Bad Request, with no
+// Retry-After (waiting would not help), and a JSON body saying why:
+//
+//	{"error":"no_rate_limit_key","message":"..."}     the key func found no key
+//	{"error":"invalid_request_cost","message":"..."}  cost below 1 or above a limit
+//	{"error":"no_rate_limiter","message":"..."}       no limiter applies
 func WithUnclassifiedHandler(h Handler) Option {
 	return func(c *settings) {
 		if h == nil {

@@ -86,9 +86,6 @@ func (l *Limiter) SetPolicies(policies ...Policy) error {
 // Policies returns the limiter's current policies. Do not modify them.
 func (l *Limiter) Policies() []Policy { return l.policies.Load().policies }
 
-// Store returns the limiter's store.
-func (l *Limiter) Store() Store { return l.store }
-
 // Clock returns the limiter's clock.
 func (l *Limiter) Clock() Clock { return l.clock }
 

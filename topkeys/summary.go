@@ -202,10 +202,3 @@ func (s *Summary) Top(n int, keep func(route, policy string) bool) Report {
 	}
 	return r
 }
-
-// Len returns the number of tracked items, at most the capacity.
-func (s *Summary) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.heap)
-}

@@ -79,13 +79,13 @@ func New(cfg Settings) (*Flow, error) {
 		f.key = keyfuncs.Bounded(keyfuncs.DefaultMaxKeyLen, f.key)
 	}
 	if f.deny == nil {
-		f.deny = ratewindow.DefaultDenyHandler
+		f.deny = denyResponse
 	}
 	if f.onError == nil {
-		f.onError = ratewindow.DefaultErrorHandler
+		f.onError = unavailableResponse
 	}
 	if f.unclass == nil {
-		f.unclass = ratewindow.DefaultUnclassifiedHandler
+		f.unclass = unclassifiedResponse
 	}
 	return f, nil
 }
@@ -117,7 +117,7 @@ func Default(l *core.Limiter) *Flow {
 		LimiterFunc: func(keyfuncs.Request, string) (*core.Limiter, error) {
 			return nil, err
 		},
-		UnclassifiedHandler: ratewindow.DefaultErrorHandler,
+		UnclassifiedHandler: unavailableResponse,
 	})
 	return f
 }
