@@ -6,6 +6,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/keyhash"
 )
 
 // The messages of the records Hook writes.
@@ -21,7 +22,7 @@ const (
 
 type hook struct {
 	logger   *slog.Logger
-	keys     KeyMode
+	keys     keyMode
 	secret   []byte
 	denials  bool
 	passed   throttle
@@ -60,8 +61,8 @@ func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if cfg.keys == KeyHashed && len(cfg.secret) == 0 {
-		cfg.secret = randomSecret()
+	if cfg.keys == keyHashed && len(cfg.secret) == 0 {
+		cfg.secret = keyhash.NewSecret()
 	}
 	if cfg.clock == nil {
 		cfg.clock = core.SystemClock{}

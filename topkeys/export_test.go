@@ -1,7 +1,9 @@
 package topkeys
 
+import "github.com/ratewindow/ratewindow/internal/keyhash"
+
 // HashKey is hashKey, for the external tests.
-var HashKey = hashKey
+var HashKey = keyhash.Hash
 
 // Len returns the number of tracked items, at most the capacity.
 func (s *Summary) Len() int {

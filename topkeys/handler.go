@@ -1,13 +1,12 @@
 package topkeys
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/ratewindow/ratewindow/internal/keyhash"
 )
 
 // defaultTop is the number of items the Handler lists without an n
@@ -76,7 +75,7 @@ func (s *Summary) serve(w http.ResponseWriter, r *http.Request) {
 		if s.raw {
 			je.Key = e.Key
 		} else {
-			je.KeyHash = hashKey(s.secret, e.Key)
+			je.KeyHash = keyhash.Hash(s.secret, e.Key)
 		}
 		out.Top[i] = je
 	}
@@ -85,14 +84,4 @@ func (s *Summary) serve(w http.ResponseWriter, r *http.Request) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(out)
-}
-
-// hashKey returns the key_hash the Handler shows for key under secret:
-// the first 8 bytes of HMAC-SHA256(secret, key) in hex, as package
-// logging writes it.
-func hashKey(secret []byte, key string) string {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(key))
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(m.Sum(sum[:0])[:8])
 }

@@ -1,10 +1,6 @@
 package topkeys
 
-import (
-	"crypto/rand"
-
-	"github.com/ratewindow/ratewindow/core"
-)
+import "github.com/ratewindow/ratewindow/core"
 
 // Option configures a Summary.
 type Option func(*config)
@@ -34,9 +30,3 @@ func WithKeySecret(secret []byte) Option {
 // WithClock sets the clock that stamps LastSeen (the system clock by
 // default); tests pass a *core.FakeClock.
 func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }
-
-func randomSecret() []byte {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // never fails on the supported platforms
-	return b
-}

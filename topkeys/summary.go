@@ -9,6 +9,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/keyhash"
 )
 
 // Summary is a Space-Saving summary of the keys that were denied or would
@@ -55,7 +56,7 @@ func New(capacity int, opts ...Option) (*Summary, error) {
 		return nil, fmt.Errorf("topkeys: %w: nil Clock", core.ErrInvalidConfig)
 	}
 	if !cfg.raw && len(cfg.secret) == 0 {
-		cfg.secret = randomSecret()
+		cfg.secret = keyhash.NewSecret()
 	}
 	return &Summary{
 		raw:    cfg.raw,
