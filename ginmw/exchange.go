@@ -18,18 +18,6 @@ type exchange struct {
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
-func getExchange(c *gin.Context) *exchange {
-	x := exchanges.Get().(*exchange)
-	x.c = c
-	return x
-}
-
-func putExchange(x *exchange) {
-	x.c = nil
-	x.set.Reset()
-	exchanges.Put(x)
-}
-
 func (x *exchange) Method() string                    { return x.c.Request.Method }
 func (x *exchange) Path() string                      { return x.c.Request.URL.Path }
 func (x *exchange) Route() string                     { return x.c.FullPath() }

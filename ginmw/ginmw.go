@@ -27,9 +27,11 @@ func Limit(l *core.Limiter) gin.HandlerFunc { return wrap(middleware.Default(l))
 
 func wrap(f *middleware.Flow) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		x := getExchange(c)
+		x := exchanges.Get().(*exchange)
+		x.c = c
 		pass := f.Handle(x)
-		putExchange(x)
+		*x = exchange{} // forget the request and the header block
+		exchanges.Put(x)
 		if !pass {
 			c.Abort()
 		}
