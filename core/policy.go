@@ -8,9 +8,9 @@ import (
 )
 
 // MaxPolicies is the largest number of policies one Limiter evaluates
-// together (say, per second, per minute, per hour and per day). Decisions
-// carry every policy's state inline, so a Decision never allocates; every
-// decision zeroes and copies that array, so it is kept small.
+// together (say, per second, per minute, per hour and per day). A Decision
+// carries every policy's state inline (see Decision.States), so it never
+// allocates.
 const MaxPolicies = 4
 
 // MaxLimit is the largest Limit a policy may have (2^32 − 1): the memory
