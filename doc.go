@@ -32,7 +32,7 @@
 // LimiterFunc), a cost below 1 or above a policy's limit, or no limiter
 // (ErrNoLimiter) is not a store outage, and fail-open never waves it
 // through: it is answered 400 Bad Request with a JSON body saying why and
-// no Retry-After (DefaultUnclassifiedHandler), and reported with Outcome
+// no Retry-After, and reported with Outcome
 // UnclassifiedRejected. WithUnclassifiedHandler changes the response;
 // WithPassUnclassified lets such requests pass uncounted (Outcome
 // UnclassifiedPassed), as does observe-only mode.

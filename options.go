@@ -1,90 +1,26 @@
 package ratewindow
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/options"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
-// Config is the configuration of one middleware instance. Build it with
-// Options; every adapter's New takes the same Options. The zero value of
-// each field is the documented default.
-type Config struct {
-	// Limiter decides requests unless LimiterFunc picks another one. The
-	// adapters' New functions set it from their first argument.
-	Limiter *core.Limiter
-	// LimiterFunc, if set, chooses the limiter per request (see
-	// WithLimiterFunc).
-	LimiterFunc LimiterFunc
-	// KeyFunc derives the key; nil means keyfuncs.RemoteIP.
-	KeyFunc keyfuncs.KeyFunc
-	// CostFunc weighs a request; nil means every request costs 1.
-	CostFunc CostFunc
-	// Skip, if set and true for a request, lets it pass unlimited.
-	Skip func(r keyfuncs.Request) bool
-	// ObserveOnly computes and reports decisions and writes headers but
-	// never blocks.
-	ObserveOnly bool
-	// ObserveOnlyFunc, if set, makes the observe-only choice per request
-	// (true: observe; false: enforce). ObserveOnly, when true, wins.
-	ObserveOnlyFunc func(r keyfuncs.Request) bool
-	// FailClosed answers 503 when the limiter fails; false (the default)
-	// lets the request pass.
-	FailClosed bool
-	// Timeout bounds each store call; zero means only the request's own
-	// context bounds it. Must not be negative.
-	Timeout time.Duration
-	// Headers writes the rate-limit header fields; the zero value writes
-	// the IETF RateLimit and RateLimit-Policy fields.
-	Headers headers.Writer
-	// DenyHandler writes the response to a denied request; nil means
-	// DefaultDenyHandler.
-	DenyHandler Handler
-	// ErrorHandler writes the response when the limiter fails and
-	// FailClosed is set; nil means DefaultErrorHandler.
-	ErrorHandler Handler
-	// OnDecision, if set, is called once for every request the middleware
-	// sees (see Event).
-	OnDecision func(Event)
-	// UnclassifiedHandler writes the response to a request that could not
-	// be classified (no key, invalid cost, no limiter); nil means
-	// DefaultUnclassifiedHandler.
-	UnclassifiedHandler Handler
-	// PassUnclassified lets a request that could not be classified pass,
-	// uncounted, instead of answering it.
-	PassUnclassified bool
+// Option configures the middleware. Every adapter's New takes the same
+// Options, applied in order (a later option wins). An option given a nil
+// function makes New fail, wrapping core.ErrInvalidConfig: a KeyFunc that
+// is nil because an error was ignored must not turn into a silent default.
+type Option func(*settings)
 
-	// errs are the mistakes options found (a nil function), reported by
-	// the adapters' New.
-	errs []error
-}
-
-// Err reports the first mistake an option found in its arguments, such as
-// WithKeyFunc(nil), wrapping core.ErrInvalidConfig; nil if none. The
-// adapters' New functions return it.
-func (c *Config) Err() error {
-	if len(c.errs) == 0 {
-		return nil
-	}
-	return c.errs[0]
-}
-
-// nilArg records that option was given a nil function.
-func (c *Config) nilArg(option string) {
-	c.errs = append(c.errs, fmt.Errorf("%w: %s(nil): a nil function is a mistake, leave the option out to get the default", core.ErrInvalidConfig, option))
-}
-
-// Option sets one field of a Config. An option given a nil function makes
-// the adapter's New fail: a KeyFunc that is nil because an error was
-// ignored must not turn into a silent default.
-type Option func(*Config)
+// settings are the resolved options; internal/middleware reads them.
+type settings = options.Settings[Handler, Event]
 
 // LimiterFunc chooses the limiter for a request, for example by the plan of
 // the API key that key holds: free clients on a 100/min limiter, paying ones
-// on 1000/min. Returning nil, nil uses Config.Limiter. Returning
+// on 1000/min. Returning nil, nil uses the limiter given to New. Returning
 // keyfuncs.ErrSkip lets the request pass unlimited; any other error is
 // handled like a store error (fail open or closed).
 //
@@ -100,17 +36,13 @@ type LimiterFunc func(r keyfuncs.Request, key string) (*core.Limiter, error)
 // core.ErrInvalidCost (see WithPassUnclassified).
 type CostFunc func(r keyfuncs.Request) int64
 
-// WithLimiter sets the default limiter (the adapters' New functions take
-// it as their first argument, so this is rarely needed).
-func WithLimiter(l *core.Limiter) Option { return func(c *Config) { c.Limiter = l } }
-
 // WithLimiterFunc chooses the limiter per request (tiered plans). See
 // LimiterFunc. A request for which it returns nil, nil while no default
 // limiter is set cannot be classified (ErrNoLimiter).
 func WithLimiterFunc(f LimiterFunc) Option {
-	return func(c *Config) {
+	return func(c *settings) {
 		if f == nil {
-			c.nilArg("WithLimiterFunc")
+			c.NilArg("WithLimiterFunc")
 		}
 		c.LimiterFunc = f
 	}
@@ -118,9 +50,9 @@ func WithLimiterFunc(f LimiterFunc) Option {
 
 // WithKeyFunc sets how the key is derived (default keyfuncs.RemoteIP).
 func WithKeyFunc(f keyfuncs.KeyFunc) Option {
-	return func(c *Config) {
+	return func(c *settings) {
 		if f == nil {
-			c.nilArg("WithKeyFunc")
+			c.NilArg("WithKeyFunc")
 		}
 		c.KeyFunc = f
 	}
@@ -128,9 +60,9 @@ func WithKeyFunc(f keyfuncs.KeyFunc) Option {
 
 // WithCost sets the cost of each request (weighted requests).
 func WithCost(f CostFunc) Option {
-	return func(c *Config) {
+	return func(c *settings) {
 		if f == nil {
-			c.nilArg("WithCost")
+			c.NilArg("WithCost")
 		}
 		c.CostFunc = f
 	}
@@ -139,9 +71,9 @@ func WithCost(f CostFunc) Option {
 // WithSkip exempts the requests for which skip returns true: they pass
 // without being counted, and are reported with Outcome Skipped.
 func WithSkip(skip func(r keyfuncs.Request) bool) Option {
-	return func(c *Config) {
+	return func(c *settings) {
 		if skip == nil {
-			c.nilArg("WithSkip")
+			c.NilArg("WithSkip")
 		}
 		c.Skip = skip
 	}
@@ -152,15 +84,15 @@ func WithSkip(skip func(r keyfuncs.Request) bool) Option {
 // client past its quota sees remaining 0), and a request enforcement would
 // deny is passed on and reported with Outcome WouldDeny. Use it to roll out
 // a new limit safely.
-func WithObserveOnly(on bool) Option { return func(c *Config) { c.ObserveOnly = on } }
+func WithObserveOnly(on bool) Option { return func(c *settings) { c.ObserveOnly = on } }
 
 // WithObserveOnlyFunc makes observe-only a per-request choice, to switch
 // enforcement on tenant by tenant: return true to observe, false to
 // enforce.
 func WithObserveOnlyFunc(f func(r keyfuncs.Request) bool) Option {
-	return func(c *Config) {
+	return func(c *settings) {
 		if f == nil {
-			c.nilArg("WithObserveOnlyFunc")
+			c.NilArg("WithObserveOnlyFunc")
 		}
 		c.ObserveOnlyFunc = f
 	}
@@ -168,42 +100,52 @@ func WithObserveOnlyFunc(f func(r keyfuncs.Request) bool) Option {
 
 // WithFailOpen lets requests pass when the limiter fails (the default).
 // The error is reported with Outcome StoreErrorPassed.
-func WithFailOpen() Option { return func(c *Config) { c.FailClosed = false } }
+func WithFailOpen() Option { return func(c *settings) { c.FailClosed = false } }
 
 // WithFailClosed answers 503 Service Unavailable when the limiter fails,
 // with the JSON body {"error":"rate_limiter_unavailable","message":"..."}
 // (see WithErrorHandler to change it). Observe-only requests still pass.
-func WithFailClosed() Option { return func(c *Config) { c.FailClosed = true } }
+func WithFailClosed() Option { return func(c *settings) { c.FailClosed = true } }
 
 // WithTimeout bounds every store call to d, on top of the request's own
 // context. A call that runs out of time is a store error (fail open or
 // closed). Zero means no extra bound. The bound is the context's deadline,
 // which the store must honour (the memory and Redis stores do).
-func WithTimeout(d time.Duration) Option { return func(c *Config) { c.Timeout = d } }
+func WithTimeout(d time.Duration) Option { return func(c *settings) { c.Timeout = d } }
 
 // WithHeaders sets how the rate-limit header fields are written (mode,
 // every policy or only the binding one, ...). Retry-After is written on
 // every denial whatever the mode.
-func WithHeaders(w headers.Writer) Option { return func(c *Config) { c.Headers = w } }
+func WithHeaders(w headers.Writer) Option { return func(c *settings) { c.Headers = w } }
 
 // WithDenyHandler replaces the response to a denied request. The
 // middleware has already written the rate-limit headers and Retry-After;
-// the handler writes the status and body.
+// the handler writes the status and body. The default answers 429 Too Many
+// Requests with a JSON body such as
+//
+//	{"error":"rate_limited","message":"rate limit exceeded, retry in 3s","retry_after":3}
+//
+// where retry_after is the same whole number of seconds as Retry-After.
 func WithDenyHandler(h Handler) Option {
-	return func(c *Config) {
+	return func(c *settings) {
 		if h == nil {
-			c.nilArg("WithDenyHandler")
+			c.NilArg("WithDenyHandler")
 		}
 		c.DenyHandler = h
 	}
 }
 
-// WithErrorHandler replaces the fail-closed response (default: 503 and a
-// JSON body).
+// WithErrorHandler replaces the fail-closed response. The default answers
+// 503 Service Unavailable with the JSON body
+//
+//	{"error":"rate_limiter_unavailable","message":"the rate limiter is unavailable, try again later"}
+//
+// and never shows the underlying error to the client; the OnDecision hook
+// sees it in Event.Err.
 func WithErrorHandler(h Handler) Option {
-	return func(c *Config) {
+	return func(c *settings) {
 		if h == nil {
-			c.nilArg("WithErrorHandler")
+			c.NilArg("WithErrorHandler")
 		}
 		c.ErrorHandler = h
 	}
@@ -214,21 +156,25 @@ func WithErrorHandler(h Handler) Option {
 // after the deny or error response was written. Keep it fast; it is on the
 // request path. When no hook is set no Event is built.
 func WithOnDecision(f func(Event)) Option {
-	return func(c *Config) {
+	return func(c *settings) {
 		if f == nil {
-			c.nilArg("WithOnDecision")
+			c.NilArg("WithOnDecision")
 		}
 		c.OnDecision = f
 	}
 }
 
 // WithUnclassifiedHandler replaces the response to a request the limiter
-// cannot classify (default: 400 and a JSON body, see
-// DefaultUnclassifiedHandler).
+// cannot classify. The default answers 400 Bad Request, with no
+// Retry-After (waiting would not help), and a JSON body saying why:
+//
+//	{"error":"no_rate_limit_key","message":"..."}     the key func found no key
+//	{"error":"invalid_request_cost","message":"..."}  cost below 1 or above a limit
+//	{"error":"no_rate_limiter","message":"..."}       no limiter applies
 func WithUnclassifiedHandler(h Handler) Option {
-	return func(c *Config) {
+	return func(c *settings) {
 		if h == nil {
-			c.nilArg("WithUnclassifiedHandler")
+			c.NilArg("WithUnclassifiedHandler")
 		}
 		c.UnclassifiedHandler = h
 	}
@@ -240,16 +186,4 @@ func WithUnclassifiedHandler(h Handler) Option {
 // with no key (say, Header("X-API-Key", nil) and no API key) or a cost
 // above the limit is not a store outage, and fail-open must not wave it
 // through. Use this only when every route has another line of defence.
-func WithPassUnclassified() Option { return func(c *Config) { c.PassUnclassified = true } }
-
-// Apply returns a Config with every option applied in order to a zero
-// Config, nil options ignored. Adapters call it; callers rarely need to.
-func Apply(opts ...Option) Config {
-	var c Config
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
-	return c
-}
+func WithPassUnclassified() Option { return func(c *settings) { c.PassUnclassified = true } }

@@ -10,9 +10,9 @@ import (
 
 // Defaults of a Transport built without options.
 const (
-	DefaultMaxRetries = 3
-	DefaultMaxWait    = time.Minute
-	DefaultJitter     = 0.05
+	defaultMaxRetries = 3
+	defaultMaxWait    = time.Minute
+	defaultJitter     = 0.05
 )
 
 // Option configures a Transport.
@@ -28,7 +28,7 @@ type config struct {
 }
 
 func defaults() config {
-	return config{maxRetries: DefaultMaxRetries, maxWait: DefaultMaxWait, jitter: DefaultJitter, pace: true, key: hostKey}
+	return config{maxRetries: defaultMaxRetries, maxWait: defaultMaxWait, jitter: defaultJitter, pace: true, key: hostKey}
 }
 
 // hostKey shares state between requests to the same host and port.

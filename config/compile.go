@@ -12,13 +12,13 @@ import (
 
 // Mode names.
 const (
-	ModeEnforce = "enforce"
-	ModeObserve = "observe"
+	modeEnforce = "enforce"
+	modeObserve = "observe"
 )
 
-// MatchAny is the match pattern of the route that takes every request no
+// matchAny is the match pattern of the route that takes every request no
 // other route matches.
-const MatchAny = "*"
+const matchAny = "*"
 
 // compiled is one checked configuration, immutable once built.
 type compiled struct {
@@ -78,7 +78,7 @@ func compile(f *file, store core.Store, clock core.Clock) (*compiled, error) {
 		}
 		names[re.Name] = i
 		if len(re.Match) == 0 {
-			return nil, fmt.Errorf("%s.match: must list at least one route pattern (or %q)", at, MatchAny)
+			return nil, fmt.Errorf("%s.match: must list at least one route pattern (or %q)", at, matchAny)
 		}
 		for j, m := range re.Match {
 			if m == "" {
@@ -88,7 +88,7 @@ func compile(f *file, store core.Store, clock core.Clock) (*compiled, error) {
 				return nil, fmt.Errorf("%s.match[%d]: %q is already matched by routes[%d]", at, j, m, k)
 			}
 			patterns[m] = i
-			if m == MatchAny {
+			if m == matchAny {
 				c.fallback = rt
 			} else {
 				c.byPattern[m] = rt
@@ -205,12 +205,12 @@ func shortDuration(d time.Duration) string {
 
 func parseMode(s string) (observe bool, err error) {
 	switch s {
-	case "", ModeEnforce:
+	case "", modeEnforce:
 		return false, nil
-	case ModeObserve:
+	case modeObserve:
 		return true, nil
 	}
-	return false, fmt.Errorf("%q is not %q or %q", s, ModeObserve, ModeEnforce)
+	return false, fmt.Errorf("%q is not %q or %q", s, modeObserve, modeEnforce)
 }
 
 // keyFunc builds a key strategy.

@@ -33,8 +33,8 @@ func (a Algorithm) String() string {
 	return fmt.Sprintf("Algorithm(%d)", uint8(a))
 }
 
-// Valid reports whether a is one of the known algorithms.
-func (a Algorithm) Valid() bool { return a <= SlidingLog }
+// valid reports whether a is one of the known algorithms.
+func (a Algorithm) valid() bool { return a <= SlidingLog }
 
 // ParseAlgorithm returns the Algorithm named s ("sliding-window",
 // "fixed-window" or "sliding-log").

@@ -33,9 +33,6 @@ type Decision struct {
 	Remaining  int64
 	ResetAfter time.Duration
 	RetryAfter time.Duration
-	// Result is the store's answer, embedded so that States, each policy's
-	// state, reads as d.States; States[i] belongs to Policies[i].
-	Result
 	// Limit is the binding policy's Limit.
 	Limit int64
 	// Index is the binding policy's position in Policies: on a denial the
@@ -51,10 +48,18 @@ type Decision struct {
 	// with ErrFallback). It is enforced like any other; hooks, metrics and
 	// logs can tell it apart.
 	Fallback bool
+
+	// result holds each policy's state; States is the view of it.
+	result Result
 }
 
-// State returns the state of Policies[i].
-func (d *Decision) State(i int) PolicyState { return d.States[i] }
+// States returns the state of each policy: States()[i] belongs to
+// Policies[i]. It is a view of d's own storage (no copy, no allocation),
+// as long-lived as d; a hook that keeps it must copy it. On a hand-made
+// Decision, set Policies first, then write the states through the view.
+func (d *Decision) States() []PolicyState {
+	return d.result.States[:min(len(d.Policies), MaxPolicies)]
+}
 
 // Policy returns the binding policy, Policies[Index], or the zero Policy
 // when Index does not index Policies (a zero or hand-made Decision).
@@ -65,27 +70,27 @@ func (d *Decision) Policy() Policy {
 	return Policy{}
 }
 
-// decide completes the Decision d, whose Policies and Result are set, with
+// decide completes the Decision d, whose Policies and result are set, with
 // the binding policy's state.
 func decide(d *Decision) {
 	policies := d.Policies
 	allowed, bind := true, 0
 	for i := range policies {
-		s := &d.States[i]
+		s := &d.result.States[i]
 		if !s.Allowed {
-			if allowed || s.RetryAfter > d.States[bind].RetryAfter {
+			if allowed || s.RetryAfter > d.result.States[bind].RetryAfter {
 				bind = i
 			}
 			allowed = false
 			continue
 		}
-		if allowed && s.Remaining < d.States[bind].Remaining {
+		if allowed && s.Remaining < d.result.States[bind].Remaining {
 			bind = i
 		}
 	}
 	// The binding state carries the decision: it allowed if and only if
 	// every policy did, and its RetryAfter is zero when it allowed.
-	s := &d.States[bind]
+	s := &d.result.States[bind]
 	d.Allowed, d.Remaining, d.ResetAfter, d.RetryAfter = s.Allowed, s.Remaining, s.ResetAfter, s.RetryAfter
 	d.Index = bind
 	d.Limit = policies[bind].Limit

@@ -86,15 +86,12 @@ func (l *Limiter) SetPolicies(policies ...Policy) error {
 // Policies returns the limiter's current policies. Do not modify them.
 func (l *Limiter) Policies() []Policy { return l.policies.Load().policies }
 
-// Store returns the limiter's store.
-func (l *Limiter) Store() Store { return l.store }
-
 // Clock returns the limiter's clock.
 func (l *Limiter) Clock() Clock { return l.clock }
 
 // Allow is AllowN with a cost of 1.
 func (l *Limiter) Allow(ctx context.Context, key string) (d Decision, err error) {
-	err = l.evaluate(&d, ctx, key, 1, true)
+	err = l.evaluate(ctx, &d, key, 1, true)
 	return d, err
 }
 
@@ -104,14 +101,14 @@ func (l *Limiter) Allow(ctx context.Context, key string) (d Decision, err error)
 // fail open or closed. An answer the store marks with ErrFallback is a
 // Decision with Fallback set and a nil error.
 func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (d Decision, err error) {
-	err = l.evaluate(&d, ctx, key, cost, true)
+	err = l.evaluate(ctx, &d, key, cost, true)
 	return d, err
 }
 
 // Peek reports what AllowN(ctx, key, cost) would decide now, without
 // charging anything.
 func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (d Decision, err error) {
-	err = l.evaluate(&d, ctx, key, cost, false)
+	err = l.evaluate(ctx, &d, key, cost, false)
 	return d, err
 }
 
@@ -119,16 +116,16 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (d Decision,
 // into the zero Decision *d, which it leaves zero on error. Allow, AllowN
 // and Peek write through it rather than return each other's Decision: a
 // Decision is over 200 bytes, and each extra copy costs.
-func (l *Limiter) evaluate(d *Decision, ctx context.Context, key string, cost int64, charge bool) (err error) {
+func (l *Limiter) evaluate(ctx context.Context, d *Decision, key string, cost int64, charge bool) (err error) {
 	set := l.policies.Load()
 	if err := set.check(key, cost); err != nil {
 		return err
 	}
 	policies := set.policies
 	if charge {
-		d.Result, err = l.store.Take(ctx, key, policies, cost, l.clock.Now())
+		d.result, err = l.store.Take(ctx, key, policies, cost, l.clock.Now())
 	} else {
-		d.Result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now())
+		d.result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now())
 	}
 	if err != nil {
 		if !errors.Is(err, ErrFallback) {

@@ -116,7 +116,7 @@ func TestDecisionNamesBindingPolicy(t *testing.T) {
 	assert.Equal(t, int64(2), d.Remaining)
 	assert.Equal(t, int64(3), d.Limit)
 	assert.Len(t, d.Policies, 2)
-	assert.Equal(t, int64(3), d.State(1).Remaining)
+	assert.Equal(t, int64(3), d.States()[1].Remaining)
 
 	for i := 0; i < 2; i++ {
 		_, err = l.Allow(ctx, "k")
@@ -138,7 +138,7 @@ func TestDecisionNamesBindingPolicy(t *testing.T) {
 	assert.Equal(t, "steady", d.Policy().Name)
 	assert.Equal(t, 1, d.Index)
 	assert.Equal(t, 59*time.Second, d.RetryAfter, "the oldest unit (t0) leaves the minute at t0+60s; now is t0+1s")
-	assert.True(t, d.State(0).Allowed, "burst alone would allow")
+	assert.True(t, d.States()[0].Allowed, "burst alone would allow")
 }
 
 func TestDecisionPicksLongestWaitAmongDenials(t *testing.T) {
@@ -235,7 +235,7 @@ func TestDecisionCarriesBindingState(t *testing.T) {
 		for i := 0; i < 5; i++ {
 			d, err := l.Allow(ctx, "k")
 			require.NoError(t, err)
-			s := d.States[d.Index]
+			s := d.States()[d.Index]
 			assert.Equal(t, core.PolicyState{Allowed: d.Allowed, Remaining: d.Remaining, ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter}, s)
 			assert.Equal(t, d.Policies[d.Index], d.Policy())
 			assert.Equal(t, d.Policy().Limit, d.Limit)
@@ -301,7 +301,7 @@ func TestFallbackAnswersAreDecisions(t *testing.T) {
 				assert.False(t, d.Allowed)
 				assert.Equal(t, "minute", d.Policy().Name, "the answer is decided as usual")
 				assert.Equal(t, time.Second, d.RetryAfter)
-				assert.Equal(t, denied.States, d.States)
+				assert.Equal(t, denied.States[:len(d.Policies)], d.States())
 			}
 		})
 	}
@@ -316,4 +316,24 @@ func TestDecisionPolicyOnHandMadeDecisions(t *testing.T) {
 		d.Index = index
 		assert.Equal(t, want, d.Policy(), "Index %d", index)
 	}
+}
+
+// States is a view of the Decision's own storage: one state per policy,
+// no allocation, and writable, so a test can build a Decision by hand.
+func TestDecisionStatesIsAView(t *testing.T) {
+	l, _ := newLimiter(t, core.PerSecond(3).Named("burst"), core.PerMinute(4).Named("steady"))
+	d, err := l.Allow(context.Background(), "k")
+	require.NoError(t, err)
+	require.Len(t, d.States(), 2, "one state per policy, not MaxPolicies")
+	assert.Equal(t, int64(3), d.States()[1].Remaining)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = d.States() }))
+
+	var h core.Decision
+	assert.Empty(t, h.States(), "no policies, no states")
+	h.Policies = []core.Policy{core.PerMinute(5)}
+	h.States()[0] = core.PolicyState{Allowed: true, Remaining: 4}
+	assert.Equal(t, int64(4), h.States()[0].Remaining)
+
+	h.Policies = make([]core.Policy, core.MaxPolicies+1)
+	assert.Len(t, h.States(), core.MaxPolicies, "a hand-made Decision with too many policies")
 }

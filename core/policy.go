@@ -8,9 +8,9 @@ import (
 )
 
 // MaxPolicies is the largest number of policies one Limiter evaluates
-// together (say, per second, per minute, per hour and per day). Decisions
-// carry every policy's state inline, so a Decision never allocates; every
-// decision zeroes and copies that array, so it is kept small.
+// together (say, per second, per minute, per hour and per day). A Decision
+// carries every policy's state inline (see Decision.States), so it never
+// allocates.
 const MaxPolicies = 4
 
 // MaxLimit is the largest Limit a policy may have (2^32 − 1): the memory
@@ -58,9 +58,6 @@ func (p Policy) Named(name string) Policy { p.Name, p.fp = name, 0; return p }
 // Using returns a copy of p counted by algorithm a.
 func (p Policy) Using(a Algorithm) Policy { p.Algorithm, p.fp = a, 0; return p }
 
-// WindowMillis returns the window in whole milliseconds.
-func (p Policy) WindowMillis() int64 { return p.Window.Milliseconds() }
-
 // Validate reports the first problem with p, wrapping ErrInvalidConfig.
 func (p Policy) Validate() error {
 	switch {
@@ -72,9 +69,9 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("%w: policy %q: Window must be at least 1ms, got %v", ErrInvalidConfig, p.Name, p.Window)
 	case p.Window%time.Millisecond != 0:
 		return fmt.Errorf("%w: policy %q: Window must be a whole number of milliseconds, got %v", ErrInvalidConfig, p.Name, p.Window)
-	case !p.Algorithm.Valid():
+	case !p.Algorithm.valid():
 		return fmt.Errorf("%w: policy %q: unknown Algorithm %v", ErrInvalidConfig, p.Name, p.Algorithm)
-	case p.Limit > maxExactProduct/2/p.WindowMillis():
+	case p.Limit > maxExactProduct/2/p.Window.Milliseconds():
 		return fmt.Errorf("%w: policy %q: Limit × Window too large (%d per %v); keep 2·Limit·Window(ms) under 2^53", ErrInvalidConfig, p.Name, p.Limit, p.Window)
 	}
 	return nil

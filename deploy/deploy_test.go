@@ -192,7 +192,7 @@ func exportedNames(t *testing.T) map[string]bool {
 	policy := core.PerMinute(100).Named("per-minute")
 	decision := func(allowed bool, remaining int64, fallback bool) core.Decision {
 		d := core.Decision{Allowed: allowed, Limit: 100, Remaining: remaining, Policies: []core.Policy{policy}, Fallback: fallback}
-		d.States[0] = core.PolicyState{Allowed: allowed, Remaining: remaining}
+		d.States()[0] = core.PolicyState{Allowed: allowed, Remaining: remaining}
 		return d
 	}
 	for _, ev := range []ratewindow.Event{

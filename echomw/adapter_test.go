@@ -14,6 +14,7 @@ import (
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/echomw"
 	"github.com/ratewindow/ratewindow/internal/middleware/adaptertest"
+	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
 func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, error) {
@@ -42,14 +43,12 @@ func TestAdapter(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{Name: "echo", Mount: mount, MountLimit: mountLimit, ItemsRoute: "/items/:id"})
 }
 
-// Echo's Skipper convention: a skipped request is not counted.
-func TestSkipper(t *testing.T) {
+// Echo's Skipper convention, served by ratewindow.WithSkip: a skipped
+// request is not counted.
+func TestSkip(t *testing.T) {
 	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.SlidingLog)})
 	require.NoError(t, err)
-	limit, err := echomw.NewWithConfig(echomw.Config{
-		Skipper: func(c echo.Context) bool { return c.Request().Header.Get("X-Internal") == "yes" },
-		Limiter: l,
-	})
+	limit, err := echomw.New(l, ratewindow.WithSkip(func(r keyfuncs.Request) bool { return r.Header("X-Internal") == "yes" }))
 	require.NoError(t, err)
 	e := echo.New()
 	e.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }, limit)

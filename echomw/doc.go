@@ -1,7 +1,7 @@
 // Package echomw is the ratewindow middleware for Echo, as an
-// echo.MiddlewareFunc. Like Echo's own middleware it takes a Skipper (see
-// Config); a denied request is answered and nil returned, so Echo's error
-// handler is not involved and every adapter answers alike.
+// echo.MiddlewareFunc. The part of Echo's Skipper is played by
+// ratewindow.WithSkip. A denied request is answered and nil returned, so
+// Echo's error handler is not involved and every adapter answers alike.
 //
 //	limit, err := echomw.New(limiter)
 //	...

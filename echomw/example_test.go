@@ -48,18 +48,15 @@ func ExampleNew() {
 	// 429 RateLimit: "2-per-1m";r=0;t=90 Retry-After: "90"
 }
 
-// NewWithConfig takes Echo's usual Skipper: here health checks are never
-// limited nor counted.
-func ExampleNewWithConfig() {
+// ratewindow.WithSkip plays the part of Echo's usual Skipper: here health
+// checks are never limited nor counted.
+func ExampleNew_skip() {
 	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2)}, core.WithClock(clock))
 	if err != nil {
 		panic(err)
 	}
-	limit, err := echomw.NewWithConfig(echomw.Config{
-		Limiter: limiter,
-		Skipper: func(c echo.Context) bool { return c.Path() == "/healthz" },
-	})
+	limit, err := echomw.New(limiter, ratewindow.WithSkip(func(r keyfuncs.Request) bool { return r.Route() == "/healthz" }))
 	if err != nil {
 		panic(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/fibermw"
 	"github.com/ratewindow/ratewindow/internal/middleware/adaptertest"
+	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
 // serve runs app on a fresh 127.0.0.1 listener until the test ends.
@@ -56,15 +57,12 @@ func TestAdapter(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{Name: "fiber", Mount: mount, MountLimit: mountLimit, ItemsRoute: "/items/:id"})
 }
 
-// Fiber's Next convention: a request for which Next returns true is not
-// counted.
-func TestNext(t *testing.T) {
+// Fiber's Next convention, served by ratewindow.WithSkip: a skipped request
+// is not counted.
+func TestSkip(t *testing.T) {
 	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.SlidingLog)})
 	require.NoError(t, err)
-	limit, err := fibermw.NewWithConfig(fibermw.Config{
-		Next:    func(c *fiber.Ctx) bool { return c.Get("X-Internal") == "yes" },
-		Limiter: l,
-	})
+	limit, err := fibermw.New(l, ratewindow.WithSkip(func(r keyfuncs.Request) bool { return r.Header("X-Internal") == "yes" }))
 	require.NoError(t, err)
 	app := fiber.New(fiber.Config{DisableStartupMessage: true})
 	app.Get("/", limit, func(c *fiber.Ctx) error { return c.SendString("ok\n") })

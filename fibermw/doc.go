@@ -1,6 +1,6 @@
 // Package fibermw is the ratewindow middleware for Fiber (v2), as a
-// fiber.Handler. Like Fiber's own middleware it takes a Next func (see
-// Config) that, when it returns true, skips the middleware.
+// fiber.Handler. The part of Fiber's Next func (skip the middleware for
+// some requests) is played by ratewindow.WithSkip.
 //
 //	limit, err := fibermw.New(limiter)
 //	...

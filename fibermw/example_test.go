@@ -50,18 +50,15 @@ func ExampleNew() {
 	// 429 RateLimit: "2-per-1m";r=0;t=90 Retry-After: "90"
 }
 
-// NewWithConfig takes Fiber's usual Next: here health checks are never
-// limited nor counted.
-func ExampleNewWithConfig() {
+// ratewindow.WithSkip plays the part of Fiber's usual Next: here health
+// checks are never limited nor counted.
+func ExampleNew_skip() {
 	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2)}, core.WithClock(clock))
 	if err != nil {
 		panic(err)
 	}
-	limit, err := fibermw.NewWithConfig(fibermw.Config{
-		Limiter: limiter,
-		Next:    func(c *fiber.Ctx) bool { return c.Path() == "/healthz" },
-	})
+	limit, err := fibermw.New(limiter, ratewindow.WithSkip(func(r keyfuncs.Request) bool { return r.Path() == "/healthz" }))
 	if err != nil {
 		panic(err)
 	}

@@ -2,6 +2,7 @@ package ginmw
 
 import (
 	"context"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 
@@ -9,22 +10,24 @@ import (
 )
 
 // exchange is a *gin.Context seen as the flow's request view and response
-// surface. Converting the pointer costs nothing.
-type exchange gin.Context
-
-func (x *exchange) ctx() *gin.Context                 { return (*gin.Context)(x) }
-func (x *exchange) Method() string                    { return x.Request.Method }
-func (x *exchange) Path() string                      { return x.Request.URL.Path }
-func (x *exchange) Route() string                     { return x.ctx().FullPath() }
-func (x *exchange) Header(name string) string         { return x.Request.Header.Get(name) }
-func (x *exchange) HeaderValues(name string) []string { return x.Request.Header.Values(name) }
-func (x *exchange) RemoteAddr() string                { return x.Request.RemoteAddr }
-func (x *exchange) Context() context.Context          { return x.Request.Context() }
-func (x *exchange) SetHeader(name, value string) {
-	x.Writer.Header()[middleware.CanonicalHeaderKey(name)] = []string{value}
+// surface. Exchanges are pooled; one is valid only until the flow returns.
+type exchange struct {
+	c   *gin.Context
+	set middleware.HeaderSetter
 }
 
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+
+func (x *exchange) Method() string                    { return x.c.Request.Method }
+func (x *exchange) Path() string                      { return x.c.Request.URL.Path }
+func (x *exchange) Route() string                     { return x.c.FullPath() }
+func (x *exchange) Header(name string) string         { return x.c.Request.Header.Get(name) }
+func (x *exchange) HeaderValues(name string) []string { return x.c.Request.Header.Values(name) }
+func (x *exchange) RemoteAddr() string                { return x.c.Request.RemoteAddr }
+func (x *exchange) Context() context.Context          { return x.c.Request.Context() }
+func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.c.Writer.Header(), name, value) }
+
 func (x *exchange) Send(status int, body []byte) {
-	x.Writer.WriteHeader(status)
-	_, _ = x.Writer.Write(body)
+	x.c.Writer.WriteHeader(status)
+	_, _ = x.c.Writer.Write(body)
 }

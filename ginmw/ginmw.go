@@ -27,7 +27,12 @@ func Limit(l *core.Limiter) gin.HandlerFunc { return wrap(middleware.Default(l))
 
 func wrap(f *middleware.Flow) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if !f.Handle((*exchange)(c)) {
+		x := exchanges.Get().(*exchange)
+		x.c = c
+		pass := f.Handle(x)
+		*x = exchange{} // forget the request and the header block
+		exchanges.Put(x)
+		if !pass {
 			c.Abort()
 		}
 	}

@@ -18,7 +18,7 @@ func TestWriterMatchesDraftExamples(t *testing.T) {
 	// binding policy.
 	one := func(bind int, ps []core.Policy, states ...core.PolicyState) *core.Decision {
 		d := &core.Decision{Allowed: states[bind].Allowed, Policies: ps, Index: bind}
-		copy(d.States[:], states)
+		copy(d.States(), states)
 		d.Limit, d.Remaining = ps[bind].Limit, states[bind].Remaining
 		d.ResetAfter, d.RetryAfter = states[bind].ResetAfter, states[bind].RetryAfter
 		return d

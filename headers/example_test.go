@@ -43,7 +43,7 @@ func ExampleWriter_Write() {
 func ExampleWriter_legacy() {
 	p := core.PerHour(5000).Named("api")
 	d := &core.Decision{Allowed: false, Policies: []core.Policy{p}, Limit: 5000, RetryAfter: 90 * time.Second}
-	d.States[0] = core.PolicyState{Allowed: false, RetryAfter: 90 * time.Second, ResetAfter: time.Hour}
+	d.States()[0] = core.PolicyState{Allowed: false, RetryAfter: 90 * time.Second, ResetAfter: time.Hour}
 	now := time.Unix(1_700_000_000, 0)
 
 	print := func(name, value string) { fmt.Printf("%s: %s\n", name, value) }

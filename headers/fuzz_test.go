@@ -33,9 +33,9 @@ func FuzzHeaders(f *testing.F) {
 		p1 := core.Policy{Name: name1, Limit: limit, Window: ms(windowMs)}
 		p2 := core.Policy{Name: name2, Limit: limit/2 + 1, Window: ms(windowMs) * 3}
 		d := &core.Decision{Allowed: allowed, Policies: []core.Policy{p1, p2}, Index: int(uint64(remaining) % 2)}
-		d.States[0] = core.PolicyState{Allowed: allowed || remaining%3 == 0, Remaining: remaining, ResetAfter: ms(resetMs), RetryAfter: ms(retryMs)}
-		d.States[1] = core.PolicyState{Allowed: allowed, Remaining: remaining / 2, ResetAfter: ms(resetMs) * 2, RetryAfter: ms(retryMs) / 2}
-		d.RetryAfter = d.States[d.Index].RetryAfter
+		d.States()[0] = core.PolicyState{Allowed: allowed || remaining%3 == 0, Remaining: remaining, ResetAfter: ms(resetMs), RetryAfter: ms(retryMs)}
+		d.States()[1] = core.PolicyState{Allowed: allowed, Remaining: remaining / 2, ResetAfter: ms(resetMs) * 2, RetryAfter: ms(retryMs) / 2}
+		d.RetryAfter = d.States()[d.Index].RetryAfter
 
 		h := http.Header{}
 		set := func(name, value string) { h[name] = append(h[name], value) }
@@ -67,7 +67,7 @@ func FuzzHeaders(f *testing.F) {
 		if hasRA {
 			n := parseNonNegative(t, ra[0])
 			require.GreaterOrEqual(t, n, int64(1))
-			require.GreaterOrEqual(t, n, ceilSec(d.States[d.Index].RetryAfter), "Retry-After earlier than the binding policy's t")
+			require.GreaterOrEqual(t, n, ceilSec(d.States()[d.Index].RetryAfter), "Retry-After earlier than the binding policy's t")
 		}
 	})
 }
@@ -95,14 +95,14 @@ func checkIETF(t *testing.T, h http.Header, d *core.Decision, all, pk bool) {
 		it := lim[k]
 		require.Equal(t, sanitise(nameOf(d.Policies[i])), it.Value)
 		r := intParam(t, it, "r")
-		if !d.States[i].Allowed {
+		if !d.States()[i].Allowed {
 			require.Equal(t, int64(0), r)
 		} else {
-			require.Equal(t, clamp(d.States[i].Remaining), r)
+			require.Equal(t, clamp(d.States()[i].Remaining), r)
 		}
-		want := d.States[i].ResetAfter
-		if !d.States[i].Allowed {
-			want = d.States[i].RetryAfter
+		want := d.States()[i].ResetAfter
+		if !d.States()[i].Allowed {
+			want = d.States()[i].RetryAfter
 		}
 		require.Equal(t, ceilSec(want), intParam(t, it, "t"))
 	}
@@ -136,7 +136,7 @@ func checkDraft7(t *testing.T, h http.Header, d *core.Decision) {
 	keys, dict, err := parseSFDict(get(h, "RateLimit"))
 	require.NoError(t, err, "RateLimit %q", get(h, "RateLimit"))
 	require.Equal(t, []string{"limit", "remaining", "reset"}, keys)
-	s := d.States[d.Index]
+	s := d.States()[d.Index]
 	want := map[string]any{"limit": clamp(d.Policies[d.Index].Limit), "remaining": int64(0), "reset": ceilSec(s.RetryAfter)}
 	if s.Allowed {
 		want["remaining"], want["reset"] = clamp(s.Remaining), ceilSec(s.ResetAfter)

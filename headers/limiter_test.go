@@ -43,7 +43,7 @@ func TestWriterWithLimiter(t *testing.T) {
 					tt, _ := it.Param("t")
 					require.GreaterOrEqual(t, r, int64(0))
 					require.GreaterOrEqual(t, tt, int64(0))
-					if !d.States[j].Allowed {
+					if !d.States()[j].Allowed {
 						assert.Equal(t, int64(0), r, "a denying policy reports r=0")
 					}
 				}

@@ -20,7 +20,8 @@ type decisionView struct {
 }
 
 func view(d *core.Decision) decisionView {
-	v := decisionView{policies: d.Policies, states: d.States, bind: d.Index}
+	v := decisionView{policies: d.Policies, bind: d.Index}
+	copy(v.states[:], d.States())
 	if len(v.policies) == 0 || len(v.policies) > core.MaxPolicies {
 		v.policies = nil
 		v.single = d.Policy()

@@ -23,7 +23,7 @@ var (
 // decision builds a two-policy decision by hand; bind is the binding index.
 func decision(allowed bool, bind int, states ...core.PolicyState) *core.Decision {
 	d := &core.Decision{Allowed: allowed, Policies: []core.Policy{burst, steady}, Index: bind}
-	copy(d.States[:], states)
+	copy(d.States(), states)
 	d.Limit = d.Policies[bind].Limit
 	d.Remaining = states[bind].Remaining
 	d.ResetAfter = states[bind].ResetAfter
@@ -181,7 +181,7 @@ func TestWriterWindowRounding(t *testing.T) {
 		t.Run(tt.window.String(), func(t *testing.T) {
 			p := core.Per(5, tt.window).Named("p")
 			d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Limit: 5}
-			d.States[0] = core.PolicyState{Allowed: true, Remaining: 5}
+			d.States()[0] = core.PolicyState{Allowed: true, Remaining: 5}
 			h, set := capture()
 			headers.Writer{}.Write(set, d, t0)
 			assert.Equal(t, `"p";q=5;w=`+tt.w, get(h, "RateLimit-Policy"))
@@ -210,7 +210,7 @@ func TestWriterNames(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := core.PerSecond(1).Named(tt.name)
 			d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Limit: 1}
-			d.States[0] = core.PolicyState{Allowed: true, Remaining: 1}
+			d.States()[0] = core.PolicyState{Allowed: true, Remaining: 1}
 			h, set := capture()
 			headers.Writer{}.Write(set, d, t0)
 			assert.Equal(t, tt.want+";q=1;w=1", get(h, "RateLimit-Policy"))
@@ -224,7 +224,7 @@ func TestWriterNames(t *testing.T) {
 func TestWriterEmptyNameUsesDefault(t *testing.T) {
 	p := core.PerMinute(100)
 	d := &core.Decision{Allowed: true, Policies: []core.Policy{p}, Limit: 100}
-	d.States[0] = core.PolicyState{Allowed: true, Remaining: 99, ResetAfter: time.Second}
+	d.States()[0] = core.PolicyState{Allowed: true, Remaining: 99, ResetAfter: time.Second}
 	h, set := capture()
 	headers.Writer{}.Write(set, d, t0)
 	assert.Equal(t, `"100-per-1m";q=100;w=60`, get(h, "RateLimit-Policy"))
@@ -244,7 +244,7 @@ func TestWriterDecisionWithoutPolicies(t *testing.T) {
 	// With its one policy in Policies and its state in States, the name
 	// and window are its own.
 	d.Policies = []core.Policy{core.Per(7, 10*time.Second).Named("solo")}
-	d.States[0] = core.PolicyState{Remaining: 2, RetryAfter: d.RetryAfter}
+	d.States()[0] = core.PolicyState{Remaining: 2, RetryAfter: d.RetryAfter}
 	h, set = capture()
 	headers.Writer{}.Write(set, d, t0)
 	assert.Equal(t, `"solo";q=7;w=10`, get(h, "RateLimit-Policy"))
@@ -254,7 +254,7 @@ func TestWriterDecisionWithoutPolicies(t *testing.T) {
 func TestWriterClampsValues(t *testing.T) {
 	p := core.Policy{Name: "odd", Limit: 1 << 62, Window: time.Duration(math.MaxInt64)}
 	d := &core.Decision{Allowed: true, Policies: []core.Policy{p}}
-	d.States[0] = core.PolicyState{Allowed: true, Remaining: -5, ResetAfter: -time.Second}
+	d.States()[0] = core.PolicyState{Allowed: true, Remaining: -5, ResetAfter: -time.Second}
 	h, set := capture()
 	headers.Writer{AllPolicies: true}.Write(set, d, t0)
 	assert.Equal(t, `"odd";q=999999999999999;w=9223372037`, get(h, "RateLimit-Policy"))

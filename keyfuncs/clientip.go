@@ -45,9 +45,9 @@ type ClientIPConfig struct {
 	IPv6Prefix int
 }
 
-// DefaultIPv6Prefix is the prefix length by which IPv6 clients are grouped
+// defaultIPv6Prefix is the prefix length by which IPv6 clients are grouped
 // when ClientIPConfig.IPv6Prefix is zero.
-const DefaultIPv6Prefix = 64
+const defaultIPv6Prefix = 64
 
 // headerKind says how a configured header is read.
 type headerKind uint8
@@ -95,12 +95,12 @@ func NewClientIP(cfg ClientIPConfig) (KeyFunc, error) {
 func RemoteIP(r Request) (string, error) { return remoteIP.key(r) }
 
 // remoteIP is the configuration behind RemoteIP.
-var remoteIP = &clientIP{v6bits: DefaultIPv6Prefix}
+var remoteIP = &clientIP{v6bits: defaultIPv6Prefix}
 
 func compileClientIP(cfg ClientIPConfig) (*clientIP, error) {
 	c := &clientIP{hops: cfg.TrustedHops, v6bits: cfg.IPv6Prefix}
 	if c.v6bits == 0 {
-		c.v6bits = DefaultIPv6Prefix
+		c.v6bits = defaultIPv6Prefix
 	}
 	if c.v6bits < 1 || c.v6bits > 128 {
 		return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.IPv6Prefix must be 1 to 128, got %d", core.ErrInvalidConfig, cfg.IPv6Prefix)

@@ -9,10 +9,10 @@ import (
 
 // The messages of the records BreakerStateChange writes.
 const (
-	MsgBreakerOpen     = "ratewindow: circuit breaker opened, store calls fail fast"
-	MsgBreakerHalfOpen = "ratewindow: circuit breaker half-open, probing the store"
-	MsgBreakerClosed   = "ratewindow: circuit breaker closed, store calls resume"
-	MsgBreakerOther    = "ratewindow: circuit breaker changed state"
+	msgBreakerOpen     = "ratewindow: circuit breaker opened, store calls fail fast"
+	msgBreakerHalfOpen = "ratewindow: circuit breaker half-open, probing the store"
+	msgBreakerClosed   = "ratewindow: circuit breaker closed, store calls resume"
+	msgBreakerOther    = "ratewindow: circuit breaker changed state"
 )
 
 // BreakerStateChange returns a hook for resilient.WithOnStateChange that
@@ -28,14 +28,14 @@ func BreakerStateChange(logger *slog.Logger) func(from, to resilient.State) {
 		logger = slog.Default()
 	}
 	return func(from, to resilient.State) {
-		level, msg := slog.LevelInfo, MsgBreakerOther
+		level, msg := slog.LevelInfo, msgBreakerOther
 		switch to {
 		case resilient.Open:
-			level, msg = slog.LevelWarn, MsgBreakerOpen
+			level, msg = slog.LevelWarn, msgBreakerOpen
 		case resilient.HalfOpen:
-			msg = MsgBreakerHalfOpen
+			msg = msgBreakerHalfOpen
 		case resilient.Closed:
-			msg = MsgBreakerClosed
+			msg = msgBreakerClosed
 		}
 		logger.LogAttrs(context.Background(), level, msg,
 			slog.String("from", from.String()), slog.String("to", to.String()))

@@ -32,9 +32,11 @@
 // A rate-limit key is usually an IP address or an API key: personal data or
 // a secret. Records carry "key_hash" by default, an HMAC of the key under a
 // secret (random per process unless WithKeySecret sets one), so one
-// client's records can be matched without the key being readable. WithKey
-// omits it or, for harmless keys, logs it raw. The URL path is never
-// logged, only the route pattern.
+// client's records can be matched without the key being readable.
+// WithoutKeys omits it; WithRawKeys, for harmless keys, logs it as is. The
+// topkeys report hashes keys the same way, so give both the same secret to
+// match its entries with log records. The URL path is never logged, only
+// the route pattern.
 //
 // # With metrics
 //

@@ -50,7 +50,7 @@ func ExampleHook() {
 func ExampleChain() {
 	var seen int
 	count := func(ratewindow.Event) { seen++ }
-	hook := logging.Chain(count, logging.Hook(exampleLogger(), logging.WithKey(logging.KeyOmitted)))
+	hook := logging.Chain(count, logging.Hook(exampleLogger(), logging.WithoutKeys()))
 	_ = ratewindow.WithOnDecision(hook) // pass it to the adapter's New
 
 	hook(ratewindow.Event{Outcome: ratewindow.StoreErrorRejected, Route: "/items/{id}", Method: "POST"})

@@ -6,22 +6,23 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/keyhash"
 )
 
 // The messages of the records Hook writes.
 const (
-	MsgFailedPassed   = "ratewindow: limiter failed, request passed"
-	MsgFailedRejected = "ratewindow: limiter failed, request rejected"
-	MsgWouldDeny      = "ratewindow: request would be denied (observe-only)"
-	MsgDenied         = "ratewindow: request denied"
+	msgFailedPassed   = "ratewindow: limiter failed, request passed"
+	msgFailedRejected = "ratewindow: limiter failed, request rejected"
+	msgWouldDeny      = "ratewindow: request would be denied (observe-only)"
+	msgDenied         = "ratewindow: request denied"
 
-	MsgUnclassifiedPassed   = "ratewindow: request could not be classified, passed uncounted"
-	MsgUnclassifiedRejected = "ratewindow: request could not be classified, rejected"
+	msgUnclassifiedPassed   = "ratewindow: request could not be classified, passed uncounted"
+	msgUnclassifiedRejected = "ratewindow: request could not be classified, rejected"
 )
 
 type hook struct {
 	logger   *slog.Logger
-	keys     KeyMode
+	keys     keyMode
 	secret   []byte
 	denials  bool
 	passed   throttle
@@ -60,8 +61,8 @@ func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if cfg.keys == KeyHashed && len(cfg.secret) == 0 {
-		cfg.secret = randomSecret()
+	if cfg.keys == keyHashed && len(cfg.secret) == 0 {
+		cfg.secret = keyhash.NewSecret()
 	}
 	if cfg.clock == nil {
 		cfg.clock = core.SystemClock{}
@@ -77,18 +78,18 @@ func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 func (h *hook) log(ev ratewindow.Event) {
 	switch ev.Outcome {
 	case ratewindow.StoreErrorPassed:
-		h.failure(&ev, slog.LevelWarn, MsgFailedPassed, "open", &h.passed)
+		h.failure(&ev, slog.LevelWarn, msgFailedPassed, "open", &h.passed)
 	case ratewindow.StoreErrorRejected:
-		h.failure(&ev, slog.LevelError, MsgFailedRejected, "closed", &h.rejected)
+		h.failure(&ev, slog.LevelError, msgFailedRejected, "closed", &h.rejected)
 	case ratewindow.UnclassifiedPassed:
-		h.failure(&ev, slog.LevelWarn, MsgUnclassifiedPassed, "", &h.unclass)
+		h.failure(&ev, slog.LevelWarn, msgUnclassifiedPassed, "", &h.unclass)
 	case ratewindow.UnclassifiedRejected:
-		h.failure(&ev, slog.LevelInfo, MsgUnclassifiedRejected, "", &h.unclass)
+		h.failure(&ev, slog.LevelInfo, msgUnclassifiedRejected, "", &h.unclass)
 	case ratewindow.WouldDeny:
-		h.denial(&ev, MsgWouldDeny)
+		h.denial(&ev, msgWouldDeny)
 	case ratewindow.Denied:
 		if h.denials {
-			h.denial(&ev, MsgDenied)
+			h.denial(&ev, msgDenied)
 		}
 	}
 }

@@ -6,39 +6,39 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 )
 
-// KeyMode says how a record shows the rate-limit key.
-type KeyMode uint8
+// keyMode says how a record shows the rate-limit key.
+type keyMode uint8
 
-// The key modes.
 const (
-	// KeyHashed (the default) logs "key_hash": 16 hex digits of an
-	// HMAC-SHA256 of the key. Records of one client can be matched with
-	// each other, but the key (an IP address, an API key) cannot be read
-	// back, nor guessed by hashing candidates, without the secret.
-	KeyHashed KeyMode = iota
-	// KeyOmitted logs nothing about the key.
-	KeyOmitted
-	// KeyRaw logs the key itself as "key". Only for keys that are neither
-	// secrets nor personal data.
-	KeyRaw
+	keyHashed keyMode = iota
+	keyOmitted
+	keyRaw
 )
 
 // Option configures a Hook.
 type Option func(*config)
 
 type config struct {
-	keys       KeyMode
+	keys       keyMode
 	secret     []byte
 	denials    bool
 	errorEvery time.Duration
 	clock      core.Clock
 }
 
-// WithKey sets how records show the key (default KeyHashed). An unknown
-// mode omits the key.
-func WithKey(m KeyMode) Option { return func(c *config) { c.keys = m } }
+// WithRawKeys makes records show the key itself, as "key", instead of its
+// "key_hash". Only for keys that are neither secrets nor personal data.
+//
+// By default records carry "key_hash": 16 hex digits of an HMAC-SHA256 of
+// the key. Records of one client can be matched with each other, but the
+// key (an IP address, an API key) cannot be read back, nor guessed by
+// hashing candidates, without the secret.
+func WithRawKeys() Option { return func(c *config) { c.keys = keyRaw } }
 
-// WithKeySecret sets the HMAC secret of KeyHashed, so that every instance
+// WithoutKeys makes records show nothing about the key.
+func WithoutKeys() Option { return func(c *config) { c.keys = keyOmitted } }
+
+// WithKeySecret sets the HMAC secret of the key hashes, so that every instance
 // (and every restart) hashes a key alike and logs can be joined across
 // them. Without it each Hook draws a random secret: hashes match within
 // one process only. Keep the secret out of the logs.

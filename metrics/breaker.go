@@ -4,9 +4,9 @@ import "github.com/ratewindow/ratewindow/core/resilient"
 
 // Values of the circuit_breaker_state gauge.
 const (
-	BreakerClosed   = 0
-	BreakerHalfOpen = 1
-	BreakerOpen     = 2
+	breakerClosed   = 0
+	breakerHalfOpen = 1
+	breakerOpen     = 2
 )
 
 // BreakerStateChanged sets the circuit_breaker_state gauge to the state the
@@ -20,10 +20,10 @@ const (
 func (c *Collector) BreakerStateChanged(from, to resilient.State) {
 	switch to {
 	case resilient.Closed:
-		c.breaker.Set(BreakerClosed)
+		c.breaker.Set(breakerClosed)
 	case resilient.HalfOpen:
-		c.breaker.Set(BreakerHalfOpen)
+		c.breaker.Set(breakerHalfOpen)
 	case resilient.Open:
-		c.breaker.Set(BreakerOpen)
+		c.breaker.Set(breakerOpen)
 	}
 }

@@ -48,10 +48,10 @@ type Collector struct {
 // wrapping core.ErrInvalidConfig that names the option.
 func New(opts ...Option) (*Collector, error) {
 	cfg := config{
-		nearLimit:   DefaultNearLimit,
-		maxRoutes:   DefaultMaxRoutes,
-		maxPolicies: DefaultMaxPolicies,
-		buckets:     DefaultBuckets,
+		nearLimit:   defaultNearLimit,
+		maxRoutes:   defaultMaxRoutes,
+		maxPolicies: defaultMaxPolicies,
+		buckets:     defaultBuckets,
 	}
 	for _, o := range opts {
 		if o != nil {

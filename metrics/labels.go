@@ -3,20 +3,20 @@ package metrics
 // Label values that stand in for unknown or overflowing ones, so that no
 // label ever carries a raw path or key.
 const (
-	// UnmatchedRoute is the route label of requests whose framework
+	// unmatchedRoute is the route label of requests whose framework
 	// reported no route pattern (Event.Route is empty), for example
 	// net/http middleware mounted outside a ServeMux. The raw path is
 	// never used: it would make one series per URL.
-	UnmatchedRoute = "unmatched"
-	// OtherRoute is the route label of requests on routes seen after the
+	unmatchedRoute = "unmatched"
+	// otherRoute is the route label of requests on routes seen after the
 	// WithMaxRoutes cap was reached.
-	OtherRoute = "other"
-	// OtherPolicy is the policy label of policies seen on a route after
+	otherRoute = "other"
+	// otherPolicy is the policy label of policies seen on a route after
 	// the WithMaxPolicies cap was reached for it.
-	OtherPolicy = "other"
-	// NoPolicy is the policy label of requests that got no decision:
+	otherPolicy = "other"
+	// noPolicy is the policy label of requests that got no decision:
 	// skipped ones and limiter failures.
-	NoPolicy = "none"
+	noPolicy = "none"
 )
 
 const (

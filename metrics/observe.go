@@ -26,7 +26,7 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 	d := &ev.Decision
 	decided := len(d.Policies) > 0 &&
 		(ev.Outcome == ratewindow.Allowed || ev.Outcome == ratewindow.Denied || ev.Outcome == ratewindow.WouldDeny)
-	policy := NoPolicy
+	policy := noPolicy
 	if decided {
 		policy = policyLabel(d.Policy().Name)
 	}
@@ -46,7 +46,7 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 		n := min(len(d.Policies), core.MaxPolicies)
 		for i := range n {
 			p := &d.Policies[i]
-			if float64(d.States[i].Remaining) <= c.nearLimit*float64(p.Limit) {
+			if float64(d.States()[i].Remaining) <= c.nearLimit*float64(p.Limit) {
 				c.countNear(c.series(r, policyLabel(p.Name)))
 			}
 		}

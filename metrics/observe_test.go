@@ -24,7 +24,7 @@ func allowedEvent(route string, remaining int64) ratewindow.Event {
 	ps := []core.Policy{testPolicy}
 	ev := ratewindow.Event{Outcome: ratewindow.Allowed, Key: "k", Route: route, Cost: 1, Latency: time.Millisecond}
 	ev.Decision = core.Decision{Allowed: true, Limit: 100, Remaining: remaining, Policies: ps}
-	ev.Decision.States[0] = core.PolicyState{Allowed: true, Remaining: remaining}
+	ev.Decision.States()[0] = core.PolicyState{Allowed: true, Remaining: remaining}
 	return ev
 }
 

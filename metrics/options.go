@@ -11,20 +11,20 @@ import (
 
 // Defaults of the options.
 const (
-	// DefaultNearLimit is the fraction of a policy's limit at or under
+	// defaultNearLimit is the fraction of a policy's limit at or under
 	// which an allowed request's remaining quota counts as near the limit.
-	DefaultNearLimit = 0.10
-	// DefaultMaxRoutes is how many distinct routes get their own label
-	// value; requests on further routes are labelled OtherRoute.
-	DefaultMaxRoutes = 100
-	// DefaultMaxPolicies is how many distinct policy names each route
-	// label gets; further ones are labelled OtherPolicy.
-	DefaultMaxPolicies = 32
+	defaultNearLimit = 0.10
+	// defaultMaxRoutes is how many distinct routes get their own label
+	// value; requests on further routes are labelled "other".
+	defaultMaxRoutes = 100
+	// defaultMaxPolicies is how many distinct policy names each route
+	// label gets; further ones are labelled "other".
+	defaultMaxPolicies = 32
 )
 
-// DefaultBuckets are the store call duration buckets, in seconds: from
+// defaultBuckets are the store call duration buckets, in seconds: from
 // 50µs (an in-memory store) to 1s (a Redis call stuck until its timeout).
-var DefaultBuckets = []float64{
+var defaultBuckets = []float64{
 	0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
 	0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 }
@@ -60,19 +60,21 @@ func WithNearLimit(fraction float64) Option { return func(c *config) { c.nearLim
 
 // WithMaxRoutes caps the distinct values of the route label (default 100).
 // The first n routes seen keep their pattern; later ones are counted under
-// OtherRoute. UnmatchedRoute and OtherRoute do not count towards n. It must
-// be at least 1.
+// route="other". Requests whose framework matched no route are labelled
+// route="unmatched"; neither label counts towards n. It must be at least 1.
 func WithMaxRoutes(n int) Option { return func(c *config) { c.maxRoutes = n } }
 
 // WithMaxPolicies caps the distinct values of the policy label per route
 // (default 32), in case policy names are built from data (a tenant's
 // name, say) rather than written in code. Later names on a route are
-// counted under OtherPolicy; NoPolicy and OtherPolicy do not count towards
-// n. It must be at least 1.
+// counted under policy="other". Requests that got no decision (skipped,
+// unclassified, store errors) are labelled policy="none"; neither label
+// counts towards n. It must be at least 1.
 func WithMaxPolicies(n int) Option { return func(c *config) { c.maxPolicies = n } }
 
 // WithBuckets sets the upper bounds, in seconds, of the store call duration
-// histogram (default DefaultBuckets). They must be strictly increasing.
+// histogram (default: 50µs to 1s, from an in-memory store to a Redis call
+// stuck until its timeout). They must be strictly increasing.
 func WithBuckets(b []float64) Option {
 	return func(c *config) { c.buckets = append([]float64(nil), b...) }
 }

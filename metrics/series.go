@@ -39,17 +39,17 @@ type series struct {
 }
 
 // route returns the series of a route label, adding it (or falling back to
-// OtherRoute once the cap is reached) on first sight.
+// otherRoute once the cap is reached) on first sight.
 func (c *Collector) route(name string) *route {
 	if name == "" {
-		name = UnmatchedRoute
+		name = unmatchedRoute
 	}
 	m := *c.routes.Load()
 	if r, ok := m[name]; ok {
 		return r
 	}
-	if c.full.Load() && name != UnmatchedRoute {
-		if r, ok := m[OtherRoute]; ok {
+	if c.full.Load() && name != unmatchedRoute {
+		if r, ok := m[otherRoute]; ok {
 			return r
 		}
 	}
@@ -63,10 +63,10 @@ func (c *Collector) addRoute(name string) *route {
 	if r, ok := old[name]; ok {
 		return r
 	}
-	counted := name != UnmatchedRoute && name != OtherRoute
+	counted := name != unmatchedRoute && name != otherRoute
 	if counted && c.named >= c.maxRoutes {
 		c.full.Store(true)
-		name, counted = OtherRoute, false
+		name, counted = otherRoute, false
 		if r, ok := old[name]; ok {
 			return r
 		}
@@ -86,14 +86,14 @@ func (c *Collector) addRoute(name string) *route {
 }
 
 // series returns the counters of (r, policy), adding them (or falling back
-// to OtherPolicy once the route's cap is reached) on first sight.
+// to otherPolicy once the route's cap is reached) on first sight.
 func (c *Collector) series(r *route, policy string) *series {
 	m := *r.policies.Load()
 	if s, ok := m[policy]; ok {
 		return s
 	}
-	if r.full.Load() && policy != NoPolicy {
-		if s, ok := m[OtherPolicy]; ok {
+	if r.full.Load() && policy != noPolicy {
+		if s, ok := m[otherPolicy]; ok {
 			return s
 		}
 	}
@@ -107,17 +107,17 @@ func (c *Collector) addSeries(r *route, policy string) *series {
 	if s, ok := old[policy]; ok {
 		return s
 	}
-	counted := policy != NoPolicy && policy != OtherPolicy
+	counted := policy != noPolicy && policy != otherPolicy
 	if counted && r.named >= c.maxPolicies {
 		r.full.Store(true)
-		policy, counted = OtherPolicy, false
+		policy, counted = otherPolicy, false
 		if s, ok := old[policy]; ok {
 			return s
 		}
 	}
 	policy = strings.Clone(policy)
 	s := &series{route: r, policy: policy}
-	if policy == NoPolicy {
+	if policy == noPolicy {
 		// Requests without a decision: skipped, failed, unclassified.
 		c.resolve(s, ratewindow.Skipped, ratewindow.StoreErrorPassed, ratewindow.StoreErrorRejected,
 			ratewindow.UnclassifiedRejected, ratewindow.UnclassifiedPassed)
@@ -174,7 +174,7 @@ func (c *Collector) countNear(s *series) {
 		(*p).Inc()
 		return
 	}
-	// A policy named like NoPolicy, whose series was made for failures.
+	// A policy named like noPolicy, whose series was made for failures.
 	c.mu.Lock()
 	c.resolveNear(s)
 	c.mu.Unlock()

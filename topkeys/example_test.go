@@ -9,7 +9,7 @@ import (
 )
 
 func Example() {
-	top, err := topkeys.New(100, topkeys.WithKey(topkeys.KeyRaw))
+	top, err := topkeys.New(100, topkeys.WithRawKeys())
 	if err != nil {
 		fmt.Println(err)
 		return

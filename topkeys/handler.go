@@ -1,18 +1,17 @@
 package topkeys
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/ratewindow/ratewindow/internal/keyhash"
 )
 
-// DefaultTop is the number of items the Handler lists without an n
+// defaultTop is the number of items the Handler lists without an n
 // parameter.
-const DefaultTop = 20
+const defaultTop = 20
 
 // jsonEntry is one item as the Handler writes it.
 type jsonEntry struct {
@@ -39,8 +38,8 @@ type jsonReport struct {
 //	          "key_hash": "9f86d081884c7d65", "count": 1200, "error": 0,
 //	          "last_seen": "2026-01-02T15:04:05.123Z"}, ...]}
 //
-// The key is shown as "key_hash" (KeyHashed, the default) or "key"
-// (KeyRaw). Query parameters: n, the number of items (default DefaultTop;
+// The key is shown as "key_hash" or, with WithRawKeys, as "key". Query
+// parameters: n, the number of items (default 20;
 // 0 or "all" for every tracked item); route and policy, to list one
 // route's or one policy's items only. Mount it on a debug or admin
 // listener: it names the clients being limited.
@@ -50,7 +49,7 @@ func (s *Summary) Handler() http.Handler {
 
 func (s *Summary) serve(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	n := DefaultTop
+	n := defaultTop
 	if v := q.Get("n"); v == "all" {
 		n = 0
 	} else if v != "" {
@@ -73,10 +72,10 @@ func (s *Summary) serve(w http.ResponseWriter, r *http.Request) {
 	out := jsonReport{Events: rep.Events, Capacity: rep.Capacity, ErrorBound: rep.ErrorBound, Top: make([]jsonEntry, len(rep.Top))}
 	for i, e := range rep.Top {
 		je := jsonEntry{Route: e.Route, Policy: e.Policy, Count: e.Count, Error: e.Error, LastSeen: e.LastSeen.UTC()}
-		if s.keys == KeyRaw {
+		if s.raw {
 			je.Key = e.Key
 		} else {
-			je.KeyHash = HashKey(s.secret, e.Key)
+			je.KeyHash = keyhash.Hash(s.secret, e.Key)
 		}
 		out.Top[i] = je
 	}
@@ -85,14 +84,4 @@ func (s *Summary) serve(w http.ResponseWriter, r *http.Request) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(out)
-}
-
-// HashKey returns the key_hash the Handler shows for key under secret:
-// the first 8 bytes of HMAC-SHA256(secret, key) in hex, as package
-// logging writes it.
-func HashKey(secret []byte, key string) string {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(key))
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(m.Sum(sum[:0])[:8])
 }

@@ -9,13 +9,14 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/keyhash"
 )
 
 // Summary is a Space-Saving summary of the keys that were denied or would
 // have been denied, per route and policy. It is safe for concurrent use.
 // See the package documentation for its error bound and memory.
 type Summary struct {
-	keys   KeyMode
+	raw    bool
 	secret []byte
 	clock  core.Clock
 
@@ -51,16 +52,14 @@ func New(capacity int, opts ...Option) (*Summary, error) {
 	switch {
 	case capacity < 1:
 		return nil, fmt.Errorf("topkeys: %w: capacity must be at least 1, got %d", core.ErrInvalidConfig, capacity)
-	case cfg.keys != KeyHashed && cfg.keys != KeyRaw:
-		return nil, fmt.Errorf("topkeys: %w: unknown KeyMode %d", core.ErrInvalidConfig, cfg.keys)
 	case cfg.clock == nil:
 		return nil, fmt.Errorf("topkeys: %w: nil Clock", core.ErrInvalidConfig)
 	}
-	if cfg.keys == KeyHashed && len(cfg.secret) == 0 {
-		cfg.secret = randomSecret()
+	if !cfg.raw && len(cfg.secret) == 0 {
+		cfg.secret = keyhash.NewSecret()
 	}
 	return &Summary{
-		keys:   cfg.keys,
+		raw:    cfg.raw,
 		secret: cfg.secret,
 		clock:  cfg.clock,
 		k:      capacity,
@@ -203,11 +202,4 @@ func (s *Summary) Top(n int, keep func(route, policy string) bool) Report {
 		r.Top = r.Top[:n]
 	}
 	return r
-}
-
-// Len returns the number of tracked items, at most the capacity.
-func (s *Summary) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.heap)
 }

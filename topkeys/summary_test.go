@@ -32,8 +32,6 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	_, err := topkeys.New(0)
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 	assert.ErrorContains(t, err, "capacity")
-	_, err = topkeys.New(10, topkeys.WithKey(7))
-	require.ErrorIs(t, err, core.ErrInvalidConfig)
 	_, err = topkeys.New(10, topkeys.WithClock(nil))
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 }
@@ -77,7 +75,7 @@ func TestSkewedFlood(t *testing.T) {
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	s, err := topkeys.New(capacity, topkeys.WithKey(topkeys.KeyRaw))
+	s, err := topkeys.New(capacity, topkeys.WithRawKeys())
 	require.NoError(t, err)
 
 	// Heavy key h gets (10-h) × 1.5‰ of the flood: 1500 down to 150 per
@@ -211,7 +209,7 @@ func TestHandler(t *testing.T) {
 	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/?n=-1", nil))
 	assert.Equal(t, http.StatusBadRequest, rec.Code)
 
-	raw, err := topkeys.New(8, topkeys.WithKey(topkeys.KeyRaw))
+	raw, err := topkeys.New(8, topkeys.WithRawKeys())
 	require.NoError(t, err)
 	raw.Observe(denied("/a", "p", "10.0.0.9"))
 	rec = httptest.NewRecorder()

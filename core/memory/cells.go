@@ -1,32 +1,34 @@
 package memory
 
-import "github.com/ratewindow/ratewindow/core"
+import (
+	"github.com/ratewindow/ratewindow/core/internal/algo"
+)
 
-// fixedCell is core.FixedWindowState in 12 bytes (16 with padding); counts
+// fixedCell is algo.FixedWindowState in 12 bytes (16 with padding); counts
 // fit in 32 bits because core.MaxLimit does.
 type fixedCell struct {
 	start int64
 	count uint32
 }
 
-func (c fixedCell) state() core.FixedWindowState {
-	return core.FixedWindowState{Start: c.start, Count: int64(c.count)}
+func (c fixedCell) state() algo.FixedWindowState {
+	return algo.FixedWindowState{Start: c.start, Count: int64(c.count)}
 }
 
-func toFixedCell(s core.FixedWindowState) fixedCell {
+func toFixedCell(s algo.FixedWindowState) fixedCell {
 	return fixedCell{start: s.Start, count: uint32(s.Count)}
 }
 
-// slidingCell is core.SlidingWindowState in 16 bytes.
+// slidingCell is algo.SlidingWindowState in 16 bytes.
 type slidingCell struct {
 	start      int64
 	prev, curr uint32
 }
 
-func (c slidingCell) state() core.SlidingWindowState {
-	return core.SlidingWindowState{Start: c.start, Prev: int64(c.prev), Curr: int64(c.curr)}
+func (c slidingCell) state() algo.SlidingWindowState {
+	return algo.SlidingWindowState{Start: c.start, Prev: int64(c.prev), Curr: int64(c.curr)}
 }
 
-func toSlidingCell(s core.SlidingWindowState) slidingCell {
+func toSlidingCell(s algo.SlidingWindowState) slidingCell {
 	return slidingCell{start: s.Start, prev: uint32(s.Prev), curr: uint32(s.Curr)}
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/algo"
 )
 
 const (
@@ -38,13 +39,13 @@ type table struct {
 	window  int64
 	fixed   hashTable[fixedCell]
 	sliding hashTable[slidingCell]
-	logs    hashTable[*core.SlidingLogState]
+	logs    hashTable[*algo.SlidingLogState]
 }
 
 // logWeight is what a sliding log counts against WithMaxKeys, in units of
 // a counter entry (about 32 bytes): its slot and struct, about four, plus
 // its buffer of 16-byte records.
-func logWeight(l *core.SlidingLogState) int { return 4 + l.Cap()/2 }
+func logWeight(l *algo.SlidingLogState) int { return 4 + l.Cap()/2 }
 
 func (sh *shard) find(fp uint64) *table {
 	for _, t := range sh.tables {
@@ -64,7 +65,7 @@ func (sh *shard) table(p *core.Policy) *table {
 	if t := sh.find(fp); t != nil {
 		return t
 	}
-	t := &table{fp: fp, alg: p.Algorithm, window: p.WindowMillis()}
+	t := &table{fp: fp, alg: p.Algorithm, window: p.Window.Milliseconds()}
 	sh.tables = append(sh.tables, t)
 	return t
 }
@@ -103,8 +104,8 @@ func (t *table) sweep(start, keep uint64, now int64, n int, evict bool) (entries
 		entries = t.fixed.sweep(start, keep, n, func(c *fixedCell) bool { return c.state().Expired(now, w) }, evict, nil)
 		return entries, entries
 	case core.SlidingLog:
-		entries = t.logs.sweep(start, keep, n, func(l **core.SlidingLogState) bool { return (*l).Expired(now, w) }, evict,
-			func(l **core.SlidingLogState) { units += logWeight(*l) })
+		entries = t.logs.sweep(start, keep, n, func(l **algo.SlidingLogState) bool { return (*l).Expired(now, w) }, evict,
+			func(l **algo.SlidingLogState) { units += logWeight(*l) })
 		return entries, units
 	default:
 		entries = t.sliding.sweep(start, keep, n, func(c *slidingCell) bool { return c.state().Expired(now, w) }, evict, nil)

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/algo"
 )
 
 // doOne is do for a limiter with a single policy, by far the common case:
@@ -21,7 +22,7 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 	switch t.alg {
 	case core.FixedWindow:
 		i := t.fixed.find(h)
-		var st core.FixedWindowState
+		var st algo.FixedWindowState
 		if i >= 0 {
 			st = t.fixed.slots[i].s.state()
 		}
@@ -47,7 +48,7 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 		s.logOne(ps, sh, t, h, lim, cost, now, up, charge)
 	default:
 		i := t.sliding.find(h)
-		var st core.SlidingWindowState
+		var st algo.SlidingWindowState
 		if i >= 0 {
 			st = t.sliding.slots[i].s.state()
 		}
@@ -77,16 +78,16 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 // logOne is doOne's sliding-log branch.
 func (s *Store) logOne(ps *core.PolicyState, sh *shard, t *table, h uint64, lim, cost, now, up int64, charge bool) {
 	w := t.window
-	var l *core.SlidingLogState
+	var l *algo.SlidingLogState
 	if i := t.logs.find(h); i >= 0 {
 		l = t.logs.slots[i].s
 	}
 	if l == nil {
-		var empty core.SlidingLogState
+		var empty algo.SlidingLogState
 		if *ps = empty.Eval(now, lim, w, cost); !ps.Allowed || !charge {
 			return
 		}
-		l = new(core.SlidingLogState)
+		l = new(algo.SlidingLogState)
 		*ps = l.Charge(now, up, lim, w, cost)
 		s.admit(sh, t, h, now, logWeight(l))
 		t.logs.put(h, l)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/algo"
 )
 
 // Store is the in-memory core.Store. Create one with New; it is safe for
@@ -128,9 +129,9 @@ func (s *Store) do(r *core.Result, key string, policies []core.Policy, cost, now
 	var (
 		tables  [core.MaxPolicies]*table
 		known   [core.MaxPolicies]bool
-		fixed   [core.MaxPolicies]core.FixedWindowState
-		sliding [core.MaxPolicies]core.SlidingWindowState
-		logs    [core.MaxPolicies]*core.SlidingLogState
+		fixed   [core.MaxPolicies]algo.FixedWindowState
+		sliding [core.MaxPolicies]algo.SlidingWindowState
+		logs    [core.MaxPolicies]*algo.SlidingLogState
 		weights [core.MaxPolicies]int
 	)
 	h := s.hash(key)
@@ -156,7 +157,7 @@ func (s *Store) do(r *core.Result, key string, policies []core.Policy, cost, now
 			if known[i] = l != nil; known[i] {
 				weights[i] = logWeight(l)
 			} else {
-				l = new(core.SlidingLogState)
+				l = new(algo.SlidingLogState)
 			}
 			logs[i] = l
 			ps = l.Eval(now, lim, w, cost)

@@ -64,7 +64,7 @@ func appendArgs(b []byte, now, cost int64, charge, serverTime bool, policies []c
 		p := &policies[i]
 		b = appendChar(b, algCode(p.Algorithm))
 		b = appendInt(b, p.Limit)
-		b = appendInt(b, p.WindowMillis())
+		b = appendInt(b, p.Window.Milliseconds())
 	}
 	return b
 }

@@ -78,7 +78,7 @@ func (s *Store) fillKeys(out []string, key string, policies []core.Policy) {
 		b.WriteString("}:")
 		b.WriteByte(algCode(p.Algorithm))
 		var digits [20]byte
-		b.Write(strconv.AppendInt(digits[:0], p.WindowMillis(), 10))
+		b.Write(strconv.AppendInt(digits[:0], p.Window.Milliseconds(), 10))
 		b.WriteByte(':')
 		b.WriteString(p.Name)
 		ends[i] = b.Len()

@@ -7,9 +7,9 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 )
 
-// DefaultPrefix starts every key the store writes unless WithPrefix says
+// defaultPrefix starts every key the store writes unless WithPrefix says
 // otherwise.
-const DefaultPrefix = "ratewindow"
+const defaultPrefix = "ratewindow"
 
 // Option configures a Store.
 type Option func(*config)
@@ -19,9 +19,9 @@ type config struct {
 	serverTime bool
 }
 
-// WithPrefix sets the first part of every key, so several applications can
-// share one Redis. It must not be empty and must not hold '{' or '}', which
-// would move the cluster hash tag.
+// WithPrefix sets the first part of every key (default "ratewindow"), so
+// several applications can share one Redis. It must not be empty and must
+// not hold '{' or '}', which would move the cluster hash tag.
 func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = prefix } }
 
 // WithServerTime makes the script read the time from Redis (the TIME

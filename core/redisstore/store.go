@@ -36,7 +36,7 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, fmt.Errorf("redisstore: %w: client must not be nil", core.ErrInvalidConfig)
 	}
-	c := config{prefix: DefaultPrefix}
+	c := config{prefix: defaultPrefix}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)

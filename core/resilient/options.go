@@ -9,15 +9,15 @@ import (
 
 // Defaults of the options.
 const (
-	// DefaultFailureThreshold is how many consecutive primary failures open
+	// defaultFailureThreshold is how many consecutive primary failures open
 	// the breaker.
-	DefaultFailureThreshold = 5
-	// DefaultOpenInterval is how long the breaker stays open before it
+	defaultFailureThreshold = 5
+	// defaultOpenInterval is how long the breaker stays open before it
 	// lets one probe through.
-	DefaultOpenInterval = time.Second
-	// DefaultLocalMaxKeys bounds the entries of the fallback store and of
+	defaultOpenInterval = time.Second
+	// defaultLocalMaxKeys bounds the entries of the fallback store and of
 	// the deny cache, each.
-	DefaultLocalMaxKeys = 100_000
+	defaultLocalMaxKeys = 100_000
 )
 
 // Option configures a Store.

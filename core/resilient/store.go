@@ -29,10 +29,10 @@ func New(primary core.Store, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("resilient: %w: primary store is nil", core.ErrInvalidConfig)
 	}
 	c := config{
-		threshold:    DefaultFailureThreshold,
-		interval:     DefaultOpenInterval,
+		threshold:    defaultFailureThreshold,
+		interval:     defaultOpenInterval,
 		clock:        core.SystemClock{},
-		localMaxKeys: DefaultLocalMaxKeys,
+		localMaxKeys: defaultLocalMaxKeys,
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -52,9 +52,6 @@ func New(primary core.Store, opts ...Option) (*Store, error) {
 	}
 	return s, nil
 }
-
-// Primary returns the guarded store.
-func (s *Store) Primary() core.Store { return s.primary }
 
 // State returns the breaker's state.
 func (s *Store) State() State { return State(s.breaker.state.Load()) }

@@ -40,7 +40,7 @@ func sum(cs []charge, in func(t int64) bool) int64 {
 // used returns the amount the policy counts against its limit at now,
 // multiplied by the window (so the sliding counter stays an integer).
 func used(p core.Policy, cs []charge, now int64) int64 {
-	w := p.WindowMillis()
+	w := p.Window.Milliseconds()
 	k := floorDiv(now, w)
 	switch p.Algorithm {
 	case core.FixedWindow:
@@ -56,12 +56,12 @@ func used(p core.Policy, cs []charge, now int64) int64 {
 }
 
 func allows(p core.Policy, cs []charge, now, cost int64) bool {
-	return used(p, cs, now)+cost*p.WindowMillis() <= p.Limit*p.WindowMillis()
+	return used(p, cs, now)+cost*p.Window.Milliseconds() <= p.Limit*p.Window.Milliseconds()
 }
 
 // state computes one policy's state at now by brute force.
 func state(p core.Policy, cs []charge, now, cost int64) core.PolicyState {
-	w := p.WindowMillis()
+	w := p.Window.Milliseconds()
 	var ps core.PolicyState
 	ps.Allowed = allows(p, cs, now, cost)
 	ps.Remaining = max(0, (p.Limit*w-used(p, cs, now))/w)
@@ -95,7 +95,7 @@ func (o *oracle) take(key string, policies []core.Policy, cost, now int64, charg
 	}
 	for i, p := range policies {
 		id := key + "\x00" + p.Name
-		o.charges[id] = prune(append(o.charges[id], charge{now, cost}), now-2*p.WindowMillis())
+		o.charges[id] = prune(append(o.charges[id], charge{now, cost}), now-2*p.Window.Milliseconds())
 		r.States[i] = state(p, o.charges[id], now, cost)
 		r.States[i].Allowed = true
 		r.States[i].RetryAfter = 0

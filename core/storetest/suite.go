@@ -280,7 +280,7 @@ func requireHonest(t *testing.T, s core.Store, key string, ps []core.Policy, cos
 	require.Positive(t, wait)
 	// The usual wait (at most two windows) plus a clock step of at most
 	// a window.
-	require.LessOrEqual(t, wait, 3*ps[0].WindowMillis())
+	require.LessOrEqual(t, wait, 3*ps[0].Window.Milliseconds())
 	if wait > 1 {
 		p, err := s.Peek(ctx, key, ps, cost, at(now+wait-1))
 		require.NoError(t, err)
@@ -343,7 +343,7 @@ func runHonest(t *testing.T, newStore func(t *testing.T) core.Store) {
 				}
 				wait := r.States[0].RetryAfter.Milliseconds()
 				require.Positive(t, wait)
-				require.LessOrEqual(t, wait, 2*ps[0].WindowMillis())
+				require.LessOrEqual(t, wait, 2*ps[0].Window.Milliseconds())
 				if wait > 1 {
 					p, err := s.Peek(ctx, key, ps, cost, at(now+wait-1))
 					require.NoError(t, err)

@@ -36,14 +36,6 @@ var adapters = map[string]func(*core.Limiter, ...ratewindow.Option) error{
 	"ginmw":   func(l *core.Limiter, o ...ratewindow.Option) error { _, err := ginmw.New(l, o...); return err },
 	"echomw":  func(l *core.Limiter, o ...ratewindow.Option) error { _, err := echomw.New(l, o...); return err },
 	"fibermw": func(l *core.Limiter, o ...ratewindow.Option) error { _, err := fibermw.New(l, o...); return err },
-	"echomw.NewWithConfig": func(l *core.Limiter, o ...ratewindow.Option) error {
-		_, err := echomw.NewWithConfig(echomw.Config{Limiter: l, Options: o})
-		return err
-	},
-	"fibermw.NewWithConfig": func(l *core.Limiter, o ...ratewindow.Option) error {
-		_, err := fibermw.NewWithConfig(fibermw.Config{Limiter: l, Options: o})
-		return err
-	},
 }
 
 // TestEveryConstructorRejectsBadConfig calls every public constructor of

@@ -12,7 +12,7 @@
 // built only when a hook or a handler needs it, and a store-call timeout
 // (which needs a derived context) is only set up when configured.
 //
-// Hooks for later work: a circuit breaker or a local fallback limiter fits
-// in front of the store call (see Flow.allow); a deny cache fits before
-// it, keyed by the key.
+// Circuit breaking, the local fallback and the deny cache are not here:
+// they live below the flow, in core/resilient, a Store decorator, so a bare
+// Limiter gets them too.
 package middleware

@@ -7,6 +7,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/options"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -30,24 +31,27 @@ type Flow struct {
 	hook        func(ratewindow.Event)
 }
 
+// Settings are the resolved options of one middleware instance.
+type Settings = options.Settings[ratewindow.Handler, ratewindow.Event]
+
 // New checks cfg and compiles it. Every problem is an error wrapping
-// core.ErrInvalidConfig that names the field.
-func New(cfg ratewindow.Config) (*Flow, error) {
+// core.ErrInvalidConfig that names the option.
+func New(cfg Settings) (*Flow, error) {
 	if err := cfg.Err(); err != nil {
 		return nil, err
 	}
 	if cfg.Limiter == nil && cfg.LimiterFunc == nil {
-		return nil, fmt.Errorf("%w: Config.Limiter is nil (pass a *core.Limiter, or set WithLimiterFunc)", core.ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: the limiter is nil (pass a *core.Limiter, or set WithLimiterFunc)", core.ErrInvalidConfig)
 	}
 	if cfg.Timeout < 0 {
-		return nil, fmt.Errorf("%w: Config.Timeout must not be negative, got %v", core.ErrInvalidConfig, cfg.Timeout)
+		return nil, fmt.Errorf("%w: WithTimeout: the timeout must not be negative, got %v", core.ErrInvalidConfig, cfg.Timeout)
 	}
 	if err := cfg.Headers.Validate(); err != nil {
-		return nil, fmt.Errorf("Config.Headers: %w", err)
+		return nil, fmt.Errorf("WithHeaders: %w", err)
 	}
 	if cfg.Limiter != nil {
 		if err := headers.ValidatePolicyNames(cfg.Limiter.Policies()); err != nil {
-			return nil, fmt.Errorf("Config.Limiter: %w", err)
+			return nil, fmt.Errorf("limiter: %w", err)
 		}
 	}
 	f := &Flow{
@@ -75,23 +79,25 @@ func New(cfg ratewindow.Config) (*Flow, error) {
 		f.key = keyfuncs.Bounded(keyfuncs.DefaultMaxKeyLen, f.key)
 	}
 	if f.deny == nil {
-		f.deny = ratewindow.DefaultDenyHandler
+		f.deny = denyResponse
 	}
 	if f.onError == nil {
-		f.onError = ratewindow.DefaultErrorHandler
+		f.onError = unavailableResponse
 	}
 	if f.unclass == nil {
-		f.unclass = ratewindow.DefaultUnclassifiedHandler
+		f.unclass = unclassifiedResponse
 	}
 	return f, nil
 }
 
-// FromOptions applies opts over a Config holding l and compiles it: the
-// body of every adapter's New.
+// FromOptions applies opts in order (nil ones ignored) to settings holding
+// the limiter l and compiles them: the body of every adapter's New.
 func FromOptions(l *core.Limiter, opts []ratewindow.Option) (*Flow, error) {
-	cfg := ratewindow.Apply(opts...)
-	if l != nil {
-		cfg.Limiter = l
+	cfg := Settings{Limiter: l}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
 	}
 	return New(cfg)
 }
@@ -107,11 +113,11 @@ func Default(l *core.Limiter) *Flow {
 		return f
 	}
 	err = fmt.Errorf("%w: %w", ratewindow.ErrNoLimiter, err)
-	f, _ = New(ratewindow.Config{
+	f, _ = New(Settings{
 		LimiterFunc: func(keyfuncs.Request, string) (*core.Limiter, error) {
 			return nil, err
 		},
-		UnclassifiedHandler: ratewindow.DefaultErrorHandler,
+		UnclassifiedHandler: unavailableResponse,
 	})
 	return f
 }

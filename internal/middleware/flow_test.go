@@ -46,14 +46,11 @@ func newLimiter(t *testing.T, limit int64) *core.Limiter {
 }
 
 func TestFromOptions(t *testing.T) {
-	a, b := newLimiter(t, 1), newLimiter(t, 2)
-	f, err := FromOptions(a, []ratewindow.Option{nil, ratewindow.WithLimiter(b)})
+	a := newLimiter(t, 1)
+	f, err := FromOptions(a, []ratewindow.Option{nil, ratewindow.WithTimeout(time.Second)})
 	require.NoError(t, err)
-	assert.Same(t, a, f.limiter, "the positional limiter wins over WithLimiter")
-
-	f, err = FromOptions(nil, []ratewindow.Option{ratewindow.WithLimiter(b)})
-	require.NoError(t, err)
-	assert.Same(t, b, f.limiter)
+	assert.Same(t, a, f.limiter)
+	assert.Equal(t, time.Second, f.timeout, "nil options are ignored")
 
 	_, err = FromOptions(nil, []ratewindow.Option{ratewindow.WithLimiterFunc(func(keyfuncs.Request, string) (*core.Limiter, error) { return nil, nil })})
 	require.NoError(t, err, "a limiter func alone is enough")

@@ -62,7 +62,7 @@ func simulate(w *workload, p core.Policy) (*outcome, error) {
 	}
 	o := &outcome{Alg: p.Algorithm, Allowed: make([]bool, len(w.Reqs)), ByKey: make([][]int64, w.Clients)}
 	ctx := context.Background()
-	win := p.WindowMillis()
+	win := p.Window.Milliseconds()
 	first := make([]int, w.Clients) // per client, the oldest admission still in (t − W, t]
 	for i, r := range w.Reqs {
 		clock.Set(epoch.Add(time.Duration(r.at) * time.Millisecond))

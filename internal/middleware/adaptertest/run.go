@@ -124,9 +124,9 @@ func checkInvalidConfig(t *testing.T, a Adapter) {
 		opts  []ratewindow.Option
 		field string
 	}{
-		{"nil limiter", nil, nil, "Config.Limiter"},
-		{"negative timeout", l, []ratewindow.Option{ratewindow.WithTimeout(-time.Second)}, "Config.Timeout"},
-		{"unknown header mode", l, []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.None + 1})}, "Config.Headers"},
+		{"nil limiter", nil, nil, "limiter is nil"},
+		{"negative timeout", l, []ratewindow.Option{ratewindow.WithTimeout(-time.Second)}, "WithTimeout"},
+		{"unknown header mode", l, []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.None + 1})}, "WithHeaders"},
 		{"nil key func", l, []ratewindow.Option{ratewindow.WithKeyFunc(nilKey)}, "WithKeyFunc(nil)"},
 		{"nil cost func", l, []ratewindow.Option{ratewindow.WithCost(nil)}, "WithCost(nil)"},
 		{"nil limiter func", l, []ratewindow.Option{ratewindow.WithLimiterFunc(nil)}, "WithLimiterFunc(nil)"},

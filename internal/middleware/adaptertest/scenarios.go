@@ -96,7 +96,7 @@ func Scenarios() []Scenario {
 				assert.True(t, first.Decision.Allowed)
 				assert.Equal(t, "minute", first.Decision.Policy().Name)
 				assert.Equal(t, int64(2), first.Decision.Remaining)
-				assert.Equal(t, int64(2), first.Decision.States[0].Remaining)
+				assert.Equal(t, int64(2), first.Decision.States()[0].Remaining)
 				assert.False(t, first.WouldDeny)
 				assert.NoError(t, first.Err)
 				last := evs[4]

@@ -1,4 +1,6 @@
-package core
+package algo
+
+import "github.com/ratewindow/ratewindow/core"
 
 // FixedWindowState is one fixed-window counter: Count units charged in the
 // epoch-aligned window that starts at Start (Unix milliseconds).
@@ -18,9 +20,9 @@ type FixedWindowState struct {
 }
 
 // Eval moves s to the window holding now and reports whether cost more units
-// fit under limit. It charges nothing. The returned PolicyState describes
+// fit under limit. It charges nothing. The returned core.PolicyState describes
 // the state as it is (Remaining before any charge).
-func (s FixedWindowState) Eval(now, limit, window, cost int64) (FixedWindowState, PolicyState) {
+func (s FixedWindowState) Eval(now, limit, window, cost int64) (FixedWindowState, core.PolicyState) {
 	s = s.advance(now, window)
 	ps := s.report(now, limit, window)
 	ps.Allowed = s.Count+cost <= limit
@@ -32,7 +34,7 @@ func (s FixedWindowState) Eval(now, limit, window, cost int64) (FixedWindowState
 
 // Charge adds cost to a state returned by Eval for the same now and reports
 // the state after the charge.
-func (s FixedWindowState) Charge(now, limit, window, cost int64) (FixedWindowState, PolicyState) {
+func (s FixedWindowState) Charge(now, limit, window, cost int64) (FixedWindowState, core.PolicyState) {
 	s.Count += cost
 	ps := s.report(now, limit, window)
 	ps.Allowed = true
@@ -41,7 +43,7 @@ func (s FixedWindowState) Charge(now, limit, window, cost int64) (FixedWindowSta
 
 // Take is Eval followed, when the request is allowed, by Charge, in one
 // step: the state after it and what Charge (or, on a denial, Eval) reports.
-func (s FixedWindowState) Take(now, limit, window, cost int64) (FixedWindowState, PolicyState) {
+func (s FixedWindowState) Take(now, limit, window, cost int64) (FixedWindowState, core.PolicyState) {
 	s = s.advance(now, window)
 	if s.Count+cost > limit {
 		ps := s.report(now, limit, window)
@@ -66,8 +68,8 @@ func (s FixedWindowState) advance(now, window int64) FixedWindowState {
 	return s
 }
 
-func (s FixedWindowState) report(now, limit, window int64) PolicyState {
-	var ps PolicyState
+func (s FixedWindowState) report(now, limit, window int64) core.PolicyState {
+	var ps core.PolicyState
 	ps.Remaining = max(0, limit-s.Count)
 	if s.Count > 0 {
 		ps.ResetAfter = millis(s.Start + window - now)

@@ -1,4 +1,6 @@
-package core
+package algo
+
+import "github.com/ratewindow/ratewindow/core"
 
 // SlidingWindowState is one sliding-window counter: Curr units charged in
 // the epoch-aligned bucket that starts at Start (Unix milliseconds) and Prev
@@ -32,7 +34,7 @@ type SlidingWindowState struct {
 
 // Eval moves s to the bucket holding now and reports whether cost more
 // units fit under limit. It charges nothing.
-func (s SlidingWindowState) Eval(now, limit, window, cost int64) (SlidingWindowState, PolicyState) {
+func (s SlidingWindowState) Eval(now, limit, window, cost int64) (SlidingWindowState, core.PolicyState) {
 	s = s.advance(now, window)
 	t := max(now, s.Start)
 	ps := s.report(t, limit, window)
@@ -46,7 +48,7 @@ func (s SlidingWindowState) Eval(now, limit, window, cost int64) (SlidingWindowS
 
 // late adds the gap between now and a later s.Start, when the clock is
 // behind the state, to the waits of ps.
-func (s SlidingWindowState) late(ps PolicyState, gap int64) PolicyState {
+func (s SlidingWindowState) late(ps core.PolicyState, gap int64) core.PolicyState {
 	if gap > 0 {
 		if ps.RetryAfter > 0 {
 			ps.RetryAfter += millis(gap)
@@ -60,7 +62,7 @@ func (s SlidingWindowState) late(ps PolicyState, gap int64) PolicyState {
 
 // Charge adds cost to a state returned by Eval for the same now and reports
 // the state after the charge.
-func (s SlidingWindowState) Charge(now, limit, window, cost int64) (SlidingWindowState, PolicyState) {
+func (s SlidingWindowState) Charge(now, limit, window, cost int64) (SlidingWindowState, core.PolicyState) {
 	s.Curr += cost
 	t := max(now, s.Start)
 	ps := s.report(t, limit, window)
@@ -70,7 +72,7 @@ func (s SlidingWindowState) Charge(now, limit, window, cost int64) (SlidingWindo
 
 // Take is Eval followed, when the request is allowed, by Charge, in one
 // step: the state after it and what Charge (or, on a denial, Eval) reports.
-func (s SlidingWindowState) Take(now, limit, window, cost int64) (SlidingWindowState, PolicyState) {
+func (s SlidingWindowState) Take(now, limit, window, cost int64) (SlidingWindowState, core.PolicyState) {
 	s = s.advance(now, window)
 	if now < s.Start {
 		// The clock is behind the state: rare, not worth a fused path.
@@ -88,7 +90,7 @@ func (s SlidingWindowState) Take(now, limit, window, cost int64) (SlidingWindowS
 	// Admitted: report's answer for Curr > 0, written out here because
 	// report is too large to inline and this is the hot path.
 	s.Curr += cost
-	ps := PolicyState{Allowed: true, Remaining: max(0, limit-s.Curr), ResetAfter: millis(s.Start + 2*window - now)}
+	ps := core.PolicyState{Allowed: true, Remaining: max(0, limit-s.Curr), ResetAfter: millis(s.Start + 2*window - now)}
 	if s.Prev > 0 {
 		ps.Remaining = max(0, (limit*window-s.weighted(now, window))/window)
 	}
@@ -123,8 +125,8 @@ func (s SlidingWindowState) weighted(now, window int64) int64 {
 	return s.Prev*(window-(now-s.Start)) + s.Curr*window
 }
 
-func (s SlidingWindowState) report(now, limit, window int64) PolicyState {
-	var ps PolicyState
+func (s SlidingWindowState) report(now, limit, window int64) core.PolicyState {
+	var ps core.PolicyState
 	if s.Prev == 0 {
 		ps.Remaining = max(0, limit-s.Curr) // the same, without a division
 	} else {

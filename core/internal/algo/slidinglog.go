@@ -1,4 +1,6 @@
-package core
+package algo
+
+import "github.com/ratewindow/ratewindow/core"
 
 // SlidingLogState is one exact sliding-window log: one record per admitted
 // request (not per unit of cost), oldest first, in a ring buffer. A record
@@ -105,7 +107,7 @@ func (l *SlidingLogState) settle(now, window int64) {
 
 // Eval prunes the log at now and reports whether cost more units fit under
 // limit. It charges nothing.
-func (l *SlidingLogState) Eval(now, limit, window, cost int64) PolicyState {
+func (l *SlidingLogState) Eval(now, limit, window, cost int64) core.PolicyState {
 	l.settle(now, window)
 	ps := l.report(now, limit, window)
 	count := l.Count()
@@ -140,7 +142,7 @@ func (l *SlidingLogState) freedAt(need int64) int64 {
 // Charge records a request of cost units admitted at the instant at (Unix
 // milliseconds rounded up; at ≥ now), after an Eval at now that allowed
 // it, and reports the state after the charge.
-func (l *SlidingLogState) Charge(now, at, limit, window, cost int64) PolicyState {
+func (l *SlidingLogState) Charge(now, at, limit, window, cost int64) core.PolicyState {
 	if l.n > 0 {
 		last := l.newest()
 		at = max(at, last.t)
@@ -168,7 +170,7 @@ func (l *SlidingLogState) Charge(now, at, limit, window, cost int64) PolicyState
 	return l.charged(now, limit, window)
 }
 
-func (l *SlidingLogState) charged(now, limit, window int64) PolicyState {
+func (l *SlidingLogState) charged(now, limit, window int64) core.PolicyState {
 	ps := l.report(now, limit, window)
 	ps.Allowed = true
 	return ps
@@ -202,8 +204,8 @@ func (l *SlidingLogState) resize(c int) {
 	l.buf, l.head = buf, 0
 }
 
-func (l *SlidingLogState) report(now, limit, window int64) PolicyState {
-	var ps PolicyState
+func (l *SlidingLogState) report(now, limit, window int64) core.PolicyState {
+	var ps core.PolicyState
 	ps.Remaining = max(0, limit-l.Count())
 	if l.n > 0 {
 		ps.ResetAfter = millis(l.newest().t + window - now)

@@ -1,4 +1,4 @@
-package core_test
+package algo_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/algo"
 )
 
 // takeGrid runs check over a grid of states, times, limits, windows and
@@ -51,12 +52,12 @@ func requireTakeIsEvalThenCharge[S windowState[S]](t *testing.T, s S, now, limit
 
 func TestFixedWindowTakeIsEvalThenCharge(t *testing.T) {
 	takeGrid(t, func(start, count, _, now, limit, window, cost int64) {
-		requireTakeIsEvalThenCharge(t, core.FixedWindowState{Start: start, Count: count}, now, limit, window, cost)
+		requireTakeIsEvalThenCharge(t, algo.FixedWindowState{Start: start, Count: count}, now, limit, window, cost)
 	})
 }
 
 func TestSlidingWindowTakeIsEvalThenCharge(t *testing.T) {
 	takeGrid(t, func(start, prev, curr, now, limit, window, cost int64) {
-		requireTakeIsEvalThenCharge(t, core.SlidingWindowState{Start: start, Prev: prev, Curr: curr}, now, limit, window, cost)
+		requireTakeIsEvalThenCharge(t, algo.SlidingWindowState{Start: start, Prev: prev, Curr: curr}, now, limit, window, cost)
 	})
 }

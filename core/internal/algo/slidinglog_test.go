@@ -1,4 +1,4 @@
-package core_test
+package algo_test
 
 import (
 	"testing"
@@ -7,13 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/algo"
 )
 
 // One record per request, whatever its weight; a lowered limit and a cost
 // above the limit are answered, never a panic.
 func TestSlidingLogRecordsRequestsNotUnits(t *testing.T) {
-	var l core.SlidingLogState
+	var l algo.SlidingLogState
 	const w = 1000
 	ps := l.Eval(0, 5, w, 6)
 	assert.False(t, ps.Allowed)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package ginmw
+
+const raceEnabled = false
