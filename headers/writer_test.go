@@ -435,7 +435,7 @@ func TestResetForgivesTheStoresMillisecond(t *testing.T) {
 				ps.RetryAfter = c.after
 			}
 			d := &core.Decision{Allowed: c.allowed, Policies: []core.Policy{one}, Limit: 5, ResetAfter: c.after, RetryAfter: ps.RetryAfter}
-			d.States[0] = ps
+			d.States()[0] = ps
 			h, set := capture()
 			headers.Writer{}.Write(set, d, t0)
 			assert.Equal(t, []string{c.want}, h["RateLimit"])
