@@ -8,8 +8,9 @@ import (
 )
 
 // DefaultPrefix starts every key the store writes unless WithPrefix says
-// otherwise.
-const DefaultPrefix = "ratewindow"
+// otherwise. It is short because every byte of a key name is held in Redis
+// for every tracked key.
+const DefaultPrefix = "rw"
 
 // Option configures a Store.
 type Option func(*config)
@@ -21,7 +22,8 @@ type config struct {
 
 // WithPrefix sets the first part of every key, so several applications can
 // share one Redis. It must not be empty and must not hold '{' or '}', which
-// would move the cluster hash tag.
+// would move the cluster hash tag. A short prefix keeps keys small (see
+// the package doc, Keys).
 func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = prefix } }
 
 // WithServerTime makes the script read the time from Redis (the TIME
