@@ -181,8 +181,8 @@ func TestOutOfMemoryWritesNothing(t *testing.T) {
 	log := policies(t, core.PerMinute(100).Named("log").Using(core.SlidingLog))
 	both := policies(t, core.PerMinute(100).Named("log").Using(core.SlidingLog), core.PerMinute(100).Named("fw").Using(core.FixedWindow))
 	now := time.Now()
-	for range 3 {
-		_, err := s.Take(ctx, "k", log, 1, now)
+	for i := range 3 { // three milliseconds: three members
+		_, err := s.Take(ctx, "k", log, 1, now.Add(time.Duration(i-3)*time.Millisecond))
 		require.NoError(t, err)
 	}
 	// Redis is full: maxmemory below what it already uses.
@@ -205,13 +205,13 @@ func TestOutOfMemoryWritesNothing(t *testing.T) {
 		r, err := s.Peek(ctx, "k", log, 1, now.Add(time.Millisecond))
 		require.ErrorIs(t, err, redisstore.ErrOutOfMemory, "a full Redis refuses every script: %v", r)
 	}
-	keys, err := admin.Keys(ctx, "*:log").Result()
+	keys, err := admin.Keys(ctx, "*}:l1m:*").Result()
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
 	n, err := admin.ZCard(ctx, keys[0]).Result()
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), n, "the refused calls wrote nothing")
-	fw, err := admin.Keys(ctx, "*:fw").Result()
+	fw, err := admin.Keys(ctx, "*}:f1m:*").Result()
 	require.NoError(t, err)
 	assert.Empty(t, fw)
 }
