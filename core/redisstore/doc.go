@@ -63,9 +63,9 @@
 //
 // Redis holds every key name in full, once per tracked key, so the names
 // are short: with the default prefix, a user key of up to 14 bytes
-// ("ip:203.0.113.9") and a window of up to three characters, a key name is
-// at most 30 bytes, which Redis allocates in 32. Each further byte of
-// prefix or user key can move it to the next 16-byte class.
+// ("ip:203.0.113.9") and a window spelled in two characters (1s, 5m, 1h), a
+// key name is at most 30 bytes, which Redis allocates in 32. Each further
+// byte of prefix, user key or window can move it to the next 16-byte class.
 //
 // Releases before this layout wrote "ratewindow:{<tag>}:<algorithm><window
 // in ms>:<policy name>". After an upgrade every key starts with fresh

@@ -23,11 +23,12 @@ import (
 const memoryKeys = 10_000
 
 // A tracked key costs what the package doc says: with the default prefix,
-// a user key of up to 14 bytes ("ip:203.0.113.9") and the default policy
-// name, MEMORY USAGE is 88 bytes for the fixed window and the sliding
-// counter (a key name of at most 30 bytes: jemalloc's 32-byte class) and
-// 104 for a sliding log holding one request. The growth of INFO
-// used_memory, which adds the expiry entry and the hash tables, is logged.
+// a user key of up to 14 bytes ("ip:203.0.113.9"), a window of an hour
+// (1h) and the default policy name, MEMORY USAGE is 88 bytes for the fixed
+// window and the sliding counter (a key name of at most 30 bytes:
+// jemalloc's 32-byte class) and 104 for a sliding log holding one request.
+// The growth of INFO used_memory, which adds the expiry entry and the hash
+// tables, is logged.
 func TestMemoryPerKey(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: testredis.Server(t).Addr, PoolSize: 8})
 	t.Cleanup(func() { _ = c.Close() })
