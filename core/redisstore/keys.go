@@ -95,7 +95,7 @@ const maxPolicyPart = 1 + 1 + 19 + 2 + 1 + nameCodeLen
 //
 //	prefix:{tag}:<algorithm><window>:<name code>
 //
-// e.g. "rw:{ip:203.0.113.9}:s1m:4fJx0a". The part after the tag identifies
+// e.g. "rw:{ip:203.0.113.9}:s1m:es62Ws". The part after the tag identifies
 // the policy by Algorithm, Window and Name (not its Limit, so a changed
 // limit keeps the counts). All keys share the hash tag, hence one cluster
 // slot.
@@ -121,7 +121,7 @@ func (s *Store) fillKeys(out []string, key string, policies []core.Policy) {
 		b.WriteString("}:")
 		var part [maxPolicyPart]byte
 		id := append(part[:0], algCode(p.Algorithm))
-		id = appendWindow(id, p.Window.Milliseconds())
+		id = appendWindow(id, p.WindowMillis())
 		id = append(id, ':')
 		b.Write(appendNameCode(id, p.Name))
 		ends[i] = b.Len()
