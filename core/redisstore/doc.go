@@ -33,15 +33,39 @@
 //
 // Each (key, policy) pair has one Redis key:
 //
-//	<prefix>:{<tag>}:<algorithm letter><window ms>:<policy name>
-//	ratewindow:{203.0.113.9}:s60000:100-per-1m
+//	<prefix>:{<tag>}:<algorithm><window>:<name code>
+//	rw:{ip:203.0.113.9}:s1m:es62Ws
 //
-// The tag is the user key when it is at most 64 bytes, has no brace and does
-// not start with '#'; otherwise it is '#' and 32 hex digits of its SHA-256.
-// All keys of one user key carry the same hash tag, so they live in one
-// cluster slot and the script never fails with CROSSSLOT. The policy part
-// holds Name, Window and Algorithm but not Limit, so changing a limit keeps
-// the counts, as in the memory store.
+// The parts are:
+//
+//   - prefix: "rw" unless WithPrefix sets another.
+//   - tag: the user key when it is at most 64 bytes, has no brace and
+//     does not start with '#'; otherwise '#' and 32 hex digits of its
+//     SHA-256. All keys of one user key carry the same hash tag, so they
+//     live in one cluster slot and the script never fails with CROSSSLOT.
+//   - algorithm: f (fixed window), s (sliding window counter) or l
+//     (sliding log).
+//   - window: in the largest unit that divides it exactly, so each window
+//     has one spelling: 1h, 15m, 90s, 1500ms.
+//   - name code: the policy's Name as six base-62 digits of its 64-bit
+//     FNV-1a hash (mixed with MurmurHash3's finaliser), so the key's length
+//     does not depend on the name; "es62Ws" is the code of "100-per-1m".
+//
+// The policy part holds Algorithm, Window and Name but not Limit, so
+// changing a limit keeps the counts, as in the memory store. Policies that
+// differ in algorithm or window never share a key; two names with the same
+// algorithm and window would share one only if their codes collided, about
+// one chance in 2^35 for a pair of names.
+//
+// Redis holds every key name in full, once per tracked key, so the names
+// are short: with the default prefix, a user key of up to 14 bytes
+// ("ip:203.0.113.9") and a window spelled in two characters (1s, 5m, 1h), a
+// key name is at most 30 bytes, which Redis allocates in 32. Each further
+// byte of prefix, user key or window can move it to the next 16-byte class.
+//
+// Releases before this layout wrote "ratewindow:{<tag>}:<algorithm><window
+// in ms>:<policy name>". After an upgrade every key starts with fresh
+// counts; the old keys are no longer read and expire within their TTL.
 //
 // # Data layout
 //
@@ -75,14 +99,19 @@
 // keys vanish on their own.
 //
 // Measured on Redis 7.0 (bench module, 100,000 keys of 12 bytes, the default
-// prefix and policy name, e.g. "ratewindow:{user:0000042}:s3600000:10-per-1h"),
-// MEMORY USAGE per key is 104 bytes for the fixed window and the sliding
-// counter and 120 bytes for a sliding log holding one unit; the growth of
-// INFO used_memory, which adds the key space's hash tables and expiry
-// entries, is about 156, 156 and 172 bytes. go-redis/redis_rate's key
-// measures 104 (MEMORY USAGE) and 156 (INFO) in the same run. Each further
-// request held in a sliding log adds a member of a few tens of bytes (more
-// once the set outgrows Redis's zset-max-listpack-entries, 128 by default).
+// prefix and policy name, e.g. "rw:{user:0000042}:s1h:Cl6Qcx"), MEMORY USAGE
+// per key is 88 bytes for the fixed window and the sliding counter and 104
+// bytes for a sliding log holding one unit; the growth of INFO used_memory,
+// which adds the key space's hash tables and expiry entries, is about 140,
+// 140 and 156 bytes. Of the 140, Redis's allocator (jemalloc) gives 32 bytes
+// each to the key's entry, its expiry entry, its name (up to 30 bytes) and
+// its value (a string of up to 12 bytes: windows of a second or more and
+// counts below 65,536); the rest is the hash tables. A bare INCR counter
+// measures about 108, because Redis shares the objects of integers below
+// 10,000; go-redis/redis_rate's key measures 104 (MEMORY USAGE) and 156
+// (INFO) in the same run. Each further request held in a sliding log adds a
+// member of a few tens of bytes (more once the set outgrows Redis's
+// zset-max-listpack-entries, 128 by default).
 //
 // # Time
 //

@@ -53,28 +53,80 @@ func TestKeys(t *testing.T) {
 		core.PerMinute(100),
 		core.PerSecond(5).Named("burst").Using(core.FixedWindow),
 		core.Per(7, 1500*time.Millisecond).Named("log").Using(core.SlidingLog),
+		core.Per(3, 90*time.Minute).Named("long"),
 	})
 	require.NoError(t, err)
+	got := s.keys("u1", ps)
+	// The codes are part of the stored layout: changing them would start
+	// every deployment's counts over.
+	assert.Equal(t, "es62Ws", nameCode("100-per-1m"))
+	assert.Equal(t, "qkDM2B", nameCode("burst"))
 	assert.Equal(t, []string{
-		"app:{u1}:s60000:100-per-1m",
-		"app:{u1}:f1000:burst",
-		"app:{u1}:l1500:log",
-	}, s.keys("u1", ps))
+		"app:{u1}:s1m:" + nameCode("100-per-1m"),
+		"app:{u1}:f1s:" + nameCode("burst"),
+		"app:{u1}:l1500ms:" + nameCode("log"),
+		"app:{u1}:s90m:" + nameCode("long"),
+	}, got)
+	for _, k := range got {
+		code := k[strings.LastIndexByte(k, ':')+1:]
+		assert.Len(t, code, nameCodeLen, k)
+		assert.Regexp(t, "^[0-9a-zA-Z]+$", code, k)
+	}
 
-	// A changed limit keeps the key (and so the counts); a changed window
-	// or algorithm does not.
+	// A changed limit keeps the key (and so the counts); a changed window,
+	// algorithm or name does not.
 	k := s.keys("u1", ps[:1])[0]
 	assert.Equal(t, k, s.keys("u1", []core.Policy{ps[0].Named(ps[0].Name)})[0])
 	changed := ps[0]
 	changed.Limit = 5
 	assert.Equal(t, k, s.keys("u1", []core.Policy{changed})[0])
 	assert.NotEqual(t, k, s.keys("u1", []core.Policy{ps[0].Using(core.FixedWindow)})[0])
+	assert.NotEqual(t, k, s.keys("u1", []core.Policy{ps[0].Named("other")})[0])
 	longer := ps[0]
 	longer.Window = 2 * time.Minute
 	assert.NotEqual(t, k, s.keys("u1", []core.Policy{longer})[0])
 
 	hashed := s.keys("a{b}", ps[:1])[0]
-	assert.Equal(t, "app:{"+tag("a{b}")+"}:s60000:100-per-1m", hashed)
+	assert.Equal(t, "app:{"+tag("a{b}")+"}:s1m:"+nameCode("100-per-1m"), hashed)
+}
+
+// nameCode is a policy name's code as keys writes it.
+func nameCode(name string) string { return string(appendNameCode(nil, name)) }
+
+// Each window has one spelling, in the largest unit that divides it.
+func TestAppendWindow(t *testing.T) {
+	for ms, want := range map[int64]string{
+		1: "1ms", 999: "999ms", 1000: "1s", 1500: "1500ms", 59_000: "59s", 60_000: "1m",
+		90_000: "90s", 3_600_000: "1h", 5_400_000: "90m", 86_400_000: "24h", 90_061_001: "90061001ms",
+	} {
+		assert.Equal(t, want, string(appendWindow(nil, ms)), "%d ms", ms)
+	}
+}
+
+// Names that differ get different codes: every default name of a limit up
+// to 10,000 per second, minute and hour, and a set of short custom names.
+func TestNameCodesDiffer(t *testing.T) {
+	seen := make(map[string]string)
+	add := func(name string) {
+		code := nameCode(name)
+		if other, dup := seen[code]; dup {
+			t.Fatalf("%q and %q share the code %s", name, other, code)
+		}
+		seen[code] = name
+	}
+	for limit := int64(1); limit <= 10_000; limit++ {
+		for _, p := range []core.Policy{core.PerSecond(limit), core.PerMinute(limit), core.PerHour(limit)} {
+			add(p.DefaultName())
+		}
+	}
+	for _, a := range "abcdefghijklmnopqrstuvwxyz0123456789-_" {
+		for _, b := range "abcdefghijklmnopqrstuvwxyz0123456789-_" {
+			add(string(a) + string(b))
+		}
+	}
+	add("")
+	add("api")
+	add("login")
 }
 
 func TestComposedScripts(t *testing.T) {

@@ -44,12 +44,59 @@ func algCode(a core.Algorithm) byte {
 	}
 }
 
+// appendWindow appends a window in the largest unit that divides it
+// exactly: "1h", "15m", "90s", "1500ms". Each window has one spelling.
+func appendWindow(b []byte, ms int64) []byte {
+	const s, m, h = 1000, 60 * 1000, 60 * 60 * 1000
+	switch {
+	case ms%h == 0:
+		return append(strconv.AppendInt(b, ms/h, 10), 'h')
+	case ms%m == 0:
+		return append(strconv.AppendInt(b, ms/m, 10), 'm')
+	case ms%s == 0:
+		return append(strconv.AppendInt(b, ms/s, 10), 's')
+	}
+	return append(strconv.AppendInt(b, ms, 10), "ms"...)
+}
+
+// nameCodeLen is the length of a policy name's code in keys.
+const nameCodeLen = 6
+
+// digits62 are the digits of a name's code.
+const digits62 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+// appendNameCode appends the code of a policy name, so that keys have the
+// same length whatever the names: its 64-bit FNV-1a hash, mixed with
+// MurmurHash3's finaliser so every bit of the name reaches every digit,
+// written as six base-62 digits (about 35.7 bits).
+func appendNameCode(b []byte, name string) []byte {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	for range nameCodeLen {
+		b = append(b, digits62[h%62])
+		h /= 62
+	}
+	return b
+}
+
+// maxPolicyPart bounds the part of a key after the tag: ':', the algorithm,
+// a window of at most 19 digits and a 2-letter unit, ':' and the name code.
+const maxPolicyPart = 1 + 1 + 19 + 2 + 1 + nameCodeLen
+
 // keys returns the Redis key of each policy's state for key:
 //
-//	prefix:{tag}:<algorithm><window ms>:<policy name>
+//	prefix:{tag}:<algorithm><window>:<name code>
 //
-// e.g. "ratewindow:{203.0.113.9}:s60000:100-per-1m". The part after the tag
-// holds the policy's Name, Window and Algorithm (not its Limit, so a changed
+// e.g. "rw:{ip:203.0.113.9}:s1m:es62Ws". The part after the tag identifies
+// the policy by Algorithm, Window and Name (not its Limit, so a changed
 // limit keeps the counts). All keys share the hash tag, hence one cluster
 // slot.
 func (s *Store) keys(key string, policies []core.Policy) []string {
@@ -62,13 +109,9 @@ func (s *Store) keys(key string, policies []core.Policy) []string {
 // built in one buffer and cut from it: one allocation for all of them.
 func (s *Store) fillKeys(out []string, key string, policies []core.Policy) {
 	t := tag(key)
-	head := len(s.prefix) + len(":{") + len(t) + len("}:")
-	size := 0
-	for i := range policies {
-		size += head + 1 + 20 + 1 + len(policies[i].Name)
-	}
+	head := len(s.prefix) + len(":{") + len(t) + len("}")
 	var b strings.Builder
-	b.Grow(size)
+	b.Grow(len(policies) * (head + maxPolicyPart))
 	var ends [core.MaxPolicies]int
 	for i := range policies {
 		p := &policies[i]
@@ -76,11 +119,11 @@ func (s *Store) fillKeys(out []string, key string, policies []core.Policy) {
 		b.WriteString(":{")
 		b.WriteString(t)
 		b.WriteString("}:")
-		b.WriteByte(algCode(p.Algorithm))
-		var digits [20]byte
-		b.Write(strconv.AppendInt(digits[:0], p.Window.Milliseconds(), 10))
-		b.WriteByte(':')
-		b.WriteString(p.Name)
+		var part [maxPolicyPart]byte
+		id := append(part[:0], algCode(p.Algorithm))
+		id = appendWindow(id, p.Window.Milliseconds())
+		id = append(id, ':')
+		b.Write(appendNameCode(id, p.Name))
 		ends[i] = b.Len()
 	}
 	all := b.String()

@@ -22,7 +22,9 @@ func unpack(t *testing.T, c redis.UniversalClient, v string) []int64 {
 	return got
 }
 
-// The stored values are what the package doc says: integers packed with
+// The keys and stored values are what the package doc says: the policy
+// part of a key is the algorithm's letter, the window in its largest whole
+// unit and the code of the policy's name; integers packed with
 // cmsgpack, the window given by its index; one log member per request (or
 // per millisecond), holding the running sum and the request's units.
 func TestStoredLayout(t *testing.T) {
@@ -45,11 +47,11 @@ func TestStoredLayout(t *testing.T) {
 	require.NoError(t, err)
 
 	k := prefix + ":{u}:"
-	assert.Equal(t, []int64{i + 1, 4}, unpack(t, c, c.Get(ctx, k+"f60000:fixed").Val()))
-	assert.Equal(t, []int64{i + 1, 2, 4}, unpack(t, c, c.Get(ctx, k+"s60000:sliding").Val()))
-	assert.LessOrEqual(t, len(c.Get(ctx, k+"s60000:sliding").Val()), 12, "fits Redis's smallest string allocation")
+	assert.Equal(t, []int64{i + 1, 4}, unpack(t, c, c.Get(ctx, k+"f1m:eoeJpP").Val()))
+	assert.Equal(t, []int64{i + 1, 2, 4}, unpack(t, c, c.Get(ctx, k+"s1m:CgPxMi").Val()))
+	assert.LessOrEqual(t, len(c.Get(ctx, k+"s1m:CgPxMi").Val()), 12, "fits Redis's smallest string allocation")
 
-	members, err := c.ZRangeWithScores(ctx, k+"l60000:log", 0, -1).Result()
+	members, err := c.ZRangeWithScores(ctx, k+"l1m:e8i8Su", 0, -1).Result()
 	require.NoError(t, err)
 	t0, t1 := earlier.UnixMilli(), now.UnixMilli()
 	// Two requests in one millisecond share its member.
@@ -67,8 +69,8 @@ func TestUnreadableStateStartsOver(t *testing.T) {
 	s, prefix := store(t, c)
 	ctx := context.Background()
 	ps := policies(t, core.PerMinute(5).Named("fixed").Using(core.FixedWindow), core.PerMinute(5).Named("sliding"))
-	require.NoError(t, c.Set(ctx, prefix+":{u}:f60000:fixed", "not a state", time.Minute).Err())
-	require.NoError(t, c.Set(ctx, prefix+":{u}:s60000:sliding", "-", time.Minute).Err())
+	require.NoError(t, c.Set(ctx, prefix+":{u}:f1m:eoeJpP", "not a state", time.Minute).Err())
+	require.NoError(t, c.Set(ctx, prefix+":{u}:s1m:CgPxMi", "-", time.Minute).Err())
 	r, err := s.Take(ctx, "u", ps, 1, base)
 	require.NoError(t, err)
 	assert.Equal(t, core.PolicyState{Allowed: true, Remaining: 4, ResetAfter: time.Minute}, r.States[0])
@@ -90,7 +92,7 @@ func TestWeightedLogKeySize(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, r.States[0].Allowed)
 	assert.Equal(t, time.Hour-time.Second, r.States[0].RetryAfter)
-	key := prefix + ":{heavy}:l3600000:log"
+	key := prefix + ":{heavy}:l1h:e8i8Su"
 	assert.EqualValues(t, 1, c.ZCard(ctx, key).Val())
 	size, err := c.MemoryUsage(ctx, key).Result()
 	require.NoError(t, err)

@@ -8,8 +8,9 @@ import (
 )
 
 // defaultPrefix starts every key the store writes unless WithPrefix says
-// otherwise.
-const defaultPrefix = "ratewindow"
+// otherwise. It is short because every byte of a key name is held in Redis
+// for every tracked key.
+const defaultPrefix = "rw"
 
 // Option configures a Store.
 type Option func(*config)
@@ -19,9 +20,10 @@ type config struct {
 	serverTime bool
 }
 
-// WithPrefix sets the first part of every key (default "ratewindow"), so
-// several applications can share one Redis. It must not be empty and must
-// not hold '{' or '}', which would move the cluster hash tag.
+// WithPrefix sets the first part of every key (default "rw"), so several
+// applications can share one Redis. It must not be empty and must not hold
+// '{' or '}', which would move the cluster hash tag. A short prefix keeps
+// keys small (see the package doc, Keys).
 func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = prefix } }
 
 // WithServerTime makes the script read the time from Redis (the TIME

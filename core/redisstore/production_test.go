@@ -205,13 +205,13 @@ func TestOutOfMemoryWritesNothing(t *testing.T) {
 		r, err := s.Peek(ctx, "k", log, 1, now.Add(10*time.Millisecond))
 		require.ErrorIs(t, err, redisstore.ErrOutOfMemory, "a full Redis refuses every script: %v", r)
 	}
-	keys, err := admin.Keys(ctx, "*:log").Result()
+	keys, err := admin.Keys(ctx, "*}:l1m:*").Result()
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
 	n, err := admin.ZCard(ctx, keys[0]).Result()
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), n, "the refused calls wrote nothing")
-	fw, err := admin.Keys(ctx, "*:fw").Result()
+	fw, err := admin.Keys(ctx, "*}:f1m:*").Result()
 	require.NoError(t, err)
 	assert.Empty(t, fw)
 }
