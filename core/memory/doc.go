@@ -31,11 +31,12 @@
 //
 // A key that many goroutines use at once (a global limit, one large
 // tenant) meets them all on its shard's mutex. For a limiter with one
-// fixed-window policy, a decision that finds that mutex held gives the key
-// a hot cell, one per shard: the key's window start and count packed in
-// one word, which later decisions update with a compare-and-swap instead
-// of taking the mutex, with the same decisions (at most the limit per
-// window). The cell goes back to the table when the key goes quiet, when
+// fixed-window or sliding-window-counter policy (of a limit below 2^31), a
+// decision that finds that mutex held gives the key a hot cell, one per
+// shard: the key's window and counts packed in one word, which later
+// decisions update with a compare-and-swap instead of taking the mutex,
+// with the same decisions as under the mutex. A sliding log stays under
+// the mutex. The cell goes back to the table when the key goes quiet, when
 // its window ends unused, or when a call the cell does not serve (Peek,
 // Reset, a limiter with several policies) touches the key; it costs one
 // small allocation when made.

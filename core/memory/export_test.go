@@ -43,23 +43,31 @@ func shardOf(s *Store, key string) (uint64, *shard) {
 	return h, &s.shards[h&s.mask]
 }
 
-// MakeHotForTest gives key's existing fixed-window entry under p a hot
-// cell, as contention would, and reports whether it could.
+// MakeHotForTest gives key's existing fixed-window or sliding-counter
+// entry under p a hot cell, as contention would, and reports whether it
+// could.
 func MakeHotForTest(s *Store, key string, p core.Policy) bool {
 	h, sh := shardOf(s, key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	t := sh.find(p.Fingerprint())
-	if t == nil || t.alg != core.FixedWindow {
-		return false
-	}
-	i := t.fixed.find(h)
-	if i < 0 {
+	if t == nil {
 		return false
 	}
 	sh.retire()
-	sh.install(h, t, t.fixed.slots[i].s.state())
-	return true
+	switch t.alg {
+	case core.FixedWindow:
+		if i := t.fixed.find(h); i >= 0 {
+			c := t.fixed.slots[i].s
+			sh.install(h, t, p.Limit, c.start, 0, int64(c.count))
+		}
+	case core.SlidingWindow:
+		if i := t.sliding.find(h); i >= 0 {
+			c := t.sliding.slots[i].s
+			sh.install(h, t, p.Limit, c.start, int64(c.prev), int64(c.curr))
+		}
+	}
+	return sh.hot.Load() != nil
 }
 
 // IsHotForTest reports whether key has its shard's hot cell.

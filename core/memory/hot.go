@@ -1,35 +1,36 @@
 package memory
 
 import (
+	"math/bits"
 	"sync/atomic"
 
 	"github.com/ratewindow/ratewindow/core"
 )
 
-// A hot cell lets the goroutines that contend for one fixed-window key
-// decide without the shard's mutex, by a compare-and-swap on one word.
+// A hot cell lets the goroutines that contend for one fixed-window or
+// sliding-window-counter key decide without the shard's mutex, by a
+// compare-and-swap on one word.
 //
 // Each shard holds at most one hot cell (shard.hot). doOne installs one,
-// under the mutex, for a fixed-window key that it found the mutex held for
-// (see shard.lock): a key that many goroutines use at once, such as a
-// global limit. From then on the key's state lives in the cell's word, and
-// its slot in the table keeps a stale copy that nothing reads. The cell
-// leaves the shard only by retire, under the mutex, which swaps the word
-// for the retired mark and writes the last state back into the slot.
+// under the mutex, for a key that it found the mutex held for (see
+// shard.lock): a key that many goroutines use at once, such as a global
+// limit. From then on the key's state lives in the cell's word, and its
+// slot in the table keeps a stale copy that nothing reads. The cell leaves
+// the shard only by retire, under the mutex, which swaps the word for the
+// retired mark and writes the last state back into the slot.
 //
 // Why a decision on the cell is exact, as if the mutex were held:
-//   - A cell's identity (key hash, table, base) never changes: a cell is
-//     never reused for another key, so a goroutine that loaded the cell
-//     and checked its identity updates the right key's state whatever
+//   - A cell's identity (key hash, table, base, widths) never changes: a
+//     cell is never reused for another key, so a goroutine that loaded the
+//     cell and checked its identity updates the right key's state whatever
 //     happened to shard.hot since.
 //   - A decision loads the word, computes the next state with the same
-//     core.FixedWindowState.Take the locked path uses, and stores it with
-//     CompareAndSwap from the word it loaded: it succeeds only if no other
-//     decision changed the word in between, and otherwise starts again
-//     from the new word. Admissions are therefore a total order of Take
-//     steps, each from the state the previous one left: the count never
-//     goes over the limit. A denial changes nothing; it is ordered at the
-//     load that saw the count too high.
+//     Take the locked path uses, and stores it with CompareAndSwap from the
+//     word it loaded: it succeeds only if no other decision changed the
+//     word in between, and otherwise starts again from the new word.
+//     Admissions are therefore a total order of Take steps, each from the
+//     state the previous one left, exactly as under the mutex. A denial
+//     changes nothing; it is ordered at the load that saw no room.
 //   - retire's Swap is one more such step: an admission ordered before it
 //     is in the state it writes back to the slot, and one after it would
 //     need a CompareAndSwap from the retired mark, which a decision never
@@ -37,77 +38,118 @@ import (
 //   - Under the mutex, every path that reads or deletes a key's slot first
 //     deals with the cell: a locked decision, Peek or Reset on the key
 //     retires it; sweeps and evictions skip its slot; touch retires it once
-//     its window is over, so an idle hot key is reclaimed like any other.
+//     it is idle or expired, so a quiet hot key is reclaimed like any other.
+//
+// The word packs the state as three fields, from the high bits down: the
+// index of the window (bucket) start counted in windows from base, the
+// previous bucket's count (always 0 for a fixed window) and the current
+// one's, each count in width bits, the index in what is left. A state that
+// does not fit (a count over 2^width − 1 after the limit was raised, a
+// start before base after a clock step back, an index past the field)
+// sends the decision to the mutex, which retires the cell.
 type hotCell struct {
 	h      uint64 // key hash
-	t      *table // the key's fixed-window table
+	t      *table // the key's table
 	fp     uint64 // t.fp, copied so a decision reads one cache line
 	window int64  // t.window, copied likewise
-	base   int64  // window start (Unix ms) that word's offset counts from
-	// word packs the state: the window start's offset from base in
-	// milliseconds (high 32 bits) and the count (low 32 bits; counts fit,
-	// as core.MaxLimit does), or retired.
-	word atomic.Uint64
+	alg    core.Algorithm
+	base   int64 // the window start that index 0 stands for (Unix ms)
+	width  uint  // bits per count
+	word   atomic.Uint64
 }
 
-// retired marks a cell that no longer holds its key's state. pack never
-// returns it: an offset of 2^32 − 1 does not fit (see pack).
+// retired marks a cell that no longer holds its key's state: every bit
+// set, an index that pack never writes.
 const retired = ^uint64(0)
 
-// newHotCell returns a cell holding st, the state of key hash h in t.
-func newHotCell(h uint64, t *table, st core.FixedWindowState) *hotCell {
-	c := &hotCell{h: h, t: t, fp: t.fp, window: t.window, base: st.Start}
-	w, _ := c.pack(st) // st.Start is base: it fits
+// newHotCell returns a cell holding the state (start, prev, curr) of key
+// hash h in t, whose policy now has limit lim, or nil when lim is too large
+// to leave room for an index (2^31 or more).
+func newHotCell(h uint64, t *table, lim, start, prev, curr int64) *hotCell {
+	width := uint(bits.Len64(uint64(max(lim, prev, curr))))
+	if width > 31 {
+		return nil
+	}
+	c := &hotCell{h: h, t: t, fp: t.fp, window: t.window, alg: t.alg, base: start, width: width}
+	w, ok := c.pack(0, prev, curr)
+	if !ok {
+		return nil
+	}
 	c.word.Store(w)
 	return c
 }
 
-// pack returns st as a word, or false when st's window start is before
-// base or 2^32 − 1 ms (about 49 days) or more after it.
-func (c *hotCell) pack(st core.FixedWindowState) (uint64, bool) {
-	off := st.Start - c.base
-	if off < 0 || off >= 1<<32-1 {
-		return 0, false
+// pack returns the state (base + idx·window, prev, curr) as a word, or
+// false when it does not fit.
+func (c *hotCell) pack(idx uint64, prev, curr int64) (uint64, bool) {
+	limit := int64(1)<<c.width - 1
+	if prev > limit || curr > limit || idx >= 1<<(64-2*c.width)-1 {
+		return 0, false // (an index of all ones would be the retired mark)
 	}
-	return uint64(off)<<32 | uint64(st.Count), true
+	return idx<<(2*c.width) | uint64(prev)<<c.width | uint64(curr), true
 }
 
-func (c *hotCell) unpack(w uint64) core.FixedWindowState {
-	return core.FixedWindowState{Start: c.base + int64(w>>32), Count: int64(uint32(w))}
+// unpack returns the state a (non-retired) word holds.
+func (c *hotCell) unpack(w uint64) (start, prev, curr int64) {
+	mask := uint64(1)<<c.width - 1
+	start = c.base + int64(w>>(2*c.width))*c.window
+	return start, int64(w >> c.width & mask), int64(w & mask)
 }
 
-// take is doOne's fixed-window decision (charge) on the cell. It reports
-// false, deciding nothing, when the cell is retired or the next state does
-// not fit a word (a clock stepped back, or 49 days of one hot cell): the
-// caller then decides under the mutex.
+// take is doOne's decision (with charge) on the cell. It reports false,
+// deciding nothing, when the cell is retired or the next state does not fit
+// the word: the caller then decides under the mutex.
 func (c *hotCell) take(ps *core.PolicyState, lim, cost, now int64) bool {
 	for {
 		w := c.word.Load()
 		if w == retired {
 			return false
 		}
-		cur := c.unpack(w)
-		st, out := cur.Take(now, lim, c.window, cost)
+		start, prev, curr := c.unpack(w)
+		var out core.PolicyState
+		var next core.SlidingWindowState // the fixed window's in Start and Curr
+		if c.alg == core.FixedWindow {
+			var st core.FixedWindowState
+			st, out = core.FixedWindowState{Start: start, Count: curr}.Take(now, lim, c.window, cost)
+			next = core.SlidingWindowState{Start: st.Start, Curr: st.Count}
+		} else {
+			next, out = core.SlidingWindowState{Start: start, Prev: prev, Curr: curr}.Take(now, lim, c.window, cost)
+		}
+		if next.Start < start {
+			return false // a rebase after a clock step back: the locked path stores it
+		}
 		if !out.Allowed {
-			if st.Start < cur.Start {
-				return false // a rebase after a clock step back: the locked path stores it
-			}
-			*ps = out
+			*ps = out // the locked path, too, stores nothing on a denial
 			return true
 		}
-		next, ok := c.pack(st)
+		idx := w >> (2 * c.width)
+		if next.Start != start {
+			// A later window: starts are window-aligned, so this is exact.
+			idx = uint64((next.Start - c.base) / c.window)
+		}
+		nw, ok := c.pack(idx, next.Prev, next.Curr)
 		if !ok {
 			return false
 		}
-		if c.word.CompareAndSwap(w, next) {
+		if c.word.CompareAndSwap(w, nw) {
 			*ps = out
 			return true
 		}
 	}
 }
 
-// hotFor returns the shard's live hot cell for key hash h in the table
-// with fingerprint fp, or nil. It reads the cell without the mutex.
+// expired reports whether the state in word w holds nothing that counts at
+// now.
+func (c *hotCell) expired(w uint64, now int64) bool {
+	start, prev, curr := c.unpack(w)
+	if c.alg == core.FixedWindow {
+		return core.FixedWindowState{Start: start, Count: curr}.Expired(now, c.window)
+	}
+	return core.SlidingWindowState{Start: start, Prev: prev, Curr: curr}.Expired(now, c.window)
+}
+
+// hotFor returns the shard's hot cell if it is for key hash h in the table
+// with fingerprint fp, else nil. It reads the cell without the mutex.
 func (sh *shard) hotFor(h, fp uint64) *hotCell {
 	if c := sh.hot.Load(); c != nil && c.h == h && c.fp == fp {
 		return c
@@ -123,9 +165,13 @@ func (sh *shard) retire() {
 		return
 	}
 	sh.hot.Store(nil)
-	st := c.unpack(c.word.Swap(retired))
-	if i := c.t.fixed.find(c.h); i >= 0 {
-		c.t.fixed.slots[i].s = toFixedCell(st)
+	start, prev, curr := c.unpack(c.word.Swap(retired))
+	if c.alg == core.FixedWindow {
+		if i := c.t.fixed.find(c.h); i >= 0 {
+			c.t.fixed.slots[i].s = fixedCell{start: start, count: uint32(curr)}
+		}
+	} else if i := c.t.sliding.find(c.h); i >= 0 {
+		c.t.sliding.slots[i].s = slidingCell{start: start, prev: uint32(prev), curr: uint32(curr)}
 	}
 }
 
@@ -137,26 +183,30 @@ func (sh *shard) retireKey(h uint64) {
 	}
 }
 
-// install makes a hot cell for key hash h, whose slot in t holds st, if
-// the shard has none. The caller holds the mutex.
-func (sh *shard) install(h uint64, t *table, st core.FixedWindowState) {
-	if sh.hot.Load() == nil {
-		sh.hot.Store(newHotCell(h, t, st))
+// install makes a hot cell for key hash h, whose slot in t holds the state
+// (start, prev, curr), if the shard has none. The caller holds the mutex.
+func (sh *shard) install(h uint64, t *table, lim, start, prev, curr int64) {
+	if sh.hot.Load() != nil {
+		return
+	}
+	if c := newHotCell(h, t, lim, start, prev, curr); c != nil {
+		sh.hot.Store(c)
 		sh.hotSeen = retired // no word: the first check keeps the cell
 	}
 }
 
-// checkHot retires the shard's hot cell when its window is over at now, or
-// when its word did not change since the previous check (no admission in
-// between: the key went quiet, or was never the hot one), so the cell goes
-// to a key that needs it. touch calls it; the caller holds the mutex.
+// checkHot retires the shard's hot cell when it holds nothing that counts
+// at now, or when its word did not change since the previous check (no
+// admission in between: the key went quiet, or was never the hot one), so
+// that the cell goes to a key that needs it. touch calls it; the caller
+// holds the mutex.
 func (sh *shard) checkHot(now int64) {
 	c := sh.hot.Load()
 	if c == nil {
 		return
 	}
 	w := c.word.Load()
-	if w == sh.hotSeen || c.unpack(w).Expired(now, c.window) {
+	if w == sh.hotSeen || c.expired(w, now) {
 		sh.retire()
 		return
 	}

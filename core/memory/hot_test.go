@@ -15,11 +15,17 @@ import (
 	"github.com/ratewindow/ratewindow/core/memory"
 )
 
-// A fixed-window key that goroutines contend for is decided without the
-// shard's mutex: a decision completes while another goroutine holds it.
+// A fixed-window or sliding-counter key that goroutines contend for is
+// decided without the shard's mutex: a decision completes while another goroutine holds it.
 func TestHotKeyDecidedWithoutMutex(t *testing.T) {
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		t.Run(alg.String(), func(t *testing.T) { testHotKeyDecidedWithoutMutex(t, alg) })
+	}
+}
+
+func testHotKeyDecidedWithoutMutex(t *testing.T, alg core.Algorithm) {
 	s := memory.New(memory.WithShards(1))
-	ps := policies(t, core.PerSecond(10).Using(core.FixedWindow))
+	ps := policies(t, core.PerSecond(10).Using(alg))
 	ctx := context.Background()
 	_, err := s.Take(ctx, "hot", ps, 1, t0)
 	require.NoError(t, err)
@@ -42,61 +48,76 @@ func TestHotKeyDecidedWithoutMutex(t *testing.T) {
 	}
 }
 
-// Many goroutines on one fixed-window key, with a hot cell installed by
-// contention or by hand, admit exactly the limit in each window, while
-// other keys of the shard, Peeks and the key's own locked path retire and
-// reinstall the cell.
+// Many goroutines on one key, with a hot cell installed by contention or
+// by hand, admit exactly what one goroutine alone would: on the cell alone
+// (odd rounds), and while other keys of the shard, Peeks and the key's own
+// locked path retire and reinstall the cell (even rounds). Each round is one instant, so the order of its requests does
+// not matter; the rounds move through buckets so that a sliding counter's
+// previous bucket weighs.
 func TestHotKeyExactUnderConcurrency(t *testing.T) {
 	const (
 		limit      = 500
 		goroutines = 16
-		perWindow  = 100 // attempts per goroutine per window, 3.2× the limit
+		attempts   = 100 // per goroutine and round: 3.2× the limit
 	)
-	s := memory.New(memory.WithShards(1))
-	ps := policies(t, core.PerSecond(limit).Using(core.FixedWindow))
-	ctx := context.Background()
-	for w := 0; w < 8; w++ {
-		start := t0.Add(time.Duration(w) * time.Second)
-		if w%2 == 1 {
-			// Odd windows start from a hand-made cell; even ones rely on
-			// contention (or on the mutex, which is exact as well).
-			_, err := s.Take(ctx, "hot", ps, 1, start)
-			require.NoError(t, err)
-			require.True(t, memory.MakeHotForTest(s, "hot", ps[0]))
-		}
-		var admitted atomic.Int64
-		if w%2 == 1 {
-			admitted.Add(1)
-		}
-		var wg sync.WaitGroup
-		for g := 0; g < goroutines; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; i < perWindow; i++ {
-					now := start.Add(time.Duration(i*9) * time.Millisecond)
-					switch {
-					case i%10 == 3:
-						_, err := s.Take(ctx, "cold-"+strconv.Itoa(g*perWindow+i), ps, 1, now)
-						assert.NoError(t, err)
-					case i%25 == 7:
-						_, err := s.Peek(ctx, "hot", ps, 1, now)
-						assert.NoError(t, err)
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		t.Run(alg.String(), func(t *testing.T) {
+			s, ref := memory.New(memory.WithShards(1)), memory.New()
+			ps := policies(t, core.PerSecond(limit).Using(alg))
+			ctx := context.Background()
+			for round := 0; round < 30; round++ {
+				now := t0.Add(time.Duration(round) * 300 * time.Millisecond)
+				want := 0
+				for ; ; want++ {
+					r, err := ref.Take(ctx, "hot", ps, 1, now)
+					require.NoError(t, err)
+					if !r.States[0].Allowed {
+						break
 					}
+				}
+				var admitted atomic.Int64
+				if round%2 == 1 {
+					// Odd rounds start from a hand-made cell; even ones
+					// rely on contention (or on the mutex, exact as well).
 					r, err := s.Take(ctx, "hot", ps, 1, now)
-					assert.NoError(t, err)
+					require.NoError(t, err)
 					if r.States[0].Allowed {
 						admitted.Add(1)
 					}
+					require.True(t, memory.MakeHotForTest(s, "hot", ps[0]))
 				}
-			}()
-		}
-		wg.Wait()
-		require.EqualValues(t, limit, admitted.Load(), "window %d", w)
-		r, err := s.Peek(ctx, "hot", ps, 1, start.Add(999*time.Millisecond))
-		require.NoError(t, err)
-		require.False(t, r.States[0].Allowed, "window %d", w)
-		require.EqualValues(t, 0, r.States[0].Remaining, "window %d", w)
+				var wg sync.WaitGroup
+				for g := 0; g < goroutines; g++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := 0; i < attempts; i++ {
+							switch {
+							case round%2 == 1:
+							case i%10 == 3:
+								_, err := s.Take(ctx, "cold-"+strconv.Itoa(g*attempts+i), ps, 1, now)
+								assert.NoError(t, err)
+							case i%25 == 7:
+								_, err := s.Peek(ctx, "hot", ps, 1, now)
+								assert.NoError(t, err)
+							}
+							r, err := s.Take(ctx, "hot", ps, 1, now)
+							assert.NoError(t, err)
+							if r.States[0].Allowed {
+								admitted.Add(1)
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				require.EqualValues(t, want, admitted.Load(), "round %d", round)
+				got, err := s.Peek(ctx, "hot", ps, 1, now)
+				require.NoError(t, err)
+				exp, err := ref.Peek(ctx, "hot", ps, 1, now)
+				require.NoError(t, err)
+				require.Equal(t, exp, got, "round %d", round)
+			}
+		})
 	}
 }
 

@@ -51,11 +51,13 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 		if waited && charge && i >= 0 {
 			// Other goroutines want this key too: let them decide on a
 			// hot cell rather than queue here.
-			sh.install(h, t, t.fixed.slots[i].s.state())
+			c := t.fixed.slots[i].s
+			sh.install(h, t, lim, c.start, 0, int64(c.count))
 		}
 	case core.SlidingLog:
 		s.logOne(ps, sh, t, h, lim, cost, now, up, charge)
 	default:
+		sh.retireKey(h) // the slot below must hold the key's state
 		i := t.sliding.find(h)
 		var st core.SlidingWindowState
 		if i >= 0 {
@@ -67,17 +69,20 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 		} else {
 			st, *ps = st.Take(now, lim, w, cost)
 		}
-		if !ps.Allowed || !charge {
+		switch {
+		case !ps.Allowed || !charge:
 			if i >= 0 && st.Start < start {
 				t.sliding.slots[i].s = toSlidingCell(st) // rebased after a clock step back
 			}
-			break
-		}
-		if i >= 0 {
+		case i >= 0:
 			t.sliding.slots[i].s = toSlidingCell(st)
-		} else {
+		default:
 			s.admit(sh, t, h, now, 1)
 			t.sliding.put(h, toSlidingCell(st))
+		}
+		if waited && charge && i >= 0 {
+			c := t.sliding.slots[i].s // see the fixed window's
+			sh.install(h, t, lim, c.start, int64(c.prev), int64(c.curr))
 		}
 	}
 	s.touch(sh, t, h, now)
