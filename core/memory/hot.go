@@ -42,8 +42,8 @@ import (
 //
 // The word packs the state as three fields, from the high bits down: the
 // index of the window (bucket) start counted in windows from base, the
-// previous bucket's count (always 0 for a fixed window) and the current
-// one's, each count in width bits, the index in what is left. A state that
+// previous bucket's count (none for a fixed window) and the current one's,
+// each count in width bits, the index in what is left. A state that
 // does not fit (a count over 2^width − 1 after the limit was raised, a
 // start before base after a clock step back, an index past the field)
 // sends the decision to the mutex, which retires the cell.
@@ -55,6 +55,7 @@ type hotCell struct {
 	alg    core.Algorithm
 	base   int64 // the window start that index 0 stands for (Unix ms)
 	width  uint  // bits per count
+	counts uint  // bits of all counts: width, or 2·width with a previous one
 	word   atomic.Uint64
 }
 
@@ -64,13 +65,17 @@ const retired = ^uint64(0)
 
 // newHotCell returns a cell holding the state (start, prev, curr) of key
 // hash h in t, whose policy now has limit lim, or nil when lim is too large
-// to leave room for an index (2^31 or more).
+// to leave room for an index (a sliding counter's of 2^31 or more).
 func newHotCell(h uint64, t *table, lim, start, prev, curr int64) *hotCell {
 	width := uint(bits.Len64(uint64(max(lim, prev, curr))))
-	if width > 31 {
+	counts := width
+	if t.alg != core.FixedWindow {
+		counts = 2 * width
+	}
+	if counts > 62 {
 		return nil
 	}
-	c := &hotCell{h: h, t: t, fp: t.fp, window: t.window, alg: t.alg, base: start, width: width}
+	c := &hotCell{h: h, t: t, fp: t.fp, window: t.window, alg: t.alg, base: start, width: width, counts: counts}
 	w, ok := c.pack(0, prev, curr)
 	if !ok {
 		return nil
@@ -83,17 +88,23 @@ func newHotCell(h uint64, t *table, lim, start, prev, curr int64) *hotCell {
 // false when it does not fit.
 func (c *hotCell) pack(idx uint64, prev, curr int64) (uint64, bool) {
 	limit := int64(1)<<c.width - 1
-	if prev > limit || curr > limit || idx >= 1<<(64-2*c.width)-1 {
+	if prev > limit || curr > limit || idx >= 1<<(64-c.counts)-1 {
 		return 0, false // (an index of all ones would be the retired mark)
 	}
-	return idx<<(2*c.width) | uint64(prev)<<c.width | uint64(curr), true
+	if c.counts == c.width {
+		prev = 0 // no field for it (a fixed window's is always 0)
+	}
+	return idx<<c.counts | uint64(prev)<<c.width | uint64(curr), true
 }
 
 // unpack returns the state a (non-retired) word holds.
 func (c *hotCell) unpack(w uint64) (start, prev, curr int64) {
 	mask := uint64(1)<<c.width - 1
-	start = c.base + int64(w>>(2*c.width))*c.window
-	return start, int64(w >> c.width & mask), int64(w & mask)
+	start = c.base + int64(w>>c.counts)*c.window
+	if c.counts > c.width {
+		prev = int64(w >> c.width & mask)
+	}
+	return start, prev, int64(w & mask)
 }
 
 // take is doOne's decision (with charge) on the cell. It reports false,
@@ -122,7 +133,7 @@ func (c *hotCell) take(ps *core.PolicyState, lim, cost, now int64) bool {
 			*ps = out // the locked path, too, stores nothing on a denial
 			return true
 		}
-		idx := w >> (2 * c.width)
+		idx := w >> c.counts
 		if next.Start != start {
 			// A later window: starts are window-aligned, so this is exact.
 			idx = uint64((next.Start - c.base) / c.window)

@@ -18,14 +18,21 @@ import (
 // A fixed-window or sliding-counter key that goroutines contend for is
 // decided without the shard's mutex: a decision completes while another goroutine holds it.
 func TestHotKeyDecidedWithoutMutex(t *testing.T) {
-	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
-		t.Run(alg.String(), func(t *testing.T) { testHotKeyDecidedWithoutMutex(t, alg) })
+	for _, p := range []core.Policy{
+		core.PerSecond(10).Using(core.FixedWindow),
+		core.PerSecond(10).Using(core.SlidingWindow),
+		core.Per(core.MaxLimit, time.Minute).Using(core.FixedWindow),
+		core.Per(1<<31-1, time.Minute).Using(core.SlidingWindow),
+	} {
+		t.Run(p.Algorithm.String()+"/"+strconv.FormatInt(p.Limit, 10), func(t *testing.T) {
+			testHotKeyDecidedWithoutMutex(t, p)
+		})
 	}
 }
 
-func testHotKeyDecidedWithoutMutex(t *testing.T, alg core.Algorithm) {
+func testHotKeyDecidedWithoutMutex(t *testing.T, p core.Policy) {
 	s := memory.New(memory.WithShards(1))
-	ps := policies(t, core.PerSecond(10).Using(alg))
+	ps := policies(t, p)
 	ctx := context.Background()
 	_, err := s.Take(ctx, "hot", ps, 1, t0)
 	require.NoError(t, err)
@@ -41,7 +48,7 @@ func testHotKeyDecidedWithoutMutex(t *testing.T, alg core.Algorithm) {
 	case r := <-done:
 		unlock()
 		assert.True(t, r.States[0].Allowed)
-		assert.EqualValues(t, 8, r.States[0].Remaining)
+		assert.EqualValues(t, p.Limit-2, r.States[0].Remaining)
 	case <-time.After(10 * time.Second):
 		unlock()
 		t.Fatal("a decision on the hot key waited for the shard's mutex")
@@ -153,4 +160,33 @@ func TestQuietHotKeyIsReclaimed(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 4, r.States[0].Remaining)
 	assert.False(t, memory.IsHotForTest(s, "hot2"))
+}
+
+// A limit raised past what the cell's counts hold (the same policy, so
+// the same counters) sends decisions back to the mutex, with the counts
+// kept.
+func TestHotKeyLimitRaised(t *testing.T) {
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		t.Run(alg.String(), func(t *testing.T) {
+			s, ref := memory.New(memory.WithShards(1)), memory.New()
+			small := policies(t, core.PerSecond(10).Using(alg))
+			large := policies(t, core.PerSecond(1000).Using(alg))
+			ctx := context.Background()
+			for _, st := range []*memory.Store{s, ref} {
+				for i := 0; i < 6; i++ {
+					_, err := st.Take(ctx, "hot", small, 1, t0)
+					require.NoError(t, err)
+				}
+			}
+			require.True(t, memory.MakeHotForTest(s, "hot", small[0]))
+			for i := 0; i < 1200; i++ {
+				now := t0.Add(time.Duration(i) * time.Millisecond)
+				got, err := s.Take(ctx, "hot", large, 1, now)
+				require.NoError(t, err)
+				want, err := ref.Take(ctx, "hot", large, 1, now)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "request %d", i)
+			}
+		})
+	}
 }
