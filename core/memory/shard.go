@@ -122,8 +122,8 @@ func (t *table) sweep(start, keep, pinned uint64, now int64, n int, evict bool) 
 }
 
 // lock takes the mutex and reports whether it had to wait for it: another
-// goroutine held it, which for a fixed-window key is the sign that makes
-// doOne give the key a hot cell.
+// goroutine held it, the sign on which doOne gives a fixed-window or
+// sliding-counter key a hot cell.
 func (sh *shard) lock() (waited bool) {
 	if sh.mu.TryLock() {
 		return false
