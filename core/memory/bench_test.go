@@ -75,6 +75,40 @@ func BenchmarkStoreHotKey(b *testing.B) {
 	}
 }
 
+// BenchmarkStoreHotKeyParallel is BenchmarkStoreHotKey with 8 and 64
+// goroutines on the one key (b.SetParallelism, rounded to a multiple of
+// GOMAXPROCS): how the store alone scales on a hot key, without the clock
+// read and the Decision that the Limiter adds to every call.
+func BenchmarkStoreHotKeyParallel(b *testing.B) {
+	procs := runtime.GOMAXPROCS(0)
+	for _, alg := range algorithms {
+		for _, n := range []int{8, 64} {
+			p := (n + procs - 1) / procs
+			b.Run(alg.String()+"/goroutines-"+strconv.Itoa(p*procs), func(b *testing.B) {
+				s := memory.New()
+				limit := int64(core.MaxLimit)
+				if alg == core.SlidingLog {
+					limit = 1000 // see benchLimiter
+				}
+				policies, err := core.ValidatePolicies([]core.Policy{core.Per(limit, time.Minute).Using(alg)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx, now := context.Background(), time.UnixMilli(1_700_000_000_000)
+				b.ReportAllocs()
+				b.SetParallelism(p)
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if _, err := s.Take(ctx, "203.0.113.7", policies, 1, now); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			})
+		}
+	}
+}
+
 // BenchmarkHotKeyParallel is one key shared by every goroutine.
 func BenchmarkHotKeyParallel(b *testing.B) {
 	for _, alg := range algorithms {

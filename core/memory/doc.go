@@ -27,6 +27,20 @@
 // all-or-nothing charge atomic. An existing key is served without
 // allocating.
 //
+// # One hot key
+//
+// A key that many goroutines use at once (a global limit, one large
+// tenant) meets them all on its shard's mutex. For a limiter with one
+// fixed-window or sliding-window-counter policy (of a limit below 2^31), a
+// decision that finds that mutex held gives the key a hot cell, one per
+// shard: the key's window and counts packed in one word, which later
+// decisions update with a compare-and-swap instead of taking the mutex,
+// with the same decisions as under the mutex. A sliding log stays under
+// the mutex. The cell goes back to the table when the key goes quiet, when
+// its window ends unused, or when a call the cell does not serve (Peek,
+// Reset, a limiter with several policies) touches the key; it costs one
+// small allocation when made.
+//
 // # Reclaiming idle keys
 //
 // There is no background goroutine and no sweep of a whole map. Every time
@@ -42,6 +56,6 @@
 // is back under: memory stays bounded under a flood of distinct keys, with
 // any mix of policies, at the price of forgetting some keys' counts. A
 // sliding log is weighed by its buffer, so the cap bounds bytes. The entry
-// of the key being served is never evicted; one key's log alone can hold a
-// shard over its share.
+// of the key being served is never evicted, nor that of a shard's hot key;
+// one key's log alone can hold a shard over its share.
 package memory

@@ -36,3 +36,51 @@ func EntriesForTest(s *Store) (entries, slots int) {
 	}
 	return entries, slots
 }
+
+// shardOf returns key's hash and shard in s.
+func shardOf(s *Store, key string) (uint64, *shard) {
+	h := s.hash(key)
+	return h, &s.shards[h&s.mask]
+}
+
+// MakeHotForTest gives key's existing fixed-window or sliding-counter
+// entry under p a hot cell, as contention would, and reports whether it
+// could.
+func MakeHotForTest(s *Store, key string, p core.Policy) bool {
+	h, sh := shardOf(s, key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	t := sh.find(p.Fingerprint())
+	if t == nil {
+		return false
+	}
+	sh.retire()
+	switch t.alg {
+	case core.FixedWindow:
+		if i := t.fixed.find(h); i >= 0 {
+			c := t.fixed.slots[i].s
+			sh.install(h, t, p.Limit, c.start, 0, int64(c.count))
+		}
+	case core.SlidingWindow:
+		if i := t.sliding.find(h); i >= 0 {
+			c := t.sliding.slots[i].s
+			sh.install(h, t, p.Limit, c.start, int64(c.prev), int64(c.curr))
+		}
+	}
+	return sh.hot.Load() != nil
+}
+
+// IsHotForTest reports whether key has its shard's hot cell.
+func IsHotForTest(s *Store, key string) bool {
+	h, sh := shardOf(s, key)
+	c := sh.hot.Load()
+	return c != nil && c.h == h
+}
+
+// LockShardForTest holds the mutex of key's shard until the returned func
+// is called.
+func LockShardForTest(s *Store, key string) (unlock func()) {
+	_, sh := shardOf(s, key)
+	sh.mu.Lock()
+	return sh.mu.Unlock
+}

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/internal/algo"
@@ -22,12 +23,19 @@ const (
 
 // shard is one lock and the per-policy tables of the keys that hash to it.
 type shard struct {
-	mu     sync.Mutex
-	tables []*table
-	keys   int // (key, policy) entries
-	used   int // the same, weighed in units of about 32 bytes (see weight)
-	calls  uint32
-	_      [64]byte // keep shards on separate cache lines
+	// hot is read by every decision on the shard without the mutex (see
+	// hotCell); it has a cache line of its own, apart from the mutex that
+	// other keys' decisions write.
+	hot atomic.Pointer[hotCell]
+	_   [56]byte
+
+	mu      sync.Mutex
+	hotSeen uint64 // hot's word at the last checkHot
+	tables  []*table
+	keys    int // (key, policy) entries
+	used    int // the same, weighed in units of about 32 bytes (see weight)
+	calls   uint32
+	_       [64]byte // keep shards on separate cache lines
 }
 
 // table holds the state of one policy (Name, Window, Algorithm) for every
@@ -95,20 +103,32 @@ func (t *table) remove(h uint64) (entries, units int) {
 
 // sweep examines up to n entries from a pseudo-random point (start, a key
 // hash) and deletes the expired ones; with evict, if none was expired it
-// deletes one anyway. It never deletes keep, the key being served. It
-// returns how many entries and units it deleted.
-func (t *table) sweep(start, keep uint64, now int64, n int, evict bool) (entries, units int) {
+// deletes one anyway. It never deletes keep, the key being served, nor
+// pinned, the shard's hot key (0 for none), whose slot holds a stale state
+// (see hotCell). It returns how many entries and units it deleted.
+func (t *table) sweep(start, keep, pinned uint64, now int64, n int, evict bool) (entries, units int) {
 	w := t.window
 	switch t.alg {
 	case core.FixedWindow:
-		entries = t.fixed.sweep(start, keep, n, func(c *fixedCell) bool { return c.state().Expired(now, w) }, evict, nil)
+		entries = t.fixed.sweep(start, keep, pinned, n, func(c *fixedCell) bool { return c.state().Expired(now, w) }, evict, nil)
 		return entries, entries
 	case core.SlidingLog:
-		entries = t.logs.sweep(start, keep, n, func(l **algo.SlidingLogState) bool { return (*l).Expired(now, w) }, evict,
+		entries = t.logs.sweep(start, keep, pinned, n, func(l **algo.SlidingLogState) bool { return (*l).Expired(now, w) }, evict,
 			func(l **algo.SlidingLogState) { units += logWeight(*l) })
 		return entries, units
 	default:
-		entries = t.sliding.sweep(start, keep, n, func(c *slidingCell) bool { return c.state().Expired(now, w) }, evict, nil)
+		entries = t.sliding.sweep(start, keep, pinned, n, func(c *slidingCell) bool { return c.state().Expired(now, w) }, evict, nil)
 		return entries, entries
 	}
+}
+
+// lock takes the mutex and reports whether it had to wait for it: another
+// goroutine held it, the sign on which doOne gives a fixed-window or
+// sliding-counter key a hot cell.
+func (sh *shard) lock() (waited bool) {
+	if sh.mu.TryLock() {
+		return false
+	}
+	sh.mu.Lock()
+	return true
 }

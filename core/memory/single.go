@@ -16,11 +16,17 @@ import (
 func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, now, up int64, charge bool) {
 	h := s.hash(key)
 	sh := &s.shards[h&s.mask]
-	sh.mu.Lock()
+	if charge {
+		if c := sh.hotFor(h, p.Fingerprint()); c != nil && c.take(ps, p.Limit, cost, now) {
+			return // decided on the key's hot cell, without the mutex
+		}
+	}
+	waited := sh.lock()
 	t := sh.table(p)
 	lim, w := p.Limit, t.window
 	switch t.alg {
 	case core.FixedWindow:
+		sh.retireKey(h) // the slot below must hold the key's state
 		i := t.fixed.find(h)
 		var st algo.FixedWindowState
 		if i >= 0 {
@@ -32,21 +38,27 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 		} else {
 			st, *ps = st.Take(now, lim, w, cost)
 		}
-		if !ps.Allowed || !charge {
+		switch {
+		case !ps.Allowed || !charge:
 			if i >= 0 && st.Start < start {
 				t.fixed.slots[i].s = toFixedCell(st) // rebased after a clock step back
 			}
-			break
-		}
-		if i >= 0 {
+		case i >= 0:
 			t.fixed.slots[i].s = toFixedCell(st)
-		} else {
+		default:
 			s.admit(sh, t, h, now, 1)
 			t.fixed.put(h, toFixedCell(st))
+		}
+		if waited && charge && i >= 0 {
+			// Other goroutines want this key too: let them decide on a
+			// hot cell rather than queue here.
+			c := t.fixed.slots[i].s
+			sh.install(h, t, lim, c.start, 0, int64(c.count))
 		}
 	case core.SlidingLog:
 		s.logOne(ps, sh, t, h, lim, cost, now, up, charge)
 	default:
+		sh.retireKey(h) // the slot below must hold the key's state
 		i := t.sliding.find(h)
 		var st algo.SlidingWindowState
 		if i >= 0 {
@@ -58,17 +70,20 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 		} else {
 			st, *ps = st.Take(now, lim, w, cost)
 		}
-		if !ps.Allowed || !charge {
+		switch {
+		case !ps.Allowed || !charge:
 			if i >= 0 && st.Start < start {
 				t.sliding.slots[i].s = toSlidingCell(st) // rebased after a clock step back
 			}
-			break
-		}
-		if i >= 0 {
+		case i >= 0:
 			t.sliding.slots[i].s = toSlidingCell(st)
-		} else {
+		default:
 			s.admit(sh, t, h, now, 1)
 			t.sliding.put(h, toSlidingCell(st))
+		}
+		if waited && charge && i >= 0 {
+			c := t.sliding.slots[i].s // see the fixed window's
+			sh.install(h, t, lim, c.start, int64(c.prev), int64(c.curr))
 		}
 	}
 	s.touch(sh, t, h, now)

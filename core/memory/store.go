@@ -94,6 +94,7 @@ func (s *Store) Reset(_ context.Context, key string, policies []core.Policy) err
 	h := s.hash(key)
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
+	sh.retireKey(h)
 	for i := range policies {
 		if t := sh.find(policies[i].Fingerprint()); t != nil {
 			entries, units := t.remove(h)
@@ -138,6 +139,7 @@ func (s *Store) do(r *core.Result, key string, policies []core.Policy, cost, now
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	sh.retireKey(h)
 	all := true
 	for i := range policies {
 		p := &policies[i]
@@ -214,7 +216,7 @@ func (s *Store) hash(key string) uint64 { return fix(maphash.String(s.seed, key)
 // reclaiming a few expired entries of t, and makes room for it when the
 // shard is over its cap.
 func (s *Store) admit(sh *shard, t *table, h uint64, now int64, units int) {
-	entries, freed := t.sweep(h, h, now, sweepSample, false)
+	entries, freed := t.sweep(h, h, sh.hotHash(t), now, sweepSample, false)
 	sh.keys -= entries
 	sh.used -= freed
 	sh.keys++
@@ -233,7 +235,7 @@ func (s *Store) reweigh(sh *shard, h uint64, now int64, delta int) {
 	for sh.used > s.maxPerShard {
 		freed := false
 		for _, victim := range sh.tables {
-			if entries, units := victim.sweep(start, h, now, evictSample, true); entries > 0 {
+			if entries, units := victim.sweep(start, h, sh.hotHash(victim), now, evictSample, true); entries > 0 {
 				sh.keys -= entries
 				sh.used -= units
 				freed = true
@@ -253,7 +255,8 @@ func (s *Store) touch(sh *shard, t *table, h uint64, now int64) {
 	if sh.calls++; sh.calls%touchSweepEvery != 0 {
 		return
 	}
-	entries, units := t.sweep(h*0x9E3779B97F4A7C15, h, now, touchSample, false)
+	sh.checkHot(now)
+	entries, units := t.sweep(h*0x9E3779B97F4A7C15, h, sh.hotHash(t), now, touchSample, false)
 	sh.keys -= entries
 	sh.used -= units
 }

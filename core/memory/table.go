@@ -150,8 +150,8 @@ const maxSweep = 256
 // one examined was dead (up to maxSweep, so the expired remains of a flood
 // go quickly), and deletes those dead says are dead, calling gone (when not
 // nil) on each first. With evict, if none was dead it deletes the first one
-// examined. It never deletes keep. It returns how many it deleted.
-func (t *hashTable[S]) sweep(start, keep uint64, n int, dead func(*S) bool, evict bool, gone func(*S)) int {
+// examined. It never deletes keep or pinned. It returns how many it deleted.
+func (t *hashTable[S]) sweep(start, keep, pinned uint64, n int, dead func(*S) bool, evict bool, gone func(*S)) int {
 	if t.n == 0 {
 		return 0
 	}
@@ -162,7 +162,7 @@ func (t *hashTable[S]) sweep(start, keep uint64, n int, dead func(*S) bool, evic
 			break
 		}
 		sl := &t.slots[i]
-		if sl.h == 0 || sl.h == keep {
+		if sl.h == 0 || sl.h == keep || sl.h == pinned {
 			i = t.next(i)
 			continue
 		}

@@ -61,7 +61,7 @@ func TestHashTableSweep(t *testing.T) {
 	deleted := 0
 	for k := uint64(1); deleted < 500 && k < 100_000; k++ {
 		start := k * 0x9E3779B97F4A7C15 // sweeps start at well-mixed hashes, like key hashes
-		deleted += tab.sweep(start, 0, 16, odd, false, nil)
+		deleted += tab.sweep(start, 0, 0, 16, odd, false, nil)
 	}
 	require.Equal(t, 500, tab.n)
 	for i := 1; i <= 1000; i++ {
@@ -69,7 +69,7 @@ func TestHashTableSweep(t *testing.T) {
 		require.Equal(t, i%2 == 0, ok, i)
 	}
 	never := func(*int) bool { return false }
-	require.Equal(t, 0, tab.sweep(7, 0, 4, never, false, nil))
-	require.Equal(t, 1, tab.sweep(7, 0, 4, never, true, nil))
+	require.Equal(t, 0, tab.sweep(7, 0, 0, 4, never, false, nil))
+	require.Equal(t, 1, tab.sweep(7, 0, 0, 4, never, true, nil))
 	require.Equal(t, 499, tab.n)
 }

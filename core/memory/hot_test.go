@@ -1,0 +1,192 @@
+package memory_test
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+)
+
+// A fixed-window or sliding-counter key that goroutines contend for is
+// decided without the shard's mutex: a decision completes while another goroutine holds it.
+func TestHotKeyDecidedWithoutMutex(t *testing.T) {
+	for _, p := range []core.Policy{
+		core.PerSecond(10).Using(core.FixedWindow),
+		core.PerSecond(10).Using(core.SlidingWindow),
+		core.Per(core.MaxLimit, time.Minute).Using(core.FixedWindow),
+		core.Per(1<<31-1, time.Minute).Using(core.SlidingWindow),
+	} {
+		t.Run(p.Algorithm.String()+"/"+strconv.FormatInt(p.Limit, 10), func(t *testing.T) {
+			testHotKeyDecidedWithoutMutex(t, p)
+		})
+	}
+}
+
+func testHotKeyDecidedWithoutMutex(t *testing.T, p core.Policy) {
+	s := memory.New(memory.WithShards(1))
+	ps := policies(t, p)
+	ctx := context.Background()
+	_, err := s.Take(ctx, "hot", ps, 1, t0)
+	require.NoError(t, err)
+	require.True(t, memory.MakeHotForTest(s, "hot", ps[0]))
+
+	unlock := memory.LockShardForTest(s, "hot")
+	done := make(chan core.Result, 1)
+	go func() {
+		r, _ := s.Take(ctx, "hot", ps, 1, t0.Add(time.Millisecond))
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		unlock()
+		assert.True(t, r.States[0].Allowed)
+		assert.EqualValues(t, p.Limit-2, r.States[0].Remaining)
+	case <-time.After(10 * time.Second):
+		unlock()
+		t.Fatal("a decision on the hot key waited for the shard's mutex")
+	}
+}
+
+// Many goroutines on one key, with a hot cell installed by contention or
+// by hand, admit exactly what one goroutine alone would: on the cell alone
+// (odd rounds), and while other keys of the shard, Peeks and the key's own
+// locked path retire and reinstall the cell (even rounds). Each round is one instant, so the order of its requests does
+// not matter; the rounds move through buckets so that a sliding counter's
+// previous bucket weighs.
+func TestHotKeyExactUnderConcurrency(t *testing.T) {
+	const (
+		limit      = 500
+		goroutines = 16
+		attempts   = 100 // per goroutine and round: 3.2× the limit
+	)
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		t.Run(alg.String(), func(t *testing.T) {
+			s, ref := memory.New(memory.WithShards(1)), memory.New()
+			ps := policies(t, core.PerSecond(limit).Using(alg))
+			ctx := context.Background()
+			for round := 0; round < 30; round++ {
+				now := t0.Add(time.Duration(round) * 300 * time.Millisecond)
+				want := 0
+				for ; ; want++ {
+					r, err := ref.Take(ctx, "hot", ps, 1, now)
+					require.NoError(t, err)
+					if !r.States[0].Allowed {
+						break
+					}
+				}
+				var admitted atomic.Int64
+				if round%2 == 1 {
+					// Odd rounds start from a hand-made cell; even ones
+					// rely on contention (or on the mutex, exact as well).
+					r, err := s.Take(ctx, "hot", ps, 1, now)
+					require.NoError(t, err)
+					if r.States[0].Allowed {
+						admitted.Add(1)
+					}
+					require.True(t, memory.MakeHotForTest(s, "hot", ps[0]))
+				}
+				var wg sync.WaitGroup
+				for g := 0; g < goroutines; g++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := 0; i < attempts; i++ {
+							switch {
+							case round%2 == 1:
+							case i%10 == 3:
+								_, err := s.Take(ctx, "cold-"+strconv.Itoa(g*attempts+i), ps, 1, now)
+								assert.NoError(t, err)
+							case i%25 == 7:
+								_, err := s.Peek(ctx, "hot", ps, 1, now)
+								assert.NoError(t, err)
+							}
+							r, err := s.Take(ctx, "hot", ps, 1, now)
+							assert.NoError(t, err)
+							if r.States[0].Allowed {
+								admitted.Add(1)
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				require.EqualValues(t, want, admitted.Load(), "round %d", round)
+				got, err := s.Peek(ctx, "hot", ps, 1, now)
+				require.NoError(t, err)
+				exp, err := ref.Peek(ctx, "hot", ps, 1, now)
+				require.NoError(t, err)
+				require.Equal(t, exp, got, "round %d", round)
+			}
+		})
+	}
+}
+
+// A hot cell whose key went quiet is retired, and the key reclaimed like
+// any other once its window is over.
+func TestQuietHotKeyIsReclaimed(t *testing.T) {
+	s := memory.New(memory.WithShards(1))
+	ps := policies(t, core.PerSecond(10).Using(core.FixedWindow))
+	ctx := context.Background()
+	_, err := s.Take(ctx, "hot", ps, 1, t0)
+	require.NoError(t, err)
+	require.True(t, memory.MakeHotForTest(s, "hot", ps[0]))
+	now := t0.Add(5 * time.Second)
+	for i := 0; i < 2000; i++ {
+		_, err := s.Take(ctx, "k"+strconv.Itoa(i), ps, 1, now)
+		require.NoError(t, err)
+		now = now.Add(10 * time.Millisecond)
+	}
+	assert.False(t, memory.IsHotForTest(s, "hot"))
+	assert.Less(t, s.Len(), 1000)
+	// The hot key's last state went back to its slot: it is still
+	// counted if its window is current.
+	_, err = s.Take(ctx, "hot2", ps, 1, now)
+	require.NoError(t, err)
+	require.True(t, memory.MakeHotForTest(s, "hot2", ps[0]))
+	for i := 0; i < 5; i++ {
+		_, err = s.Take(ctx, "hot2", ps, 1, now)
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.Reset(ctx, "x", ps)) // another key: the cell stays
+	assert.True(t, memory.IsHotForTest(s, "hot2"))
+	r, err := s.Peek(ctx, "hot2", ps, 1, now) // retires the cell, reads the slot
+	require.NoError(t, err)
+	assert.EqualValues(t, 4, r.States[0].Remaining)
+	assert.False(t, memory.IsHotForTest(s, "hot2"))
+}
+
+// A limit raised past what the cell's counts hold (the same policy, so
+// the same counters) sends decisions back to the mutex, with the counts
+// kept.
+func TestHotKeyLimitRaised(t *testing.T) {
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		t.Run(alg.String(), func(t *testing.T) {
+			s, ref := memory.New(memory.WithShards(1)), memory.New()
+			small := policies(t, core.PerSecond(10).Using(alg))
+			large := policies(t, core.PerSecond(1000).Using(alg))
+			ctx := context.Background()
+			for _, st := range []*memory.Store{s, ref} {
+				for i := 0; i < 6; i++ {
+					_, err := st.Take(ctx, "hot", small, 1, t0)
+					require.NoError(t, err)
+				}
+			}
+			require.True(t, memory.MakeHotForTest(s, "hot", small[0]))
+			for i := 0; i < 1200; i++ {
+				now := t0.Add(time.Duration(i) * time.Millisecond)
+				got, err := s.Take(ctx, "hot", large, 1, now)
+				require.NoError(t, err)
+				want, err := ref.Take(ctx, "hot", large, 1, now)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "request %d", i)
+			}
+		})
+	}
+}
