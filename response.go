@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ratewindow/ratewindow/core"
-	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -31,7 +31,7 @@ type Handler func(w Response, r keyfuncs.Request, ev Event)
 // where retry_after is the same whole number of seconds as the Retry-After
 // header the middleware has already set.
 func DefaultDenyHandler(w Response, _ keyfuncs.Request, ev Event) {
-	secs := headers.RetryAfterSeconds(&ev.Decision)
+	secs := headerfmt.RetryAfterSeconds(&ev.Decision)
 	b := make([]byte, 0, 112)
 	b = append(b, `{"error":"rate_limited","message":"rate limit exceeded, retry in `...)
 	b = strconv.AppendInt(b, secs, 10)

@@ -31,7 +31,9 @@ func BenchmarkServe(b *testing.B) {
 			serveRequests(b, ln, 100)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := startCPU()
 			serveRequests(b, ln, b.N)
+			cpu.report(b)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package headers
+package headerfmt
 
 import (
 	"strconv"
@@ -7,7 +7,7 @@ import (
 )
 
 // writeIETF writes RateLimit-Policy and RateLimit in the draft-8 syntax.
-func (w Writer) writeIETF(set func(name, value string), v *decisionView, key string) {
+func (w *Writer) writeIETF(set func(name, value string), v *decisionView, key string) {
 	var pk []byte
 	var pkBuf [pkEncodedLen]byte
 	if w.PartitionKey && key != "" {
