@@ -66,6 +66,13 @@ func (x *exchange) SetHeader(name, value string) {
 	setHeader(c, normalising(c.App()), name, value)
 }
 
+// SetHeaderBytes is SetHeader for a value valid only during the call:
+// fasthttp copies it.
+func (x *exchange) SetHeaderBytes(name string, value []byte) {
+	c := x.ctx()
+	setHeaderBytes(c, normalising(c.App()), name, value)
+}
+
 // PeerAddr gives the key funcs the peer's IP without formatting it as
 // "ip:port" text for them to parse back.
 func (x *exchange) PeerAddr() (netip.Addr, bool) {

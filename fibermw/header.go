@@ -37,20 +37,35 @@ var fields = [...]field{
 // fields without normalising the name on every request: the name is
 // looked up in its stored spelling. Other names go through c.Set.
 func setHeader(c *fiber.Ctx, normalising bool, name, value string) {
-	for i := range fields {
-		f := &fields[i]
-		if f.name != name {
-			continue
-		}
-		key := f.normalised
-		if !normalising {
-			key = f.exact
-		}
+	if key := fieldKey(normalising, name); key != nil {
 		var buf [128]byte
 		c.Response().Header.SetCanonical(key, append(buf[:0], value...))
 		return
 	}
 	c.Set(name, value)
+}
+
+// setHeaderBytes is setHeader for a value given as bytes.
+func setHeaderBytes(c *fiber.Ctx, normalising bool, name string, value []byte) {
+	if key := fieldKey(normalising, name); key != nil {
+		c.Response().Header.SetCanonical(key, value)
+		return
+	}
+	c.Response().Header.SetBytesV(name, value)
+}
+
+// fieldKey is the stored spelling of one of the flow's fields, or nil for
+// any other name.
+func fieldKey(normalising bool, name string) []byte {
+	for i := range fields {
+		if f := &fields[i]; f.name == name {
+			if normalising {
+				return f.normalised
+			}
+			return f.exact
+		}
+	}
+	return nil
 }
 
 // appNormalising remembers, for the last app seen, whether it normalises

@@ -43,5 +43,5 @@ func (w Writer) Write(set func(name, value string), d *core.Decision, now time.T
 		PartitionKey:    w.PartitionKey,
 		PartitionSecret: w.PartitionSecret,
 	}
-	fw.Write(set, d, "", now)
+	fw.Write(set, nil, d, "", now)
 }

@@ -400,7 +400,7 @@ func TestWriterUnknownMode(t *testing.T) {
 func writeKey(w headers.Writer, set func(name, value string), d *core.Decision, key string, now time.Time) {
 	fw := headerfmt.Writer{Mode: headerfmt.Mode(w.Mode), AllPolicies: w.AllPolicies, LegacyEpoch: w.LegacyEpoch,
 		PartitionKey: w.PartitionKey, PartitionSecret: w.PartitionSecret}
-	fw.Write(set, d, key, now)
+	fw.Write(set, nil, d, key, now)
 }
 
 func TestWriterEpochWithoutNow(t *testing.T) {

@@ -45,18 +45,21 @@ type Writer struct {
 }
 
 // Write sets the rate-limit fields for d through set (never Retry-After;
-// see WriteRetryAfter). key is the rate-limit key, from which pk is derived
-// when PartitionKey is set; it is not used otherwise. now is read only for
-// the Legacy epoch form (a zero now then means the system clock). A nil d
+// see WriteRetryAfter). setBytes, if not nil, receives instead the values
+// formatted per call, as bytes valid only during the call (draft-8's
+// RateLimit): for a framework that copies them anyway, this saves making a
+// string. key is the rate-limit key, from which pk is derived when
+// PartitionKey is set; it is not used otherwise. now is read only for the
+// Legacy epoch form (a zero now then means the system clock). A nil d
 // writes nothing.
-func (w *Writer) Write(set func(name, value string), d *core.Decision, key string, now time.Time) {
+func (w *Writer) Write(set func(name, value string), setBytes func(name string, value []byte), d *core.Decision, key string, now time.Time) {
 	if d == nil || set == nil {
 		return
 	}
 	v := view(d)
 	switch w.Mode {
 	case Draft8:
-		w.writeIETF(set, &v, key)
+		w.writeIETF(set, setBytes, &v, key)
 	case Draft7:
 		writeDraftPolicy(set, &v)
 		writeDraft7(set, &v)

@@ -73,7 +73,7 @@ func (f *Flow) Handle(x Exchange) bool {
 	}
 
 	observe := f.observeOnly(x)
-	f.headers.Write(x.SetHeader, &d, key, f.now(l))
+	f.writeHeaders(x, &d, key, l)
 	if d.Allowed || observe {
 		if f.hook != nil {
 			f.report(x, key, cost, &d, observe, latency)
@@ -101,6 +101,16 @@ func allowWithin(ctx context.Context, d time.Duration, l *core.Limiter, key stri
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	return l.AllowN(ctx, key, cost)
+}
+
+// writeHeaders writes the rate-limit fields of d, as bytes to an exchange
+// that takes them.
+func (f *Flow) writeHeaders(x Exchange, d *core.Decision, key string, l *core.Limiter) {
+	if bx, ok := x.(BytesExchange); ok {
+		f.headers.Write(x.SetHeader, bx.SetHeaderBytes, d, key, f.now(l))
+		return
+	}
+	f.headers.Write(x.SetHeader, nil, d, key, f.now(l))
 }
 
 // now is the time the header writer needs: only the legacy epoch form
