@@ -82,7 +82,7 @@ func Example_redis() {
 	ctx := context.Background()
 	policies := []core.Policy{core.PerSecond(10), core.PerMinute(600)}
 	client := redis.NewUniversalClient(redisstore.ClientOptions("127.0.0.1:6379")) // several addresses: a Cluster
-	store, err := redisstore.New(client) // instead of memory.New()
+	store, err := redisstore.New(client)                                           // instead of memory.New()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func Example_configFile() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	go rules.Watch(ctx, time.Second) // a broken edit keeps the running limits and is logged
+	go rules.Watch(ctx, time.Second)                   // a broken edit keeps the running limits and is logged
 	limit, err := nethttp.New(nil, rules.Options()...) // the same options work with ginmw, echomw, fibermw
 	if err != nil {
 		log.Fatal(err)

@@ -2,7 +2,9 @@ package fibermw
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -56,9 +58,29 @@ func (x *exchange) HeaderValues(name string) []string {
 	return vs
 }
 
-func (x *exchange) RemoteAddr() string           { return x.ctx().Context().RemoteAddr().String() }
-func (x *exchange) Context() context.Context     { return x.ctx().UserContext() }
-func (x *exchange) SetHeader(name, value string) { x.ctx().Set(name, value) }
+func (x *exchange) RemoteAddr() string       { return x.ctx().Context().RemoteAddr().String() }
+func (x *exchange) Context() context.Context { return x.ctx().UserContext() }
+
+func (x *exchange) SetHeader(name, value string) {
+	c := x.ctx()
+	setHeader(c, normalising(c.App()), name, value)
+}
+
+// SetHeaderBytes is SetHeader for a value valid only during the call:
+// fasthttp copies it.
+func (x *exchange) SetHeaderBytes(name string, value []byte) {
+	c := x.ctx()
+	setHeaderBytes(c, normalising(c.App()), name, value)
+}
+
+// PeerAddr gives the key funcs the peer's IP without formatting it as
+// "ip:port" text for them to parse back.
+func (x *exchange) PeerAddr() (netip.Addr, bool) {
+	if a, ok := x.ctx().Context().RemoteAddr().(*net.TCPAddr); ok {
+		return netip.AddrFromSlice(a.IP)
+	}
+	return netip.Addr{}, false
+}
 
 func (x *exchange) Send(status int, body []byte) {
 	c := x.ctx()

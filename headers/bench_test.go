@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 )
 
 var sink string
@@ -17,7 +18,7 @@ func BenchmarkWriteIETFTwoPolicies(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		w.Write(discard, deniedDecision, t0)
-		headers.WriteRetryAfter(discard, deniedDecision)
+		headerfmt.WriteRetryAfter(discard, deniedDecision)
 	}
 }
 
@@ -60,7 +61,7 @@ func TestWriteAllocations(t *testing.T) {
 	assert.Zero(t, allocs, "draft-6")
 	allocs = testing.AllocsPerRun(100, func() {
 		headers.Writer{}.Write(discard, deniedDecision, t0)
-		headers.WriteRetryAfter(discard, deniedDecision)
+		headerfmt.WriteRetryAfter(discard, deniedDecision)
 	})
 	assert.LessOrEqual(t, allocs, 2.0, "a denial writes three fields; Retry-After under 100 s costs nothing")
 }

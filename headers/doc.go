@@ -29,8 +29,8 @@
 // limit, remaining and reset (and their separate fields) describe the
 // binding policy only: the one closest to denying.
 //
-// Retry-After is written separately by [WriteRetryAfter], on every enforced
-// denial, in every mode.
+// The middleware also writes Retry-After on every enforced denial, in every
+// mode.
 //
 // # Numbers
 //
@@ -60,12 +60,13 @@
 // A policy name is written as an sf-string, which may hold only printable
 // ASCII (0x20 to 0x7E); '"' and '\' are escaped. Any other character
 // (control characters, non-ASCII) is replaced by '_' so the field stays
-// valid. [ValidatePolicyName] reports such names at configuration time.
+// valid. The adapters' New functions reject two policy names written
+// alike (such as "tier-é" and "tier-ü", both "tier-_").
 //
 // # Partition key
 //
 // The draft's pk parameter lets a client tell quotas apart. It is off by
-// default; when enabled ([Writer.PartitionKey] with [Writer.WriteKey]) it is
+// default; when enabled ([Writer.PartitionKey], in the middleware) it is
 // a keyed hash of the rate-limit key, never the key itself: a raw IP address
 // or API key is never sent back. pk is the first 12 bytes of
 // HMAC-SHA256(secret, key) as an sf-binary. Clients can compare it between

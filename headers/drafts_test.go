@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 )
 
 // The examples below are the drafts' own (draft-ietf-httpapi-ratelimit-
@@ -79,6 +80,6 @@ func TestWriterMatchesDraftExamples(t *testing.T) {
 	}
 	// The throttled examples pair the fields with Retry-After: 5.
 	h, set := capture()
-	headers.WriteRetryAfter(set, throttled)
+	headerfmt.WriteRetryAfter(set, throttled)
 	assert.Equal(t, "5", get(h, "Retry-After"))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
@@ -50,7 +51,8 @@ func ExampleWriter_legacy() {
 	headers.Writer{Mode: headers.Draft7}.Write(print, d, now)
 	headers.Writer{Mode: headers.Draft6}.Write(print, d, now)
 	headers.Writer{Mode: headers.Legacy, LegacyEpoch: true}.Write(print, d, now)
-	headers.WriteRetryAfter(print, d)
+	// The middleware adds Retry-After on a denial; without it:
+	print("Retry-After", strconv.FormatInt(int64((d.RetryAfter+time.Second-1)/time.Second), 10))
 	// Output:
 	// RateLimit-Policy: 5000;w=3600
 	// RateLimit: limit=5000, remaining=0, reset=90

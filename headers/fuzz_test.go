@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 )
 
 // FuzzHeaders writes arbitrary two-policy decisions in every mode and
@@ -40,14 +41,14 @@ func FuzzHeaders(f *testing.F) {
 		h := http.Header{}
 		set := func(name, value string) { h[name] = append(h[name], value) }
 		w := headers.Writer{Mode: headers.Mode(mode % 5), AllPolicies: all, LegacyEpoch: mode&4 != 0, PartitionKey: mode&8 != 0}
-		w.WriteKey(set, d, name1, time.Unix(1_700_000_000, int64(retryMs)%1e9))
-		headers.WriteRetryAfter(set, d)
+		writeKey(w, set, d, name1, time.Unix(1_700_000_000, int64(retryMs)%1e9))
+		headerfmt.WriteRetryAfter(set, d)
 
 		for name, vals := range h {
 			require.Len(t, vals, 1, "%s set twice", name)
 		}
 		switch w.Mode {
-		case headers.IETF:
+		case headers.Draft8:
 			checkIETF(t, h, d, all, w.PartitionKey && name1 != "") // pk needs a key
 		case headers.Draft7:
 			checkDraftPolicy(t, h, d)

@@ -12,6 +12,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 )
 
 // Decisions from a real Limiter, written and read back: a client that obeys
@@ -33,7 +34,7 @@ func TestWriterWithLimiter(t *testing.T) {
 				require.NoError(t, err)
 				h, set := capture()
 				headers.Writer{AllPolicies: true}.Write(set, &d, clock.Now())
-				headers.WriteRetryAfter(set, &d)
+				headerfmt.WriteRetryAfter(set, &d)
 
 				items, err := parseSFList(get(h, "RateLimit"))
 				require.NoError(t, err)

@@ -38,19 +38,12 @@ const (
 	// Legacy emits X-RateLimit-Limit, X-RateLimit-Remaining and
 	// X-RateLimit-Reset, the fields many APIs used before the drafts.
 	Legacy
-	// None emits no rate-limit fields (Retry-After is still written on a
-	// denial by WriteRetryAfter).
+	// None emits no rate-limit fields (the middleware still writes
+	// Retry-After on a denial).
 	None
 )
 
-// IETF is Draft8, the latest draft's syntax, under the name this package
-// first gave it.
-const IETF = Draft8
-
 var modeNames = [...]string{Draft8: "draft-8", Draft7: "draft-7", Draft6: "draft-6", Legacy: "legacy", None: "none"}
-
-// Valid reports whether m is one of the modes above.
-func (m Mode) Valid() bool { return m <= None }
 
 // String returns "draft-8", "draft-7", "draft-6", "legacy" or "none".
 func (m Mode) String() string {

@@ -5,7 +5,7 @@ import "net/netip"
 // clientAddr finds the client address of r: the peer, unless the peer is
 // trusted and a configured header names someone further out.
 func (c *clientIP) clientAddr(r Request) (netip.Addr, bool) {
-	peer, ok := parseHostPort(r.RemoteAddr())
+	peer, ok := peerAddr(r)
 	// With a hop count the peer is a proxy by configuration, even one we
 	// cannot address (a Unix socket); with ranges it must be in one.
 	if !(c.hops > 0 || ok && c.isTrusted(peer)) {

@@ -135,6 +135,25 @@ func compileClientIP(cfg ClientIPConfig) (*clientIP, error) {
 	return c, nil
 }
 
+// addrRequest is a Request that also knows its peer as an address, as an
+// adapter over a framework that holds it as one does: the key funcs then
+// read it directly instead of parsing RemoteAddr. PeerAddr reports false
+// when the peer has no IP address (a Unix socket); RemoteAddr is then
+// parsed as for any Request.
+type addrRequest interface {
+	PeerAddr() (netip.Addr, bool)
+}
+
+// peerAddr is the peer's IP address, unmapped and without a zone.
+func peerAddr(r Request) (netip.Addr, bool) {
+	if ar, ok := r.(addrRequest); ok {
+		if a, ok := ar.PeerAddr(); ok && a.IsValid() {
+			return a.Unmap().WithZone(""), true
+		}
+	}
+	return parseHostPort(r.RemoteAddr())
+}
+
 // parseTrusted parses a CIDR range or a single address as a prefix.
 func parseTrusted(s string) (netip.Prefix, error) {
 	s = strings.TrimSpace(s)

@@ -17,6 +17,7 @@ import (
 	"github.com/ratewindow/ratewindow/fibermw"
 	"github.com/ratewindow/ratewindow/ginmw"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 	"github.com/ratewindow/ratewindow/nethttp"
 )
@@ -114,7 +115,7 @@ func TestEveryConstructorRejectsBadConfig(t *testing.T) {
 			return err
 		}, "IPv6Prefix"},
 		{"headers.ParseMode", func() error { _, err := headers.ParseMode("rfc"); return err }, "mode"},
-		{"headers.ValidatePolicyName", func() error { return headers.ValidatePolicyName("per\nminute") }, "policy name"},
+		{"headerfmt.ValidatePolicyName", func() error { return headerfmt.ValidatePolicyName("per\nminute") }, "policy name"},
 	}
 	for name, build := range adapters {
 		cases = append(cases,

@@ -16,3 +16,11 @@ type Exchange interface {
 	keyfuncs.Request
 	ratewindow.Response
 }
+
+// BytesExchange is an Exchange whose framework copies header values: the
+// flow hands it values formatted per request as bytes, valid only during
+// the call, instead of making a string of each.
+type BytesExchange interface {
+	Exchange
+	SetHeaderBytes(name string, value []byte)
+}

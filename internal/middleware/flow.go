@@ -6,7 +6,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
-	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 	"github.com/ratewindow/ratewindow/internal/options"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
@@ -23,7 +23,7 @@ type Flow struct {
 	observeFunc func(keyfuncs.Request) bool
 	failClosed  bool
 	timeout     time.Duration
-	headers     headers.Writer
+	headers     headerfmt.Writer
 	deny        ratewindow.Handler
 	onError     ratewindow.Handler
 	unclass     ratewindow.Handler
@@ -46,11 +46,12 @@ func New(cfg Settings) (*Flow, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("%w: WithTimeout: the timeout must not be negative, got %v", core.ErrInvalidConfig, cfg.Timeout)
 	}
-	if err := cfg.Headers.Validate(); err != nil {
+	hw, err := headerWriter(cfg.Headers)
+	if err != nil {
 		return nil, fmt.Errorf("WithHeaders: %w", err)
 	}
 	if cfg.Limiter != nil {
-		if err := headers.ValidatePolicyNames(cfg.Limiter.Policies()); err != nil {
+		if err := headerfmt.ValidatePolicyNames(cfg.Limiter.Policies()); err != nil {
 			return nil, fmt.Errorf("limiter: %w", err)
 		}
 	}
@@ -64,7 +65,7 @@ func New(cfg Settings) (*Flow, error) {
 		observeFunc: cfg.ObserveOnlyFunc,
 		failClosed:  cfg.FailClosed,
 		timeout:     cfg.Timeout,
-		headers:     cfg.Headers,
+		headers:     hw,
 		deny:        cfg.DenyHandler,
 		onError:     cfg.ErrorHandler,
 		unclass:     cfg.UnclassifiedHandler,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
-	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -73,7 +73,7 @@ func (f *Flow) Handle(x Exchange) bool {
 	}
 
 	observe := f.observeOnly(x)
-	f.headers.WriteKey(x.SetHeader, &d, key, f.now(l))
+	f.writeHeaders(x, &d, key, l)
 	if d.Allowed || observe {
 		if f.hook != nil {
 			f.report(x, key, cost, &d, observe, latency)
@@ -103,10 +103,20 @@ func allowWithin(ctx context.Context, d time.Duration, l *core.Limiter, key stri
 	return l.AllowN(ctx, key, cost)
 }
 
+// writeHeaders writes the rate-limit fields of d, as bytes to an exchange
+// that takes them.
+func (f *Flow) writeHeaders(x Exchange, d *core.Decision, key string, l *core.Limiter) {
+	if bx, ok := x.(BytesExchange); ok {
+		f.headers.Write(x.SetHeader, bx.SetHeaderBytes, d, key, f.now(l))
+		return
+	}
+	f.headers.Write(x.SetHeader, nil, d, key, f.now(l))
+}
+
 // now is the time the header writer needs: only the legacy epoch form
 // reads it, so the clock is not consulted otherwise.
 func (f *Flow) now(l *core.Limiter) time.Time {
-	if f.headers.Mode == headers.Legacy && f.headers.LegacyEpoch {
+	if f.headers.Mode == headerfmt.Legacy && f.headers.LegacyEpoch {
 		return l.Clock().Now()
 	}
 	return time.Time{}
@@ -154,7 +164,7 @@ func (f *Flow) denied(x Exchange, key string, cost int64, d *core.Decision, late
 	ev.Decision = *d
 	ev.WouldDeny = true
 	ev.Latency = latency
-	headers.WriteRetryAfter(x.SetHeader, d)
+	headerfmt.WriteRetryAfter(x.SetHeader, d)
 	f.deny(x, x, ev)
 	if f.hook != nil {
 		f.hook(ev)

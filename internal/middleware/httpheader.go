@@ -1,46 +1,65 @@
 package middleware
 
 import (
+	"fmt"
 	"net/http"
 	"net/textproto"
 
+	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 )
+
+// headerWriter is w as the flow holds it, or an error wrapping
+// core.ErrInvalidConfig for an unknown Mode.
+func headerWriter(w headers.Writer) (headerfmt.Writer, error) {
+	hw := headerfmt.Writer{
+		Mode:            headerfmt.Mode(w.Mode),
+		AllPolicies:     w.AllPolicies,
+		LegacyEpoch:     w.LegacyEpoch,
+		PartitionKey:    w.PartitionKey,
+		PartitionSecret: w.PartitionSecret,
+	}
+	if !hw.Mode.Valid() {
+		return headerfmt.Writer{}, fmt.Errorf("%w: headers: Writer.Mode: unknown mode %v", core.ErrInvalidConfig, w.Mode)
+	}
+	return hw, nil
+}
 
 // Canonical forms of the fields the flow writes, computed once so setting
 // them on an http.Header does not canonicalise (and allocate) per request.
 var (
-	canonPolicy          = textproto.CanonicalMIMEHeaderKey(headers.FieldPolicy)
-	canonRateLimit       = textproto.CanonicalMIMEHeaderKey(headers.FieldRateLimit)
-	canonLimit           = textproto.CanonicalMIMEHeaderKey(headers.FieldLimit)
-	canonRemaining       = textproto.CanonicalMIMEHeaderKey(headers.FieldRemaining)
-	canonReset           = textproto.CanonicalMIMEHeaderKey(headers.FieldReset)
-	canonLegacyLimit     = textproto.CanonicalMIMEHeaderKey(headers.FieldLegacyLimit)
-	canonLegacyRemaining = textproto.CanonicalMIMEHeaderKey(headers.FieldLegacyRemaining)
-	canonLegacyReset     = textproto.CanonicalMIMEHeaderKey(headers.FieldLegacyReset)
+	canonPolicy          = textproto.CanonicalMIMEHeaderKey(headerfmt.FieldPolicy)
+	canonRateLimit       = textproto.CanonicalMIMEHeaderKey(headerfmt.FieldRateLimit)
+	canonLimit           = textproto.CanonicalMIMEHeaderKey(headerfmt.FieldLimit)
+	canonRemaining       = textproto.CanonicalMIMEHeaderKey(headerfmt.FieldRemaining)
+	canonReset           = textproto.CanonicalMIMEHeaderKey(headerfmt.FieldReset)
+	canonLegacyLimit     = textproto.CanonicalMIMEHeaderKey(headerfmt.FieldLegacyLimit)
+	canonLegacyRemaining = textproto.CanonicalMIMEHeaderKey(headerfmt.FieldLegacyRemaining)
+	canonLegacyReset     = textproto.CanonicalMIMEHeaderKey(headerfmt.FieldLegacyReset)
 )
 
 // CanonicalHeaderKey is textproto.CanonicalMIMEHeaderKey, without the work
 // for the rate-limit fields.
 func CanonicalHeaderKey(name string) string {
 	switch name {
-	case headers.FieldPolicy:
+	case headerfmt.FieldPolicy:
 		return canonPolicy
-	case headers.FieldRateLimit:
+	case headerfmt.FieldRateLimit:
 		return canonRateLimit
-	case headers.FieldLimit:
+	case headerfmt.FieldLimit:
 		return canonLimit
-	case headers.FieldRemaining:
+	case headerfmt.FieldRemaining:
 		return canonRemaining
-	case headers.FieldReset:
+	case headerfmt.FieldReset:
 		return canonReset
-	case headers.FieldLegacyLimit:
+	case headerfmt.FieldLegacyLimit:
 		return canonLegacyLimit
-	case headers.FieldLegacyRemaining:
+	case headerfmt.FieldLegacyRemaining:
 		return canonLegacyRemaining
-	case headers.FieldLegacyReset:
+	case headerfmt.FieldLegacyReset:
 		return canonLegacyReset
-	case headers.FieldRetryAfter, "Content-Type":
+	case headerfmt.FieldRetryAfter, "Content-Type":
 		return name
 	}
 	return textproto.CanonicalMIMEHeaderKey(name)

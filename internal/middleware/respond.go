@@ -7,7 +7,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
-	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -21,7 +21,7 @@ import (
 // where retry_after is the same whole number of seconds as the Retry-After
 // header the middleware has already set.
 func denyResponse(w ratewindow.Response, _ keyfuncs.Request, ev ratewindow.Event) {
-	secs := headers.RetryAfterSeconds(&ev.Decision)
+	secs := headerfmt.RetryAfterSeconds(&ev.Decision)
 	b := make([]byte, 0, 112)
 	b = append(b, `{"error":"rate_limited","message":"rate limit exceeded, retry in `...)
 	b = strconv.AppendInt(b, secs, 10)

@@ -16,6 +16,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -26,10 +27,10 @@ const clientTimeout = 10 * time.Second
 // tracked are the response fields a step compares exactly: a field listed
 // here and absent from Step.Want must be absent from the response.
 var tracked = []string{
-	headers.FieldPolicy, headers.FieldRateLimit,
-	headers.FieldLimit, headers.FieldRemaining, headers.FieldReset,
-	headers.FieldLegacyLimit, headers.FieldLegacyRemaining, headers.FieldLegacyReset,
-	headers.FieldRetryAfter,
+	headerfmt.FieldPolicy, headerfmt.FieldRateLimit,
+	headerfmt.FieldLimit, headerfmt.FieldRemaining, headerfmt.FieldReset,
+	headerfmt.FieldLegacyLimit, headerfmt.FieldLegacyRemaining, headerfmt.FieldLegacyReset,
+	headerfmt.FieldRetryAfter,
 }
 
 func runScenario(t *testing.T, a Adapter, client *http.Client, sc Scenario) {

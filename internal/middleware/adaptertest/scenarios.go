@@ -13,6 +13,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -363,9 +364,9 @@ func Scenarios() []Scenario {
 				return []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.Draft6})}
 			},
 			Steps: []Step{
-				{Status: 200, Want: map[string]string{headers.FieldPolicy: "3;w=60", headers.FieldLimit: "3", headers.FieldRemaining: "2", headers.FieldReset: "60"}},
+				{Status: 200, Want: map[string]string{headerfmt.FieldPolicy: "3;w=60", headerfmt.FieldLimit: "3", headerfmt.FieldRemaining: "2", headerfmt.FieldReset: "60"}},
 				{Advance: 15 * time.Second, Repeat: 2, Status: 200},
-				{Status: 429, Want: map[string]string{headers.FieldPolicy: "3;w=60", headers.FieldLimit: "3", headers.FieldRemaining: "0", headers.FieldReset: "45", headers.FieldRetryAfter: "45"}},
+				{Status: 429, Want: map[string]string{headerfmt.FieldPolicy: "3;w=60", headerfmt.FieldLimit: "3", headerfmt.FieldRemaining: "0", headerfmt.FieldReset: "45", headerfmt.FieldRetryAfter: "45"}},
 			},
 		},
 		{
@@ -374,9 +375,9 @@ func Scenarios() []Scenario {
 				return []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.Draft7})}
 			},
 			Steps: []Step{
-				{Status: 200, Want: map[string]string{headers.FieldPolicy: "3;w=60", headers.FieldRateLimit: "limit=3, remaining=2, reset=60"}},
+				{Status: 200, Want: map[string]string{headerfmt.FieldPolicy: "3;w=60", headerfmt.FieldRateLimit: "limit=3, remaining=2, reset=60"}},
 				{Advance: 15 * time.Second, Repeat: 2, Status: 200},
-				{Status: 429, Want: map[string]string{headers.FieldPolicy: "3;w=60", headers.FieldRateLimit: "limit=3, remaining=0, reset=45", headers.FieldRetryAfter: "45"}},
+				{Status: 429, Want: map[string]string{headerfmt.FieldPolicy: "3;w=60", headerfmt.FieldRateLimit: "limit=3, remaining=0, reset=45", headerfmt.FieldRetryAfter: "45"}},
 			},
 		},
 		{
@@ -386,7 +387,7 @@ func Scenarios() []Scenario {
 			},
 			Steps: []Step{
 				{Advance: 10 * time.Second, Status: 200, Want: map[string]string{
-					headers.FieldLegacyLimit: "3", headers.FieldLegacyRemaining: "2", headers.FieldLegacyReset: itoa(T0.Unix() + 60),
+					headerfmt.FieldLegacyLimit: "3", headerfmt.FieldLegacyRemaining: "2", headerfmt.FieldLegacyReset: itoa(T0.Unix() + 60),
 				}},
 			},
 		},
@@ -397,7 +398,7 @@ func Scenarios() []Scenario {
 			},
 			Steps: []Step{
 				{Repeat: 3, Status: 200, Want: none},
-				{Status: 429, Want: map[string]string{headers.FieldRetryAfter: "60"}, Body: denyBody(60)},
+				{Status: 429, Want: map[string]string{headerfmt.FieldRetryAfter: "60"}, Body: denyBody(60)},
 			},
 		},
 		{
@@ -421,20 +422,20 @@ func Scenarios() []Scenario {
 			},
 			Steps: []Step{
 				{Status: 200, Want: map[string]string{
-					headers.FieldPolicy:    `"burst";q=2;w=1, "minute";q=3;w=60`,
-					headers.FieldRateLimit: `"burst";r=1;t=1, "minute";r=2;t=60`,
+					headerfmt.FieldPolicy:    `"burst";q=2;w=1, "minute";q=3;w=60`,
+					headerfmt.FieldRateLimit: `"burst";r=1;t=1, "minute";r=2;t=60`,
 				}},
 				{Status: 200},
 				{Status: 429, Want: map[string]string{
-					headers.FieldPolicy:     `"burst";q=2;w=1, "minute";q=3;w=60`,
-					headers.FieldRateLimit:  `"burst";r=0;t=1, "minute";r=1;t=60`,
-					headers.FieldRetryAfter: "1",
+					headerfmt.FieldPolicy:     `"burst";q=2;w=1, "minute";q=3;w=60`,
+					headerfmt.FieldRateLimit:  `"burst";r=0;t=1, "minute";r=1;t=60`,
+					headerfmt.FieldRetryAfter: "1",
 				}},
 				{Advance: time.Second, Status: 200},
 				{Status: 429, Want: map[string]string{
-					headers.FieldPolicy:     `"burst";q=2;w=1, "minute";q=3;w=60`,
-					headers.FieldRateLimit:  `"burst";r=1;t=1, "minute";r=0;t=59`,
-					headers.FieldRetryAfter: "59",
+					headerfmt.FieldPolicy:     `"burst";q=2;w=1, "minute";q=3;w=60`,
+					headerfmt.FieldRateLimit:  `"burst";r=1;t=1, "minute";r=0;t=59`,
+					headerfmt.FieldRetryAfter: "59",
 				}},
 			},
 		},

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
-	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 )
 
 // Scenario is one row of the table: a middleware configuration and the
@@ -68,8 +68,8 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // quota q and window w seconds, RateLimit with remaining r and reset t.
 func ietf(name string, q, w, r, t int64) map[string]string {
 	return map[string]string{
-		headers.FieldPolicy:    `"` + name + `";q=` + itoa(q) + ";w=" + itoa(w),
-		headers.FieldRateLimit: `"` + name + `";r=` + itoa(r) + ";t=" + itoa(t),
+		headerfmt.FieldPolicy:    `"` + name + `";q=` + itoa(q) + ";w=" + itoa(w),
+		headerfmt.FieldRateLimit: `"` + name + `";r=` + itoa(r) + ";t=" + itoa(t),
 	}
 }
 
@@ -78,7 +78,7 @@ func minute(r, t int64) map[string]string { return ietf("minute", 3, 60, r, t) }
 
 // denied adds Retry-After to fields.
 func denied(fields map[string]string, retry int64) map[string]string {
-	out := map[string]string{headers.FieldRetryAfter: itoa(retry)}
+	out := map[string]string{headerfmt.FieldRetryAfter: itoa(retry)}
 	for k, v := range fields {
 		out[k] = v
 	}

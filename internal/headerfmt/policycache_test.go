@@ -1,4 +1,4 @@
-package headers
+package headerfmt
 
 import (
 	"strconv"
@@ -21,7 +21,7 @@ func TestPolicySetNeverStale(t *testing.T) {
 	for limit := int64(1); limit <= 300; limit++ {
 		ps[0].Limit = limit
 		got := map[string]string{}
-		Writer{}.Write(func(n, v string) { got[n] = v }, &d, time.Time{})
+		new(Writer).Write(func(n, v string) { got[n] = v }, nil, &d, "", time.Time{})
 		require.Equal(t, `"burst";q=`+strconv.FormatInt(limit, 10)+`;w=1, "st\"eady";q=600;w=60`, got[FieldPolicy])
 	}
 
@@ -38,11 +38,11 @@ func TestPolicySetNeverStale(t *testing.T) {
 					return
 				}
 				var field string
-				Writer{}.Write(func(n, v string) {
+				new(Writer).Write(func(n, v string) {
 					if n == FieldPolicy {
 						field = v
 					}
-				}, &core.Decision{Allowed: true, Policies: own}, time.Time{})
+				}, nil, &core.Decision{Allowed: true, Policies: own}, "", time.Time{})
 				if want := `"` + name + `";q=` + strconv.Itoa(i%7+1) + `;w=60`; field != want {
 					t.Errorf("got %q, want %q", field, want)
 					return

@@ -1,13 +1,15 @@
-package headers
+package headerfmt
 
 import (
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
 
 // writeIETF writes RateLimit-Policy and RateLimit in the draft-8 syntax.
-func (w Writer) writeIETF(set func(name, value string), v *decisionView, key string) {
+// With setBytes, RateLimit is handed over as bytes from a pooled buffer.
+func (w *Writer) writeIETF(set func(name, value string), setBytes func(name string, value []byte), v *decisionView, key string) {
 	var pk []byte
 	var pkBuf [pkEncodedLen]byte
 	if w.PartitionKey && key != "" {
@@ -20,13 +22,28 @@ func (w Writer) writeIETF(set func(name, value string), v *decisionView, key str
 		e := policySetFor(v)
 		set(FieldPolicy, e.field)
 		names = e.names
-	}
-	var buf [256]byte
-	if names == nil {
+	} else {
+		var buf [256]byte
 		set(FieldPolicy, string(appendPolicyField(buf[:0], v, pk)))
 	}
+	if setBytes != nil {
+		p := scratch.Get().(*[256]byte)
+		setBytes(FieldRateLimit, w.appendRateLimit(p[:0], v, names, pk))
+		scratch.Put(p)
+		return
+	}
+	var buf [256]byte
+	set(FieldRateLimit, string(w.appendRateLimit(buf[:0], v, names, pk)))
+}
 
-	b := buf[:0]
+// scratch holds the buffers RateLimit values are formatted in when they
+// are handed over as bytes (the receiver copies them).
+var scratch = sync.Pool{New: func() any { return new([256]byte) }}
+
+// appendRateLimit appends the RateLimit value: the binding policy's item,
+// or every policy's with AllPolicies. names are the policies' encoded
+// names, or nil to encode them here; pk, if not nil, is added to each item.
+func (w *Writer) appendRateLimit(b []byte, v *decisionView, names []string, pk []byte) []byte {
 	first := true
 	for i := range v.len() {
 		if !w.AllPolicies && i != v.bind {
@@ -50,7 +67,7 @@ func (w Writer) writeIETF(set func(name, value string), v *decisionView, key str
 			b = append(b, pk...)
 		}
 	}
-	set(FieldRateLimit, string(b))
+	return b
 }
 
 // appendPolicyField appends the RateLimit-Policy value for v's policies,

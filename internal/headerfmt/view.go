@@ -1,4 +1,4 @@
-package headers
+package headerfmt
 
 import (
 	"time"
@@ -11,24 +11,26 @@ const maxInteger = 999_999_999_999_999
 
 // decisionView is a decision seen as n policies with their states, so a
 // hand-made Decision without Policies is handled like a one-policy one. It
-// holds no pointer into itself, so it stays on the stack.
+// reads the decision's states in place and holds no pointer into itself,
+// so it stays on the stack.
 type decisionView struct {
-	policies []core.Policy // nil: the single policy below
+	policies []core.Policy      // nil: the single policy and state below
+	states   []core.PolicyState // nil: the single state below
 	single   core.Policy
-	states   [core.MaxPolicies]core.PolicyState
+	state    core.PolicyState
 	bind     int
 }
 
 func view(d *core.Decision) decisionView {
-	v := decisionView{policies: d.Policies, bind: d.Index}
-	copy(v.states[:], d.States())
+	v := decisionView{policies: d.Policies, states: d.States(), bind: d.Index}
 	if len(v.policies) == 0 || len(v.policies) > core.MaxPolicies {
 		v.policies = nil
+		v.states = nil
 		v.single = d.Policy()
 		if v.single.Limit == 0 {
 			v.single.Limit = d.Limit
 		}
-		v.states[0] = core.PolicyState{Allowed: d.Allowed, Remaining: d.Remaining, ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter}
+		v.state = core.PolicyState{Allowed: d.Allowed, Remaining: d.Remaining, ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter}
 		v.bind = 0
 	}
 	if v.bind < 0 || v.bind >= v.len() {
@@ -45,6 +47,14 @@ func (v *decisionView) len() int {
 	return len(v.policies)
 }
 
+// stateOf returns policy i's state.
+func (v *decisionView) stateOf(i int) *core.PolicyState {
+	if v.states == nil {
+		return &v.state
+	}
+	return &v.states[i]
+}
+
 // policy returns policy i.
 func (v *decisionView) policy(i int) *core.Policy {
 	if v.policies == nil {
@@ -58,7 +68,7 @@ func (v *decisionView) limit(i int) int64 { return clampInt(v.policy(i).Limit) }
 
 // remaining is policy i's r: 0 when it denies, else its Remaining.
 func (v *decisionView) remaining(i int) int64 {
-	s := &v.states[i]
+	s := v.stateOf(i)
 	if !s.Allowed {
 		return 0
 	}
@@ -75,7 +85,7 @@ func (v *decisionView) remaining(i int) int64 {
 // read t=2. The t of an allowed response is a pacing hint; a denial's t, like
 // Retry-After, is never rounded down.
 func (v *decisionView) reset(i int) int64 {
-	if s := &v.states[i]; s.Allowed {
+	if s := v.stateOf(i); s.Allowed {
 		return ceilSeconds(s.ResetAfter - resolution)
 	}
 	return ceilSeconds(v.resetAfter(i))
@@ -87,7 +97,7 @@ const resolution = time.Millisecond
 // resetAfter is policy i's time until more quota: RetryAfter when it
 // denies, else ResetAfter.
 func (v *decisionView) resetAfter(i int) time.Duration {
-	s := &v.states[i]
+	s := v.stateOf(i)
 	if !s.Allowed {
 		return s.RetryAfter
 	}

@@ -1,4 +1,4 @@
-package headers_test
+package headerfmt_test
 
 import (
 	"testing"
@@ -7,11 +7,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
-	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 )
 
 func TestValidatePolicyNames(t *testing.T) {
-	err := headers.ValidatePolicyNames([]core.Policy{core.PerSecond(1).Named("tier-é"), core.PerMinute(5).Named("tier-ü")})
+	err := headerfmt.ValidatePolicyNames([]core.Policy{core.PerSecond(1).Named("tier-é"), core.PerMinute(5).Named("tier-ü")})
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), `"tier-é"`)
 	assert.Contains(t, err.Error(), `"tier-ü"`)
@@ -22,6 +22,6 @@ func TestValidatePolicyNames(t *testing.T) {
 		{core.PerSecond(1), core.PerMinute(5)},
 		nil,
 	} {
-		assert.NoError(t, headers.ValidatePolicyNames(ok))
+		assert.NoError(t, headerfmt.ValidatePolicyNames(ok))
 	}
 }

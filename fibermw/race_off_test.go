@@ -1,0 +1,5 @@
+//go:build !race
+
+package fibermw
+
+const raceEnabled = false
