@@ -183,10 +183,12 @@ func compilePolicies(at string, entries []policyEntry) ([]core.Policy, error) {
 			return nil, fmt.Errorf("%s.name: %q is also the name of policies[%d] (name one of them)", pat, p.Name, k)
 		}
 		names[p.Name] = j
-		if err := p.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", pat, err)
-		}
 		out[j] = p
+	}
+	// What the checks above leave (Limit × Window too large, say), as a
+	// Limiter would check it; its errors start "policies[i]: ".
+	if _, err := core.ValidatePolicies(out); err != nil {
+		return nil, fmt.Errorf("%s.%w", at, err)
 	}
 	return out, nil
 }
