@@ -45,8 +45,8 @@
 //
 // Every built-in strategy writes its keys in a namespace of its own:
 // "ip:192.0.2.1", "hdr:x-api-key:abc123", "ctx:main.userKey:42",
-// "route:GET /users/{id}", "path:/users/42", "const:global", and "h:" and 32
-// hex digits for a hashed key. A client that sends "X-API-Key: 192.0.2.1"
+// "route:GET /users/{id}", "const:global", and "h:" and 32 hex digits for a
+// hashed key. A client that sends "X-API-Key: 192.0.2.1"
 // gets "hdr:x-api-key:192.0.2.1", never the quota of the anonymous client at
 // 192.0.2.1. [Compose] escapes the separator inside its parts and [Prefix]
 // escapes ':' inside the prefix, so parts that contain the separator cannot
