@@ -15,9 +15,9 @@ import (
 // concurrent use.
 type Flow struct {
 	limiter     *core.Limiter
-	limiterFunc ratewindow.LimiterFunc
+	limiterFunc func(keyfuncs.Request, string) (*core.Limiter, error)
 	key         keyfuncs.KeyFunc
-	cost        ratewindow.CostFunc
+	cost        func(keyfuncs.Request) int64
 	skip        func(keyfuncs.Request) bool
 	observe     bool
 	observeFunc func(keyfuncs.Request) bool
