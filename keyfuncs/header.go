@@ -2,6 +2,8 @@ package keyfuncs
 
 import (
 	"strings"
+
+	"github.com/ratewindow/ratewindow/internal/httptoken"
 )
 
 // Header keys requests by the value of the named header, e.g. "X-API-Key",
@@ -16,7 +18,7 @@ import (
 // The value is used as is (bounded to DefaultMaxKeyLen). If it is a secret
 // you would rather not see in your store or logs, wrap the result in Hashed.
 func Header(name string, fallback KeyFunc) KeyFunc {
-	if !validHeaderName(name) {
+	if !httptoken.Valid(name) {
 		return failing(misconfigured("Header: %q is not a valid header name", name))
 	}
 	ns := tagHeader + strings.ToLower(name) + ":"
