@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ratewindow/ratewindow/internal/httptoken"
+	"github.com/ratewindow/ratewindow/internal/keybound"
 )
 
 // Header keys requests by the value of the named header, e.g. "X-API-Key",
@@ -42,7 +43,7 @@ func BearerToken(fallback KeyFunc) KeyFunc {
 		if !ok {
 			return orFallback(r, fallback)
 		}
-		return hashTagged("bearer:", tok), nil
+		return keybound.HashTagged("bearer:", tok), nil
 	}
 }
 

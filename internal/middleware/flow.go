@@ -7,6 +7,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/keybound"
 	"github.com/ratewindow/ratewindow/internal/options"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
@@ -76,7 +77,7 @@ func New(cfg Settings) (*Flow, error) {
 	} else {
 		// A user's own KeyFunc may return anything a client sends (an
 		// 8 KB header): every key the stores see is bounded.
-		f.key = keyfuncs.Bounded(keyfuncs.DefaultMaxKeyLen, f.key)
+		f.key = boundedKeys(f.key)
 	}
 	if f.deny == nil {
 		f.deny = denyResponse
@@ -120,4 +121,17 @@ func Default(l *core.Limiter) *Flow {
 		UnclassifiedHandler: unavailableResponse,
 	})
 	return f
+}
+
+// boundedKeys returns user's keys bounded as the built-in strategies bound
+// theirs: a key over keyfuncs.DefaultMaxKeyLen bytes, or one that looks
+// hashed, is replaced by its hash.
+func boundedKeys(user keyfuncs.KeyFunc) keyfuncs.KeyFunc {
+	return func(r keyfuncs.Request) (string, error) {
+		k, err := user(r)
+		if err != nil {
+			return "", err
+		}
+		return keybound.Bound(k, keyfuncs.DefaultMaxKeyLen), nil
+	}
 }
