@@ -7,9 +7,9 @@
 //     are simpler: do not mount the middleware on them).
 //  2. Derive the key with a keyfuncs.KeyFunc (the client IP by default).
 //  3. Choose the limiter: the one given to the adapter, or one chosen per
-//     request by a LimiterFunc (plans, tiers).
-//  4. Weigh the request with a CostFunc (1 by default) and ask the limiter,
-//     under an optional timeout, whether it is allowed.
+//     request by the WithLimiterFunc function (plans, tiers).
+//  4. Weigh the request with the WithCost function (1 by default) and ask
+//     the limiter, under an optional timeout, whether it is allowed.
 //  5. Write the rate-limit headers (IETF RateLimit fields by default).
 //  6. Pass the request on, or deny it: 429 Too Many Requests with
 //     Retry-After and a JSON body. In observe-only mode nothing is ever
@@ -28,8 +28,8 @@
 //
 // # Requests the limiter cannot classify
 //
-// A request with no key (keyfuncs.ErrNoKey, from the key func or a
-// LimiterFunc), a cost below 1 or above a policy's limit, or no limiter
+// A request with no key (keyfuncs.ErrNoKey, from the key func or the
+// WithLimiterFunc function), a cost below 1 or above a policy's limit, or no limiter
 // (ErrNoLimiter) is not a store outage, and fail-open never waves it
 // through: it is answered 400 Bad Request with a JSON body saying why and
 // no Retry-After, and reported with Outcome

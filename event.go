@@ -61,13 +61,8 @@ func (o Outcome) String() string {
 	return "unknown"
 }
 
-// Passed reports whether the request was passed on to the next handler.
-func (o Outcome) Passed() bool {
-	return o != Denied && o != StoreErrorRejected && o != UnclassifiedRejected
-}
-
 // ErrNoLimiter is reported in Event.Err, with Outcome UnclassifiedRejected
-// or UnclassifiedPassed, when a LimiterFunc chose no limiter and no default
+// or UnclassifiedPassed, when the WithLimiterFunc function chose no limiter and no default
 // limiter is configured, and by the adapters' Limit forms given a nil
 // limiter.
 var ErrNoLimiter = errors.New("ratewindow: no limiter for this request")

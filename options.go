@@ -18,28 +18,18 @@ type Option func(*settings)
 // settings are the resolved options; internal/middleware reads them.
 type settings = options.Settings[Handler, Event]
 
-// LimiterFunc chooses the limiter for a request, for example by the plan of
-// the API key that key holds: free clients on a 100/min limiter, paying ones
-// on 1000/min. Returning nil, nil uses the limiter given to New. Returning
-// keyfuncs.ErrSkip lets the request pass unlimited; any other error is
-// handled like a store error (fail open or closed).
+// WithLimiterFunc chooses the limiter per request with f, for example by
+// the plan of the API key that key holds: free clients on a 100/min
+// limiter, paying ones on 1000/min. f returning nil, nil uses the limiter
+// given to New; a request for which it does so while no default limiter is
+// set cannot be classified (ErrNoLimiter). Returning keyfuncs.ErrSkip lets
+// the request pass unlimited; any other error is handled like a store
+// error (fail open or closed).
 //
 // Limiters may share one store. Policies with the same Name, Window and
 // Algorithm share their counts, so name tier policies alike (say
 // "per-minute") if a client's usage should follow it across an upgrade.
-type LimiterFunc func(r keyfuncs.Request, key string) (*core.Limiter, error)
-
-// CostFunc returns the weight of a request in units of the policies' limits,
-// e.g. 10 for an export endpoint. The cost must be at least 1 and at most
-// the smallest limit; otherwise the request cannot be classified: it is
-// answered 400 and reported with Outcome UnclassifiedRejected and
-// core.ErrInvalidCost (see WithPassUnclassified).
-type CostFunc func(r keyfuncs.Request) int64
-
-// WithLimiterFunc chooses the limiter per request (tiered plans). See
-// LimiterFunc. A request for which it returns nil, nil while no default
-// limiter is set cannot be classified (ErrNoLimiter).
-func WithLimiterFunc(f LimiterFunc) Option {
+func WithLimiterFunc(f func(r keyfuncs.Request, key string) (*core.Limiter, error)) Option {
 	return func(c *settings) {
 		if f == nil {
 			c.NilArg("WithLimiterFunc")
@@ -58,8 +48,13 @@ func WithKeyFunc(f keyfuncs.KeyFunc) Option {
 	}
 }
 
-// WithCost sets the cost of each request (weighted requests).
-func WithCost(f CostFunc) Option {
+// WithCost sets the cost of each request (weighted requests): f returns
+// its weight in units of the policies' limits, e.g. 10 for an export
+// endpoint. The cost must be at least 1 and at most the smallest limit;
+// otherwise the request cannot be classified: it is answered 400 and
+// reported with Outcome UnclassifiedRejected and core.ErrInvalidCost (see
+// WithPassUnclassified).
+func WithCost(f func(r keyfuncs.Request) int64) Option {
 	return func(c *settings) {
 		if f == nil {
 			c.NilArg("WithCost")

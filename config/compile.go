@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/httptoken"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -48,7 +49,7 @@ func (c *compiled) lookup(r keyfuncs.Request) *route {
 // names the field it is about.
 func compile(f *file, store core.Store, clock core.Clock) (*compiled, error) {
 	c := &compiled{byPattern: map[string]*route{}, tenantHeader: f.TenantHeader}
-	if f.TenantHeader != "" && !validHeaderName(f.TenantHeader) {
+	if f.TenantHeader != "" && !httptoken.Valid(f.TenantHeader) {
 		return nil, fmt.Errorf("tenant_header: %q is not a header name", f.TenantHeader)
 	}
 	for i, p := range f.TrustedProxies {
@@ -183,10 +184,12 @@ func compilePolicies(at string, entries []policyEntry) ([]core.Policy, error) {
 			return nil, fmt.Errorf("%s.name: %q is also the name of policies[%d] (name one of them)", pat, p.Name, k)
 		}
 		names[p.Name] = j
-		if err := p.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", pat, err)
-		}
 		out[j] = p
+	}
+	// What the checks above leave (Limit × Window too large, say), as a
+	// Limiter would check it; its errors start "policies[i]: ".
+	if _, err := core.ValidatePolicies(out); err != nil {
+		return nil, fmt.Errorf("%s.%w", at, err)
 	}
 	return out, nil
 }
@@ -228,7 +231,7 @@ func keyFunc(s, tenantHeader string, ip keyfuncs.KeyFunc) (keyfuncs.KeyFunc, err
 		}
 		return keyfuncs.Header(tenantHeader, ip), nil
 	}
-	if name, ok := strings.CutPrefix(s, "header:"); ok && validHeaderName(name) {
+	if name, ok := strings.CutPrefix(s, "header:"); ok && httptoken.Valid(name) {
 		return keyfuncs.Header(name, ip), nil
 	}
 	return nil, fmt.Errorf("%q is not ip, header:NAME, bearer, tenant or route", s)
@@ -245,21 +248,4 @@ func scoped(name string, f keyfuncs.KeyFunc) keyfuncs.KeyFunc {
 		}
 		return prefix + k, nil
 	}
-}
-
-// validHeaderName reports whether s is a non-empty HTTP token.
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -101,9 +101,6 @@ func (s *Set) build(data []byte) (*compiled, error) {
 	return nil, fmt.Errorf("config: %s: %w", s.path, err)
 }
 
-// Store returns the store the limiters count on.
-func (s *Set) Store() core.Store { return s.opts.store }
-
 // Options returns the middleware options that apply the configuration:
 // the key func, the limiter choice and the observe-only choice, each of
 // which looks the request's route up in the running configuration. Pass

@@ -58,8 +58,8 @@ func (p Policy) Named(name string) Policy { p.Name, p.fp = name, 0; return p }
 // Using returns a copy of p counted by algorithm a.
 func (p Policy) Using(a Algorithm) Policy { p.Algorithm, p.fp = a, 0; return p }
 
-// Validate reports the first problem with p, wrapping ErrInvalidConfig.
-func (p Policy) Validate() error {
+// validate reports the first problem with p, wrapping ErrInvalidConfig.
+func (p Policy) validate() error {
 	switch {
 	case p.Limit <= 0:
 		return fmt.Errorf("%w: policy %q: Limit must be positive, got %d", ErrInvalidConfig, p.Name, p.Limit)
@@ -143,7 +143,7 @@ func ValidatePolicies(policies []Policy) ([]Policy, error) {
 			p.Name = p.DefaultName()
 			p.fp = 0
 		}
-		if err := p.Validate(); err != nil {
+		if err := p.validate(); err != nil {
 			return nil, fmt.Errorf("policies[%d]: %w", i, err)
 		}
 		if j, dup := seen[p.Name]; dup {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/httptoken"
 )
 
 // ClientIPConfig configures NewClientIP. The zero value keys by the peer
@@ -120,7 +121,7 @@ func compileClientIP(cfg ClientIPConfig) (*clientIP, error) {
 		names = []string{"X-Forwarded-For", "Forwarded"}
 	}
 	for i, n := range names {
-		if !validHeaderName(n) {
+		if !httptoken.Valid(n) {
 			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.Headers[%d]: %q is not a valid header name", core.ErrInvalidConfig, i, n)
 		}
 		h := sourceHeader{name: textproto.CanonicalMIMEHeaderKey(n), kind: kindSingle}
@@ -173,19 +174,6 @@ func parseTrusted(s string) (netip.Prefix, error) {
 	}
 	a = a.Unmap().WithZone("")
 	return netip.PrefixFrom(a, a.BitLen()), nil
-}
-
-// validHeaderName reports whether s is an RFC 9110 token.
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isTokenChar(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // key is the KeyFunc.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/keybound"
 )
 
 // errNilKeyFunc is what a combinator given a nil KeyFunc returns on every
@@ -87,7 +88,7 @@ func Prefix(prefix string, f KeyFunc) KeyFunc {
 // Hashed replaces every key of f by its fixed-length hash ("h:" and 32 hex
 // digits), for keys that are secrets (API keys) or personal data. Errors
 // from f pass through.
-func Hashed(f KeyFunc) KeyFunc { return mapKey(f, hashKey) }
+func Hashed(f KeyFunc) KeyFunc { return mapKey(f, keybound.Hash) }
 
 // mapKey returns a KeyFunc giving fn of each key of f. Errors from f pass
 // through; a nil f gives an error wrapping ErrNoKey on every request.

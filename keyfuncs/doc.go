@@ -45,20 +45,21 @@
 //
 // Every built-in strategy writes its keys in a namespace of its own:
 // "ip:192.0.2.1", "hdr:x-api-key:abc123", "ctx:main.userKey:42",
-// "route:GET /users/{id}", "path:/users/42", "const:global", and "h:" and 32
-// hex digits for a hashed key. A client that sends "X-API-Key: 192.0.2.1"
+// "route:GET /users/{id}", "const:global", and "h:" and 32 hex digits for a
+// hashed key. A client that sends "X-API-Key: 192.0.2.1"
 // gets "hdr:x-api-key:192.0.2.1", never the quota of the anonymous client at
 // 192.0.2.1. [Compose] escapes the separator inside its parts and [Prefix]
 // escapes ':' inside the prefix, so parts that contain the separator cannot
-// pose as other parts. A key that merely looks hashed is hashed again (see
-// [Bounded]), so sending the hashed form of someone's long key does not
-// reach their quota. Keys from your own KeyFunc are yours to keep apart:
+// pose as other parts. A key that merely looks hashed ("h:...") is hashed
+// again, so sending the hashed form of someone's long key does not reach
+// their quota. Keys from your own KeyFunc are yours to keep apart:
 // wrap them in [Prefix] to give them a namespace.
 //
 // # Keys are bounded
 //
 // A key is stored by every Store, so its size is memory. Every built-in
-// strategy caps keys at [DefaultMaxKeyLen] bytes: a longer key is replaced by
-// a fixed-length hash of itself (see [Bounded]). An attacker's 8 KB header
-// therefore costs the same memory as a short one.
+// strategy caps keys at [DefaultMaxKeyLen] bytes, and the middleware caps
+// the keys of your own KeyFunc the same way: a longer key is replaced by a
+// fixed-length hash of itself. An attacker's 8 KB header therefore costs
+// the same memory as a short one.
 package keyfuncs

@@ -44,16 +44,16 @@ type orgKey struct{}
 func ExampleCompose() {
 	key := keyfuncs.Prefix("org", keyfuncs.Compose("|",
 		keyfuncs.FromContext(orgKey{}, keyfuncs.RemoteIP),
-		keyfuncs.Path,
+		keyfuncs.Route,
 	))
 	r := &keyfuncs.StaticRequest{
 		MethodValue: "GET",
-		PathValue:   "/v1/search",
+		RouteValue:  "/v1/search",
 		Ctx:         context.WithValue(context.Background(), orgKey{}, "123"),
 	}
 	k, _ := key(r)
 	fmt.Println(k)
-	// Output: org:cmp:ctx:keyfuncs_test.orgKey:123|path:/v1/search
+	// Output: org:cmp:ctx:keyfuncs_test.orgKey:123|route:GET /v1/search
 }
 
 // An API key when there is one, the client address otherwise.

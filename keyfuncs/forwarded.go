@@ -1,6 +1,10 @@
 package keyfuncs
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ratewindow/ratewindow/internal/httptoken"
+)
 
 // fwdParser reads one element of an RFC 7239 Forwarded field value:
 //
@@ -47,7 +51,7 @@ func (p *fwdParser) element() (forValue string, ok bool) {
 // pair consumes name=value.
 func (p *fwdParser) pair() (name, value string, ok bool) {
 	i := 0
-	for i < len(p.s) && isTokenChar(p.s[i]) {
+	for i < len(p.s) && httptoken.Char(p.s[i]) {
 		i++
 	}
 	if i == 0 || i >= len(p.s) || p.s[i] != '=' {
@@ -63,7 +67,7 @@ func (p *fwdParser) pair() (name, value string, ok bool) {
 		return name, v, true
 	}
 	i = 0
-	for i < len(p.s) && isTokenChar(p.s[i]) {
+	for i < len(p.s) && httptoken.Char(p.s[i]) {
 		i++
 	}
 	if i == 0 {
@@ -87,20 +91,3 @@ func unquote(s string) (value, rest string, ok bool) {
 	}
 	return "", "", false
 }
-
-// tokenChars marks the bytes that may appear in an RFC 9110 token.
-var tokenChars = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c], t[c-'a'+'A'] = true, true
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
-	}
-	return t
-}()
-
-// isTokenChar reports whether c may appear in an RFC 9110 token.
-func isTokenChar(c byte) bool { return tokenChars[c] }

@@ -2,6 +2,9 @@ package keyfuncs
 
 import (
 	"strings"
+
+	"github.com/ratewindow/ratewindow/internal/httptoken"
+	"github.com/ratewindow/ratewindow/internal/keybound"
 )
 
 // Header keys requests by the value of the named header, e.g. "X-API-Key",
@@ -16,7 +19,7 @@ import (
 // The value is used as is (bounded to DefaultMaxKeyLen). If it is a secret
 // you would rather not see in your store or logs, wrap the result in Hashed.
 func Header(name string, fallback KeyFunc) KeyFunc {
-	if !validHeaderName(name) {
+	if !httptoken.Valid(name) {
 		return failing(misconfigured("Header: %q is not a valid header name", name))
 	}
 	ns := tagHeader + strings.ToLower(name) + ":"
@@ -40,7 +43,7 @@ func BearerToken(fallback KeyFunc) KeyFunc {
 		if !ok {
 			return orFallback(r, fallback)
 		}
-		return hashTagged("bearer:", tok), nil
+		return keybound.HashTagged("bearer:", tok), nil
 	}
 }
 

@@ -12,11 +12,6 @@ func Route(r Request) (string, error) {
 	return boundKey(tagRoute+r.Method()+" "+p, DefaultMaxKeyLen), nil
 }
 
-// Path keys requests by URL path as received, e.g. "path:/users/42".
-func Path(r Request) (string, error) {
-	return boundKey(tagPath+r.Path(), DefaultMaxKeyLen), nil
-}
-
 // Constant gives every request the same key, "const:" and key: one quota
 // shared by all clients, e.g. to protect a fragile backend. An empty key
 // gives ErrNoKey.

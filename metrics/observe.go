@@ -36,7 +36,7 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 	}
 
 	// A decision means one store call was made. A failure made one too
-	// if it took any time: a key func or LimiterFunc failure reports a
+	// if it took any time: a key func or limiter func failure reports a
 	// zero Latency, as does a skipped request.
 	if decided || ev.Latency > 0 {
 		r.duration.Observe(ev.Latency.Seconds())

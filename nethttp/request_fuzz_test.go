@@ -85,7 +85,7 @@ func fuzzSetups(tb testing.TB, seen func(key string)) []fuzzSetup {
 		{"apikey", keyfuncs.Header("X-Api-Key", proxied)},
 		{"bearer", keyfuncs.BearerToken(nil)},
 		{"route", keyfuncs.Compose(":", keyfuncs.Route, keyfuncs.Prefix("ip=", proxied))},
-		{"path", keyfuncs.Path},
+		{"path", func(r keyfuncs.Request) (string, error) { return "path:" + r.Path(), nil }},
 	}
 	modes := []headers.Writer{
 		{},

@@ -10,8 +10,8 @@
 //
 //   - fixed window and sliding window counter: a 24-byte slot (key hash,
 //     window start, 32-bit counts) in an open-addressing table kept 58% to
-//     87% full: about 30 bytes per tracked key measured over 1,000,000
-//     keys (BenchmarkMillionKeys), with no pointer per key;
+//     87% full, so about 28 to 41 bytes per tracked key, with no pointer
+//     per key;
 //   - sliding log: a 16-byte slot (key hash, pointer) to a ring buffer of
 //     16-byte records, one per admitted request still in the window (see
 //     algo.SlidingLogState): at most min(Limit, Window/1ms + 1) records per

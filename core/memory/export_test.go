@@ -8,7 +8,7 @@ import (
 
 // LogCapForTest returns the buffer capacity of key's sliding log under p.
 func LogCapForTest(s *Store, key string, p core.Policy) int {
-	h := fix(maphash.String(s.seed, key))
+	h := nonZero(maphash.String(s.seed, key))
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 // sliding-window-counter key decide without the shard's mutex, by a
 // compare-and-swap on one word.
 //
-// Each shard holds at most one hot cell (shard.hot). doOne installs one,
+// Each shard holds at most one hot cell (shard.hot). decideSingle installs one,
 // under the mutex, for a key that it found the mutex held for (see
 // shard.lock): a key that many goroutines use at once, such as a global
 // limit. From then on the key's state lives in the cell's word, and its
@@ -38,7 +38,7 @@ import (
 //     attempts (it falls back to the mutex instead).
 //   - Under the mutex, every path that reads or deletes a key's slot first
 //     deals with the cell: a locked decision, Peek or Reset on the key
-//     retires it; sweeps and evictions skip its slot; touch retires it once
+//     retires it; sweeps and evictions skip its slot; sweepSometimes retires it once
 //     it is idle or expired, so a quiet hot key is reclaimed like any other.
 //
 // The word packs the state as three fields, from the high bits down: the
@@ -108,7 +108,7 @@ func (c *hotCell) unpack(w uint64) (start, prev, curr int64) {
 	return start, prev, int64(w & mask)
 }
 
-// take is doOne's decision (with charge) on the cell. It reports false,
+// take is decideSingle's decision (with charge) on the cell. It reports false,
 // deciding nothing, when the cell is retired or the next state does not fit
 // the word: the caller then decides under the mutex.
 func (c *hotCell) take(ps *core.PolicyState, lim, cost, now int64) bool {
@@ -210,7 +210,7 @@ func (sh *shard) install(h uint64, t *table, lim, start, prev, curr int64) {
 // checkHot retires the shard's hot cell when it holds nothing that counts
 // at now, or when its word did not change since the previous check (no
 // admission in between: the key went quiet, or was never the hot one), so
-// that the cell goes to a key that needs it. touch calls it; the caller
+// that the cell goes to a key that needs it. sweepSometimes calls it; the caller
 // holds the mutex.
 func (sh *shard) checkHot(now int64) {
 	c := sh.hot.Load()

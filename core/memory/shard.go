@@ -13,10 +13,10 @@ const (
 	sweepSample = 4
 	// evictSample is how many entries a full shard examines for a victim.
 	evictSample = 8
-	// touchSweepEvery is how many calls on a shard pass between small
+	// sweepEvery is how many calls on a shard pass between small
 	// sweeps on behalf of calls that insert nothing, so that a table
 	// emptied by time gives its memory back even when no new key comes.
-	touchSweepEvery = 32
+	sweepEvery = 32
 	// touchSample is how many entries such a sweep examines.
 	touchSample = 2
 )
@@ -40,7 +40,7 @@ type shard struct {
 
 // table holds the state of one policy (Name, Window, Algorithm) for every
 // key of a shard. Only the part for its algorithm is used. Keys are their
-// hash, made non-zero by fix.
+// hash, made non-zero by nonZero.
 type table struct {
 	fp      uint64
 	alg     core.Algorithm
@@ -123,7 +123,7 @@ func (t *table) sweep(start, keep, pinned uint64, now int64, n int, evict bool) 
 }
 
 // lock takes the mutex and reports whether it had to wait for it: another
-// goroutine held it, the sign on which doOne gives a fixed-window or
+// goroutine held it, the sign on which decideSingle gives a fixed-window or
 // sliding-counter key a hot cell.
 func (sh *shard) lock() (waited bool) {
 	if sh.mu.TryLock() {

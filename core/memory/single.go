@@ -5,7 +5,7 @@ import (
 	"github.com/ratewindow/ratewindow/core/internal/algo"
 )
 
-// doOne is do for a limiter with a single policy, by far the common case:
+// decideSingle is decide for a limiter with a single policy, by far the common case:
 // no per-policy scratch arrays, an existing key's cell is found once and
 // updated in place, and evaluating and charging are one step. now and up
 // are the call's instant in Unix milliseconds, rounded down and up.
@@ -13,7 +13,7 @@ import (
 // The fixed-window and sliding-counter branches are the same steps on two
 // cell types, written out twice on purpose: a generic helper would call
 // Eval and Take through a dictionary, not inline them, on the hottest path.
-func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, now, up int64, charge bool) {
+func (s *Store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, cost, now, up int64, charge bool) {
 	h := s.hash(key)
 	sh := &s.shards[h&s.mask]
 	if charge {
@@ -46,7 +46,7 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 		case i >= 0:
 			t.fixed.slots[i].s = toFixedCell(st)
 		default:
-			s.admit(sh, t, h, now, 1)
+			s.addEntry(sh, t, h, now, 1)
 			t.fixed.put(h, toFixedCell(st))
 		}
 		if waited && charge && i >= 0 {
@@ -56,7 +56,7 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 			sh.install(h, t, lim, c.start, 0, int64(c.count))
 		}
 	case core.SlidingLog:
-		s.logOne(ps, sh, t, h, lim, cost, now, up, charge)
+		s.decideSingleLog(ps, sh, t, h, lim, cost, now, up, charge)
 	default:
 		sh.retireKey(h) // the slot below must hold the key's state
 		i := t.sliding.find(h)
@@ -78,7 +78,7 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 		case i >= 0:
 			t.sliding.slots[i].s = toSlidingCell(st)
 		default:
-			s.admit(sh, t, h, now, 1)
+			s.addEntry(sh, t, h, now, 1)
 			t.sliding.put(h, toSlidingCell(st))
 		}
 		if waited && charge && i >= 0 {
@@ -86,12 +86,12 @@ func (s *Store) doOne(ps *core.PolicyState, key string, p *core.Policy, cost, no
 			sh.install(h, t, lim, c.start, int64(c.prev), int64(c.curr))
 		}
 	}
-	s.touch(sh, t, h, now)
+	s.sweepSometimes(sh, t, h, now)
 	sh.mu.Unlock()
 }
 
-// logOne is doOne's sliding-log branch.
-func (s *Store) logOne(ps *core.PolicyState, sh *shard, t *table, h uint64, lim, cost, now, up int64, charge bool) {
+// decideSingleLog is decideSingle's sliding-log branch.
+func (s *Store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uint64, lim, cost, now, up int64, charge bool) {
 	w := t.window
 	var l *algo.SlidingLogState
 	if i := t.logs.find(h); i >= 0 {
@@ -104,7 +104,7 @@ func (s *Store) logOne(ps *core.PolicyState, sh *shard, t *table, h uint64, lim,
 		}
 		l = new(algo.SlidingLogState)
 		*ps = l.Charge(now, up, lim, w, cost)
-		s.admit(sh, t, h, now, logWeight(l))
+		s.addEntry(sh, t, h, now, logWeight(l))
 		t.logs.put(h, l)
 		return
 	}

@@ -66,17 +66,17 @@ func New(opts ...Option) *Store {
 func (s *Store) Take(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
 	ms, up := instants(now)
 	if len(policies) == 1 {
-		s.doOne(&r.States[0], key, &policies[0], cost, ms, up, true)
+		s.decideSingle(&r.States[0], key, &policies[0], cost, ms, up, true)
 		return r, nil
 	}
-	s.do(&r, key, policies, cost, ms, up, true)
+	s.decide(&r, key, policies, cost, ms, up, true)
 	return r, nil
 }
 
 // Peek implements core.Store.
 func (s *Store) Peek(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
 	ms, up := instants(now)
-	s.do(&r, key, policies, cost, ms, up, false)
+	s.decide(&r, key, policies, cost, ms, up, false)
 	return r, nil
 }
 
@@ -119,12 +119,12 @@ func (s *Store) Len() int {
 	return n
 }
 
-// do evaluates (and with charge, charges) every policy for key, writing
+// decide evaluates (and with charge, charges) every policy for key, writing
 // each policy's state into r, which the caller passes zeroed. now and up
 // are the call's instant in Unix milliseconds, rounded down and up.
-func (s *Store) do(r *core.Result, key string, policies []core.Policy, cost, now, up int64, charge bool) {
+func (s *Store) decide(r *core.Result, key string, policies []core.Policy, cost, now, up int64, charge bool) {
 	if len(policies) == 1 {
-		s.doOne(&r.States[0], key, &policies[0], cost, now, up, charge)
+		s.decideSingle(&r.States[0], key, &policies[0], cost, now, up, charge)
 		return
 	}
 	var (
@@ -201,21 +201,21 @@ func (s *Store) do(r *core.Result, key string, policies []core.Policy, cost, now
 			s.reweigh(sh, h, now, logWeight(logs[i])-weights[i])
 		case known[i] || !all || !charge:
 		case t.alg == core.SlidingLog:
-			s.admit(sh, t, h, now, logWeight(logs[i]))
+			s.addEntry(sh, t, h, now, logWeight(logs[i]))
 		default:
-			s.admit(sh, t, h, now, 1)
+			s.addEntry(sh, t, h, now, 1)
 		}
 	}
-	s.touch(sh, tables[0], h, now)
+	s.sweepSometimes(sh, tables[0], h, now)
 }
 
-// hash is key's hash under the store's seed, never 0 (see fix).
-func (s *Store) hash(key string) uint64 { return fix(maphash.String(s.seed, key)) }
+// hash is key's hash under the store's seed, never 0 (see nonZero).
+func (s *Store) hash(key string) uint64 { return nonZero(maphash.String(s.seed, key)) }
 
-// admit counts a new entry of t for key hash h, weighing units, after
+// addEntry counts a new entry of t for key hash h, weighing units, after
 // reclaiming a few expired entries of t, and makes room for it when the
 // shard is over its cap.
-func (s *Store) admit(sh *shard, t *table, h uint64, now int64, units int) {
+func (s *Store) addEntry(sh *shard, t *table, h uint64, now int64, units int) {
 	entries, freed := t.sweep(h, h, sh.hotHash(t), now, sweepSample, false)
 	sh.keys -= entries
 	sh.used -= freed
@@ -249,10 +249,10 @@ func (s *Store) reweigh(sh *shard, h uint64, now int64, delta int) {
 	}
 }
 
-// touch sweeps a few entries of t every touchSweepEvery calls on sh, so a
+// sweepSometimes sweeps a few entries of t every sweepEvery calls on sh, so a
 // shard whose keys expired gives its memory back even if no new key comes.
-func (s *Store) touch(sh *shard, t *table, h uint64, now int64) {
-	if sh.calls++; sh.calls%touchSweepEvery != 0 {
+func (s *Store) sweepSometimes(sh *shard, t *table, h uint64, now int64) {
+	if sh.calls++; sh.calls%sweepEvery != 0 {
 		return
 	}
 	sh.checkHot(now)

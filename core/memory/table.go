@@ -25,8 +25,8 @@ type slot[S any] struct {
 
 const minTableCap = 8
 
-// fix maps a key hash to a non-zero one.
-func fix(h uint64) uint64 {
+// nonZero maps a key hash to a non-zero one.
+func nonZero(h uint64) uint64 {
 	if h == 0 {
 		return 1
 	}

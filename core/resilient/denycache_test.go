@@ -166,7 +166,7 @@ func TestDenyCacheBounded(t *testing.T) {
 // bare one.
 //
 // With shared counts (two policy sets holding the same policy, as tiers of
-// a LimiterFunc may), an admitted request of one set charges the other's
+// a WithLimiterFunc function may), an admitted request of one set charges the other's
 // counts behind its remembered denial: that denial only grows truer, but
 // its RetryAfter and Remaining may then be too low, so only the verdict is
 // compared.

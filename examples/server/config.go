@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/headers"
 	"github.com/ratewindow/ratewindow/keyfuncs"
@@ -209,25 +211,8 @@ func parseKey(key, proxies string) (keyfuncs.KeyFunc, error) {
 		return ip, nil
 	}
 	name, ok := strings.CutPrefix(key, "header:")
-	if !ok || !validHeaderName(name) {
+	if !ok || !httpguts.ValidHeaderFieldName(name) {
 		return nil, fmt.Errorf("-key: %q is not ip or header:NAME", key)
 	}
 	return keyfuncs.Header(name, ip), nil
-}
-
-// validHeaderName reports whether s is a non-empty HTTP token.
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

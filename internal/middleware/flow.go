@@ -7,6 +7,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/headerfmt"
+	"github.com/ratewindow/ratewindow/internal/keybound"
 	"github.com/ratewindow/ratewindow/internal/options"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
@@ -15,9 +16,9 @@ import (
 // concurrent use.
 type Flow struct {
 	limiter     *core.Limiter
-	limiterFunc ratewindow.LimiterFunc
+	limiterFunc func(keyfuncs.Request, string) (*core.Limiter, error)
 	key         keyfuncs.KeyFunc
-	cost        ratewindow.CostFunc
+	cost        func(keyfuncs.Request) int64
 	skip        func(keyfuncs.Request) bool
 	observe     bool
 	observeFunc func(keyfuncs.Request) bool
@@ -77,7 +78,7 @@ func New(cfg Settings) (*Flow, error) {
 	} else {
 		// A user's own KeyFunc may return anything a client sends (an
 		// 8 KB header): every key the stores see is bounded.
-		f.key = keyfuncs.Bounded(keyfuncs.DefaultMaxKeyLen, f.key)
+		f.key = boundedKeys(f.key)
 	}
 	if f.deny == nil {
 		f.deny = denyResponse
@@ -121,4 +122,17 @@ func Default(l *core.Limiter) *Flow {
 		UnclassifiedHandler: unavailableResponse,
 	})
 	return f
+}
+
+// boundedKeys returns user's keys bounded as the built-in strategies bound
+// theirs: a key over keyfuncs.DefaultMaxKeyLen bytes, or one that looks
+// hashed, is replaced by its hash.
+func boundedKeys(user keyfuncs.KeyFunc) keyfuncs.KeyFunc {
+	return func(r keyfuncs.Request) (string, error) {
+		k, err := user(r)
+		if err != nil {
+			return "", err
+		}
+		return keybound.Bound(k, keyfuncs.DefaultMaxKeyLen), nil
+	}
 }
