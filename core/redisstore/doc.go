@@ -18,20 +18,12 @@
 // exact in Lua's doubles, and the core/storetest suite checks that it
 // decides exactly as the memory store does.
 //
-// There are two scripts, one per driver: one.lua for a limiter with one
-// policy (the common case: no tables, no loop) and many.lua for several.
-// Each algorithm file holds two blocks of plain statements, eval and
-// charge, that script.go pastes into both drivers when the package is
-// loaded; servertime.lua holds the one other step they share (reading
-// Redis TIME for WithServerTime). They are not Lua functions because a script's functions are
-// created anew on every call, and making and calling them cost Redis more
-// than the algorithm itself. The numbers go in as one MessagePack argument
-// (no tonumber per value) and come back as one MessagePack string, four
-// integers per policy, which go-redis reads with one allocation.
-//
-// Measured with callgrind on redis-server 7.0, a sliding-counter decision
-// costs the server about 50,000 instructions, a fixed window 47,000 and a
-// sliding log 84,000; go-redis/redis_rate's GCRA script costs 72,000.
+// There are two scripts: one for a limiter with one policy (the common
+// case: no tables, no loop) and one for several. They are generated from
+// the algorithm files with go generate and checked in as they run, in
+// scripts/ (docs/redis-scripts.md in the repository says how they are
+// assembled). The numbers go in as one MessagePack argument and come back
+// as one MessagePack string, four integers per policy.
 //
 // # Keys
 //

@@ -181,8 +181,9 @@ func TestOutOfMemoryWritesNothing(t *testing.T) {
 	log := policies(t, core.PerMinute(100).Named("log").Using(core.SlidingLog))
 	both := policies(t, core.PerMinute(100).Named("log").Using(core.SlidingLog), core.PerMinute(100).Named("fw").Using(core.FixedWindow))
 	now := time.Now()
-	for range 3 {
-		_, err := s.Take(ctx, "k", log, 1, now)
+	for i := range 3 {
+		// One member each: requests in one millisecond would share one.
+		_, err := s.Take(ctx, "k", log, 1, now.Add(time.Duration(i)*time.Millisecond))
 		require.NoError(t, err)
 	}
 	// Redis is full: maxmemory below what it already uses.
@@ -200,9 +201,9 @@ func TestOutOfMemoryWritesNothing(t *testing.T) {
 	err = admin.Set(ctx, "filler", "x", 0).Err()
 	require.True(t, redis.HasErrorPrefix(err, "OOM"), "a plain SET is refused: %v", err)
 	for _, ps := range [][]core.Policy{log, both} {
-		_, err = s.Take(ctx, "k", ps, 1, now.Add(time.Millisecond))
+		_, err = s.Take(ctx, "k", ps, 1, now.Add(3*time.Millisecond))
 		require.ErrorIs(t, err, redisstore.ErrOutOfMemory)
-		r, err := s.Peek(ctx, "k", log, 1, now.Add(time.Millisecond))
+		r, err := s.Peek(ctx, "k", log, 1, now.Add(3*time.Millisecond))
 		require.ErrorIs(t, err, redisstore.ErrOutOfMemory, "a full Redis refuses every script: %v", r)
 	}
 	keys, err := admin.Keys(ctx, "*:log").Result()

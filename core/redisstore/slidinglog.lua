@@ -10,7 +10,7 @@
 -- (a binary search by rank on a denial) plus the pruning of expired
 -- members, each removed once.
 --
--- Two blocks that script.go pastes into the drivers (see one.lua).
+-- Two blocks that go generate pastes into the drivers (see docs/redis-scripts.md).
 
 -- @eval: SlidingLogState.Eval: rebase a log more than a window in the
 -- future (the clock stepped back), prune the members that left the window
