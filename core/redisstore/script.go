@@ -16,12 +16,14 @@ import (
 //go:embed scripts/*.lua
 var scriptFiles embed.FS
 
-// The two scripts behind Take and Peek, one per driver: oneScript for a
-// single policy, manyScript for several.
+// The scripts behind Take and Peek: oneScript for a single policy,
+// manyScript for several, and batchScript for several calls at once (see
+// batch.go).
 var (
-	oneScript  = newScript(read("scripts/one.lua"))
-	manyScript = newScript(read("scripts/many.lua"))
-	scripts    = []*script{oneScript, manyScript}
+	oneScript   = newScript(read("scripts/one.lua"))
+	manyScript  = newScript(read("scripts/many.lua"))
+	batchScript = newScript(read("scripts/batch.lua"))
+	scripts     = []*script{oneScript, manyScript, batchScript}
 )
 
 // script is a Lua script and its SHA-1, kept as interface values so that a

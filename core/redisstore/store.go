@@ -23,6 +23,8 @@ type Store struct {
 	// cluster is true for a *redis.ClusterClient, the one client that
 	// follows MOVED and ASK; to any other a MOVED is a configuration error.
 	cluster bool
+	// batch queues the calls that wait for a round trip.
+	batch batcher
 }
 
 var _ core.Store = (*Store)(nil)
@@ -49,7 +51,12 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: %w: %w", core.ErrInvalidConfig, err)
 	}
 	_, cluster := client.(*redis.ClusterClient)
-	return &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster}, nil
+	// Only a client that sends every key to one server can run several
+	// calls as one script; the others pipeline them.
+	_, single := client.(*redis.Client)
+	s := &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster}
+	s.batch.pipeline = !single
+	return s, nil
 }
 
 // Take implements core.Store: one EVALSHA evaluates every policy and

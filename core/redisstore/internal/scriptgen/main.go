@@ -19,7 +19,7 @@ import (
 
 // drivers are the scripts to generate, each from the driver file of the
 // same name.
-var drivers = []string{"one.lua", "many.lua"}
+var drivers = []string{"one.lua", "many.lua", "batch.lua"}
 
 // outDir is where the generated scripts go, relative to core/redisstore.
 const outDir = "scripts"
