@@ -59,8 +59,9 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// Take implements core.Store: one EVALSHA evaluates every policy and
-// charges cost to all of them only if all allow.
+// Take implements core.Store: one script evaluates every policy and
+// charges cost to all of them only if all allow. Concurrent calls share
+// round trips (see Batching in the package documentation).
 func (s *Store) Take(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time) (core.Result, error) {
 	return s.run(ctx, "take", key, policies, cost, now, true)
 }
