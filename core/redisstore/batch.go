@@ -15,9 +15,10 @@ import (
 // are in flight queue, and go together in the next round trip, sent by a
 // goroutine of the store as soon as a round trip finishes: no timer, so
 // a batch grows only while Redis is busy. On a standalone Redis (or
-// Sentinel) a batch is one script call (batchScript) that decides its
-// requests one after another; on a Cluster or a Ring it is a pipeline of
-// the requests' own script calls, which the client splits by node.
+// Sentinel) a batch is one script call (batchLua, scripts/batch.lua) that
+// decides its requests one after another; on a Cluster it is a pipeline
+// of the requests' own script calls per master. Other clients (a Ring, a
+// wrapper) send every call alone.
 const (
 	maxInFlight = 2
 	// maxBatch bounds the requests of one round trip, so one script call
@@ -37,10 +38,18 @@ type batcher struct {
 	mu       sync.Mutex
 	queue    []*request
 	inFlight int // round trips in flight, alone or batched
-	// pipeline: batches go as pipelines of single calls (a Cluster or a
-	// Ring), not as one call of batchScript.
-	pipeline bool
+	// mode says how a batch is sent.
+	mode batchMode
 }
+
+// batchMode is how a Store sends a batch.
+type batchMode int
+
+const (
+	batchOff      batchMode = iota // every call alone
+	batchScript                    // one call of batchLua
+	batchPipeline                  // a pipeline per master of a Cluster
+)
 
 // batched is what a queued request carries besides its command.
 type batched struct {
@@ -60,6 +69,9 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 		return "", err // the caller gave up already: no round trip
 	}
 	b := &s.batch
+	if b.mode == batchOff {
+		return s.evalAlone(ctx, sc, r, n)
+	}
 	b.mu.Lock()
 	if b.inFlight < maxInFlight && len(b.queue) == 0 {
 		b.inFlight++
@@ -162,7 +174,7 @@ func (s *Store) send(batch []*request) {
 	}
 	ctx, cancel := batchContext(batch)
 	defer cancel()
-	if s.batch.pipeline {
+	if s.batch.mode == batchPipeline {
 		s.sendPipeline(ctx, batch)
 		return
 	}
@@ -188,7 +200,7 @@ func batchContext(batch []*request) (context.Context, context.CancelFunc) {
 	return context.WithDeadline(context.WithoutCancel(batch[0].ctx), latest)
 }
 
-// sendScript runs batch as one call of batchScript: its keys are every
+// sendScript runs batch as one call of batchLua: its keys are every
 // request's keys in order, its arguments every request's argument.
 func (s *Store) sendScript(ctx context.Context, batch []*request) {
 	nkeys := 0
@@ -203,7 +215,7 @@ func (s *Store) sendScript(ctx context.Context, batch []*request) {
 	for _, r := range batch {
 		args = append(args, r.args[3+r.n])
 	}
-	reply, err := s.runRetried(ctx, batchScript, args)
+	reply, err := s.runRetried(ctx, batchLua, args)
 	if err != nil {
 		for _, r := range batch {
 			r.err = err
@@ -244,13 +256,42 @@ func splitReply(r *request, reply string) (string, error) {
 	return rest, nil
 }
 
-// sendPipeline runs batch as a pipeline of each request's own script call;
-// a cluster client sends each node its part. A request that meets NOSCRIPT
-// or an answer worth retrying (see retryable) is run again on its own.
+// sendPipeline runs batch on a Cluster: a pipeline of each request's own
+// script call per master, the masters in parallel. A request that meets
+// NOSCRIPT or an answer worth retrying (see retryable: MOVED, ASK and
+// TRYAGAIN while a slot moves) is run again on its own, through the
+// cluster client, which follows redirects.
+//
+// The pipelines go through each master's own client, not the cluster
+// client's pipeline: that one sends a node's whole pipeline again when its
+// first command meets TRYAGAIN, charging the others twice. Each pipeline
+// starts with a PING for the same reason: a plain client, too, sends a
+// pipeline again when its first reply is such an answer (if it retries at
+// all), and PING never is.
 func (s *Store) sendPipeline(ctx context.Context, batch []*request) {
-	cmds := make([]*redis.StringCmd, len(batch))
-	pipe := s.client.Pipeline()
-	for i, r := range batch {
+	cc := s.client.(*redis.ClusterClient)
+	nodes := map[*redis.Client][]*request{}
+	for _, r := range batch {
+		node, err := cc.MasterForKey(ctx, r.keys[0])
+		if err != nil {
+			r.reply, r.err = s.runRetried(ctx, r.sc, r.args[:4+r.n])
+			continue
+		}
+		nodes[node] = append(nodes[node], r)
+	}
+	var wg sync.WaitGroup
+	for node, reqs := range nodes {
+		wg.Go(func() { s.pipelineTo(ctx, node, reqs) })
+	}
+	wg.Wait()
+}
+
+// pipelineTo runs reqs as one pipeline on the master node.
+func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*request) {
+	cmds := make([]*redis.StringCmd, len(reqs))
+	pipe := node.Pipeline()
+	pipe.Ping(ctx)
+	for i, r := range reqs {
 		args := r.args[:4+r.n]
 		args[0], args[1] = "evalsha", r.sc.sha
 		cmds[i] = redis.NewStringCmd(ctx, args...)
@@ -258,7 +299,7 @@ func (s *Store) sendPipeline(ctx context.Context, batch []*request) {
 		_ = pipe.Process(ctx, cmds[i])
 	}
 	_, _ = pipe.Exec(ctx)
-	for i, r := range batch {
+	for i, r := range reqs {
 		r.reply, r.err = cmds[i].Result()
 		if r.err == nil {
 			continue

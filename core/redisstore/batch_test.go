@@ -19,8 +19,9 @@ import (
 )
 
 // batchCounter counts the script calls that decide several requests: one
-// EVALSHA with more keys than one request has (a standalone batch), or an
-// EVALSHA in a pipeline of several (a cluster batch).
+// EVALSHA with more keys than one request has (a standalone batch), or a
+// pipeline of several EVALSHA (a cluster batch, sent through the masters'
+// own clients: see watch).
 type batchCounter struct {
 	mu      sync.Mutex
 	perCall int // keys of one request
@@ -44,12 +45,29 @@ func (c *batchCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (c *batchCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if len(cmds) > 1 && cmds[0].Name() == "evalsha" {
+		evals := 0
+		for _, cmd := range cmds {
+			if cmd.Name() == "evalsha" {
+				evals++
+			}
+		}
+		if evals > 1 {
 			c.mu.Lock()
 			c.batched++
 			c.mu.Unlock()
 		}
 		return next(ctx, cmds)
+	}
+}
+
+// watch adds c to client, and to every master's client of a cluster.
+func (c *batchCounter) watch(t *testing.T, client redis.UniversalClient) {
+	client.AddHook(c)
+	if cc, ok := client.(*redis.ClusterClient); ok {
+		require.NoError(t, cc.ForEachMaster(context.Background(), func(_ context.Context, n *redis.Client) error {
+			n.AddHook(c)
+			return nil
+		}))
 	}
 }
 
@@ -74,20 +92,27 @@ func TestBatchExact(t *testing.T) {
 		limit      = 40
 		second     = 60 // the second policy's limit, in the two-policy case
 	)
-	mixes := map[string][]core.Policy{
-		"fixed":   {core.PerMinute(limit).Using(core.FixedWindow)},
-		"sliding": {core.PerMinute(limit).Using(core.SlidingWindow)},
-		"log":     {core.PerMinute(limit).Using(core.SlidingLog)},
-		"two":     {core.PerMinute(limit).Named("a").Using(core.FixedWindow), core.PerMinute(second).Named("b").Using(core.SlidingLog)},
+	type mix struct {
+		ps   []core.Policy
+		opts []redisstore.Option
+	}
+	mixes := map[string]mix{
+		"fixed":   {ps: []core.Policy{core.PerMinute(limit).Using(core.FixedWindow)}},
+		"sliding": {ps: []core.Policy{core.PerMinute(limit).Using(core.SlidingWindow)}},
+		"log":     {ps: []core.Policy{core.PerMinute(limit).Using(core.SlidingLog)}},
+		"two":     {ps: []core.Policy{core.PerMinute(limit).Named("a").Using(core.FixedWindow), core.PerMinute(second).Named("b").Using(core.SlidingLog)}},
+		// The batch reads Redis TIME once for all its requests. A log of
+		// an hour: no window ends during the test.
+		"servertime": {ps: []core.Policy{core.PerHour(limit).Using(core.SlidingLog)}, opts: []redisstore.Option{redisstore.WithServerTime()}},
 	}
 	for name, c := range testredis.Universal(t) {
 		t.Run(name, func(t *testing.T) {
 			for mixName, mix := range mixes {
 				t.Run(mixName, func(t *testing.T) {
-					ps := policies(t, mix...)
+					ps := policies(t, mix.ps...)
 					hook := &batchCounter{perCall: len(ps)}
-					c.AddHook(hook)
-					s, _ := store(t, c)
+					hook.watch(t, c)
+					s, _ := store(t, c, mix.opts...)
 					type decision struct {
 						key int
 						r   core.Result
@@ -164,7 +189,7 @@ func TestBatchOneKeyFails(t *testing.T) {
 	for name, c := range testredis.Universal(t) {
 		t.Run(name, func(t *testing.T) {
 			hook := &batchCounter{perCall: 1}
-			c.AddHook(hook)
+			hook.watch(t, c)
 			s, prefix := store(t, c)
 			ps := policies(t, core.PerMinute(1_000_000).Using(core.SlidingLog))
 			ctx := context.Background()

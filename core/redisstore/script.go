@@ -17,13 +17,13 @@ import (
 var scriptFiles embed.FS
 
 // The scripts behind Take and Peek: oneScript for a single policy,
-// manyScript for several, and batchScript for several calls at once (see
+// manyScript for several, and batchLua for several calls at once (see
 // batch.go).
 var (
-	oneScript   = newScript(read("scripts/one.lua"))
-	manyScript  = newScript(read("scripts/many.lua"))
-	batchScript = newScript(read("scripts/batch.lua"))
-	scripts     = []*script{oneScript, manyScript, batchScript}
+	oneScript  = newScript(read("scripts/one.lua"))
+	manyScript = newScript(read("scripts/many.lua"))
+	batchLua   = newScript(read("scripts/batch.lua"))
+	scripts    = []*script{oneScript, manyScript, batchLua}
 )
 
 // script is a Lua script and its SHA-1, kept as interface values so that a

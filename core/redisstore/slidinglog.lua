@@ -88,11 +88,14 @@ if a then
   end
 end
 if a == t then
-  -- Same instant as the newest member: it absorbs this request.
+  -- Same instant as the newest member: it absorbs this request. The new
+  -- member goes in before the old one goes out, so the key never stops
+  -- existing mid-script: in a slot being migrated, Redis fails a command
+  -- on a missing key (it belongs to the target node).
   local m = redis.call('ZRANGE', key, -1, -1)[1]
   local s, w = cmsgpack.unpack(m)
-  redis.call('ZREM', key, m)
   redis.call('ZADD', key, string.format('%d', t), cmsgpack.pack(s + cost, w + cost))
+  redis.call('ZREM', key, m)
 else
   redis.call('ZADD', key, string.format('%d', t), cmsgpack.pack(top + cost, cost))
 end

@@ -51,11 +51,13 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: %w: %w", core.ErrInvalidConfig, err)
 	}
 	_, cluster := client.(*redis.ClusterClient)
-	// Only a client that sends every key to one server can run several
-	// calls as one script; the others pipeline them.
-	_, single := client.(*redis.Client)
 	s := &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster}
-	s.batch.pipeline = !single
+	switch client.(type) {
+	case *redis.Client:
+		s.batch.mode = batchScript // one server: several calls in one script
+	case *redis.ClusterClient:
+		s.batch.mode = batchPipeline
+	}
 	return s, nil
 }
 
