@@ -264,3 +264,31 @@ func TestBatchDeadline(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A standalone client on one node of a cluster, under concurrent calls:
+// whether a call went alone (MOVED) or in a batch whose keys span slots
+// (CROSSSLOT), a failed call reports a configuration error.
+func TestBatchOnClusterNodeIsMisconfigured(t *testing.T) {
+	c := redis.NewUniversalClient(redisstore.ClientOptions(testredis.ClusterAddrs(t)[0]))
+	defer c.Close()
+	hook := &batchCounter{perCall: 1}
+	hook.watch(t, c)
+	s, err := redisstore.New(c, redisstore.WithPrefix(testredis.Prefix(t)))
+	require.NoError(t, err)
+	ps := policies(t, core.PerMinute(10))
+	var wg sync.WaitGroup
+	for g := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				_, err := s.Take(context.Background(), fmt.Sprint("k", g, ":", i), ps, 1, time.Now())
+				if err != nil {
+					assert.ErrorIs(t, err, redisstore.ErrMisconfigured)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Positive(t, hook.count(), "some calls went in batches")
+}
