@@ -264,10 +264,9 @@ func splitReply(r *request, reply string) (string, error) {
 //
 // The pipelines go through each master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
-// first command meets TRYAGAIN, charging the others twice. Each pipeline
-// starts with a PING for the same reason: a plain client, too, sends a
-// pipeline again when its first reply is such an answer (if it retries at
-// all), and PING never is.
+// first command meets TRYAGAIN (unless a command says NoRetry, as once
+// does), and a master's client lets the store follow each request on its
+// own.
 func (s *Store) sendPipeline(ctx context.Context, batch []*request) {
 	cc := s.client.(*redis.ClusterClient)
 	nodes := map[*redis.Client][]*request{}
@@ -290,13 +289,12 @@ func (s *Store) sendPipeline(ctx context.Context, batch []*request) {
 func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*request) {
 	cmds := make([]*redis.StringCmd, len(reqs))
 	pipe := node.Pipeline()
-	pipe.Ping(ctx)
 	for i, r := range reqs {
 		args := r.args[:4+r.n]
 		args[0], args[1] = "evalsha", r.sc.sha
 		cmds[i] = redis.NewStringCmd(ctx, args...)
 		cmds[i].SetFirstKeyPos(3)
-		_ = pipe.Process(ctx, cmds[i])
+		_ = pipe.Process(ctx, once{cmds[i]})
 	}
 	_, _ = pipe.Exec(ctx)
 	for i, r := range reqs {

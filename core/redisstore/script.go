@@ -47,15 +47,27 @@ func (sc *script) run(ctx context.Context, c redis.UniversalClient, args []any) 
 	args[0], args[1] = "evalsha", sc.sha
 	cmd := redis.NewStringCmd(ctx, args...)
 	cmd.SetFirstKeyPos(3)
-	if err := c.Process(ctx, cmd); err == nil || !redis.HasErrorPrefix(err, "NOSCRIPT") {
+	if err := c.Process(ctx, once{cmd}); err == nil || !redis.HasErrorPrefix(err, "NOSCRIPT") {
 		return cmd.Result()
 	}
 	args[0], args[1] = "eval", sc.src
 	cmd = redis.NewStringCmd(ctx, args...)
 	cmd.SetFirstKeyPos(3)
-	_ = c.Process(ctx, cmd)
+	_ = c.Process(ctx, once{cmd})
 	return cmd.Result()
 }
+
+// once is a script call that go-redis must not send again on its own. The
+// client retries a command whose reply did not come (a timeout, a dropped
+// connection), and a cluster client does so even with retries turned off,
+// for up to MaxRedirects attempts; a script that ran but whose reply was
+// lost would then be charged twice. The store retries only the answers
+// that say the script did not run (see runRetried); a lost reply is an
+// error, and the call may have been charged.
+type once struct{ *redis.StringCmd }
+
+// NoRetry tells go-redis not to send the command again.
+func (once) NoRetry() bool { return true }
 
 func read(name string) string {
 	src, err := scriptFiles.ReadFile(name)
