@@ -29,11 +29,13 @@ func contextAware(client redis.UniversalClient) bool {
 // request is what one script call sends, in one allocation: the command's
 // arguments as go-redis takes them (the keys by pointer, which go-redis
 // writes as strings and routes by, so they are not boxed one by one), the
-// keys, and the buffer of the MessagePack argument.
+// keys, the buffer of the MessagePack argument, and what a request that
+// waits for a batch needs.
 type request struct {
 	args [4 + core.MaxPolicies]any
 	keys [core.MaxPolicies]string
 	buf  [argsSize]byte
+	batched
 }
 
 // argsSize bounds appendArgs' output: 9+9+1+1 bytes, then 2+9+9 per policy.
@@ -69,13 +71,10 @@ func appendArgs(b []byte, now, cost int64, charge, serverTime bool, policies []c
 	return b
 }
 
-// eval runs sc for r, within ctx's deadline the way call does, retrying
-// cluster answers that a later attempt gets past (runRetried), and returns
-// the script's reply.
-func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err // the caller gave up already: no round trip
-	}
+// evalAlone runs sc for r in a round trip of its own, within ctx's
+// deadline the way call does, retrying cluster answers that a later
+// attempt gets past (runRetried), and returns the script's reply.
+func (s *Store) evalAlone(ctx context.Context, sc *script, r *request, n int) (string, error) {
 	args := r.args[:4+n]
 	if s.inline(ctx) {
 		reply, err := s.runRetried(ctx, sc, args)

@@ -37,7 +37,7 @@ const ClientTimeout = 250 * time.Millisecond
 // redirect within the request's deadline.
 //
 // Each new connection loads the store's scripts (OnConnect), so every
-// decision is one EVALSHA, the first on a fresh Redis included. If you set
+// script call is an EVALSHA, the first on a fresh Redis included. If you set
 // your own OnConnect, call the returned one from it too.
 //
 // Change any field before creating the client: for Sentinel set

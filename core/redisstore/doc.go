@@ -6,7 +6,7 @@
 //	store, err := redisstore.New(rdb) // rdb: *redis.Client, *redis.ClusterClient, ...
 //	lim, err := core.NewLimiter(store, policies)
 //
-// # One round trip per decision
+// # One script per decision
 //
 // Take and Peek run one Lua script (EVALSHA; EVAL once after a SCRIPT FLUSH
 // or restart, unless the client loads the scripts as it connects, see
@@ -18,16 +18,34 @@
 // exact in Lua's doubles, and the core/storetest suite checks that it
 // decides exactly as the memory store does.
 //
-// There are two scripts, one per driver: one.lua for a limiter with one
-// policy (the common case: no tables, no loop) and many.lua for several.
-// Each algorithm file holds two blocks of plain statements, eval and
-// charge, that script.go pastes into both drivers when the package is
-// loaded; servertime.lua holds the one other step they share (reading
-// Redis TIME for WithServerTime). They are not Lua functions because a script's functions are
-// created anew on every call, and making and calling them cost Redis more
-// than the algorithm itself. The numbers go in as one MessagePack argument
-// (no tonumber per value) and come back as one MessagePack string, four
-// integers per policy, which go-redis reads with one allocation.
+// The scripts are generated from the algorithm files with go generate and
+// checked in as they run, in scripts/ (docs/redis-scripts.md in the
+// repository says how they are assembled). The numbers go in as one
+// MessagePack argument and come back as one MessagePack string, four
+// integers per policy.
+//
+// # Batching
+//
+// Most of what Redis spends on a small script is the cost of the call
+// itself, so a Store sends the concurrent calls of its process together.
+// A call that finds fewer than two round trips of the store in flight is
+// sent at once, alone: a lone caller waits for nothing but its own round
+// trip. Calls that arrive while two are in flight queue, and go together
+// in the next round trip, as soon as one of those ends; there is no timer,
+// so a batch forms only while Redis is already busy, and grows with the
+// load (up to 64 calls).
+//
+// On a standalone Redis (a *redis.Client, Sentinel included) a batch is
+// one script call that decides its requests one after another, each as if
+// it had been sent alone: the decisions are exactly those of the same
+// calls one at a time, all or nothing per call. On a Cluster, where one
+// script may only touch one slot, a batch is a pipeline of the calls' own
+// scripts to each master, the masters in parallel. Other clients (a Ring)
+// send every call alone. Either way every call has its own result: a key
+// that fails (a value of another type under its Redis key, say) fails its
+// own call and no other, and an answer worth retrying during a failover
+// or a reshard is retried for the calls that met it, never charging a
+// call twice.
 //
 // # Keys
 //
@@ -132,6 +150,15 @@
 // goroutine and stops waiting at the deadline, returning ctx's error, so a
 // slow or unreachable Redis never holds a request past its deadline (a
 // context with no deadline waits at most the client's own timeouts).
+//
+// A call that ends at its deadline before it was sent (still queued for a
+// batch) was not charged, and never will be. A call that ends at its
+// deadline after it was sent, alone or in a batch, may have been charged:
+// Redis may run the script after the caller stopped waiting. A batch's
+// round trip runs until the latest deadline of its calls; one caller
+// leaving cancels nothing for the others, and no call is ever sent twice
+// unless Redis answered that it did not run it.
+//
 // Errors are returned, never hidden: whether to fail open or closed is the
 // middleware's choice.
 //

@@ -15,9 +15,9 @@ var (
 	// (keys of the other masters answer MOVED), a comma-joined address list
 	// given as one address, a cluster client on a server without cluster
 	// support, a Redis too old for the scripts. Check reports it at startup;
-	// a MOVED answer to a non-cluster client at run time is reported with it
-	// too, so it reads as a configuration error and not as an outage. It
-	// does not go away by retrying: fix the client's options.
+	// a MOVED or CROSSSLOT answer to a non-cluster client at run time is
+	// reported with it too, so it reads as a configuration error and not as
+	// an outage. It does not go away by retrying: fix the client's options.
 	ErrMisconfigured = errors.New("redisstore: Redis is not set up as the client expects")
 
 	// ErrOutOfMemory is wrapped by the error of a call that Redis refused
@@ -75,6 +75,11 @@ func (s *Store) runRetried(ctx context.Context, sc *script, args []any) (string,
 		return reply, nil
 	}
 	if !retryable(err) {
+		if !s.cluster && redis.HasErrorPrefix(err, "CROSSSLOT") {
+			// Only a cluster node checks slots: a batch of keys of
+			// several slots met one behind a standalone client.
+			return "", fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
+		}
 		s.lostNode(err)
 		return reply, classify(err)
 	}

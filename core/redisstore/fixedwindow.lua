@@ -4,7 +4,7 @@
 -- window's index (its start is index × window, in Unix ms) and the units
 -- charged in it.
 --
--- Two blocks that script.go pastes into the drivers (see one.lua).
+-- Two blocks that go generate pastes into the drivers (see docs/redis-scripts.md).
 
 -- @eval: FixedWindowState.Eval. a, b = the window's start and count.
 local start, count = 0, 0

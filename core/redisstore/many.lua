@@ -11,8 +11,8 @@
 -- It returns, packed with cmsgpack, four integers per policy: allowed (1
 -- or 0), remaining, reset after (ms), retry after (ms).
 --
--- The algorithms' blocks are pasted in as in one.lua, which says what
--- they read and set.
+-- The algorithms' blocks are pasted in as in one.lua; docs/redis-scripts.md
+-- lists what they read and set.
 
 local arg = {cmsgpack.unpack(ARGV[1])}
 local now, cost, charge = arg[1], arg[2], arg[3]

@@ -11,15 +11,14 @@
 -- It returns, packed with cmsgpack: allowed (1 or 0), remaining, reset
 -- after (ms), retry after (ms).
 --
--- The algorithms are not functions: script.go pastes each file's blocks
--- where a "-- @eval FILE" or "-- @charge FILE" line stands, inside do ... end.
--- A block reads key, now, up, limit, window, cost and ttl_slack and assigns
--- only the names the driver declares for it: eval sets the state a, b, c
--- and allowed, remaining, reset, retry; charge reads a, b, c and sets
--- remaining and reset. (A local function in a script is made anew on every
--- call; the functions and their calls cost Redis more than the arithmetic.
--- For the same reason the common path calls no math function, about 600
--- instructions each: max is an if, and x - x % 1 is floor(x).)
+-- The algorithms are not functions: go generate (internal/scriptgen)
+-- pastes each file's blocks where a "-- @eval FILE" or "-- @charge FILE"
+-- line stands, inside do ... end, and writes the result to scripts/. The
+-- variables a block reads and sets are listed in docs/redis-scripts.md.
+-- (A local function in a script is made anew on every call; the functions
+-- and their calls cost Redis more than the arithmetic. For the same reason
+-- the common path calls no math function: max is an if, and x - x % 1 is
+-- floor(x).)
 --
 -- All times are integer Unix milliseconds held in Lua numbers (doubles);
 -- now is rounded down, up rounded up;

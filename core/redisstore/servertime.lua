@@ -2,7 +2,7 @@
 -- WithServerTime, the time comes from Redis TIME instead of the caller's
 -- clock, so app servers with skewed clocks agree.
 --
--- A block that script.go pastes into the drivers (see one.lua).
+-- A block that go generate pastes into the drivers (see docs/redis-scripts.md).
 
 -- @now: sets now (Unix microseconds) from Redis TIME.
 -- Redis 3.2 to 6 need this before writing after TIME; newer servers

@@ -18,7 +18,7 @@
 -- score, not deleted), a member is replaced by adding the new one before
 -- removing the old, and the charge block prunes last, after adding.
 --
--- Two blocks that script.go pastes into the drivers (see one.lua).
+-- Two blocks that go generate pastes into the drivers (see docs/redis-scripts.md).
 
 -- @eval: SlidingLogState.Eval: rebase a log more than a window in the
 -- future (the clock stepped back), then read the members still in the
@@ -101,7 +101,10 @@ if a then
   end
 end
 if a == t then
-  -- Same instant as the newest member: it absorbs this request.
+  -- Same instant as the newest member: it absorbs this request. The new
+  -- member goes in before the old one goes out, so the key never stops
+  -- existing mid-script: in a slot being migrated, Redis fails a command
+  -- on a missing key (it belongs to the target node).
   local m = redis.call('ZRANGE', key, -1, -1)[1]
   local s, w = cmsgpack.unpack(m)
   redis.call('ZADD', key, string.format('%d', t), cmsgpack.pack(s + cost, w + cost))

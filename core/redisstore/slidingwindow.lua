@@ -4,9 +4,10 @@
 -- current bucket's index (its start is index × window, in Unix ms), the
 -- units of the bucket before it and of the current one.
 --
--- Two blocks that script.go pastes into the drivers (see one.lua). Go's
--- integer division truncates toward zero; floor agrees wherever the
--- quotient cannot be negative, and the one that can is truncated by hand.
+-- Two blocks that go generate pastes into the drivers (see
+-- docs/redis-scripts.md). Go's integer division truncates toward zero;
+-- floor agrees wherever the quotient cannot be negative, and the one that
+-- can is truncated by hand.
 
 -- @eval: SlidingWindowState.Eval. a, b, c = start, prev, curr.
 local start, prev, curr = 0, 0, 0

@@ -23,6 +23,8 @@ type Store struct {
 	// cluster is true for a *redis.ClusterClient, the one client that
 	// follows MOVED and ASK; to any other a MOVED is a configuration error.
 	cluster bool
+	// batch queues the calls that wait for a round trip.
+	batch batcher
 }
 
 var _ core.Store = (*Store)(nil)
@@ -49,11 +51,19 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: %w: %w", core.ErrInvalidConfig, err)
 	}
 	_, cluster := client.(*redis.ClusterClient)
-	return &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster}, nil
+	s := &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster}
+	switch client.(type) {
+	case *redis.Client:
+		s.batch.mode = batchScript // one server: several calls in one script
+	case *redis.ClusterClient:
+		s.batch.mode = batchPipeline
+	}
+	return s, nil
 }
 
-// Take implements core.Store: one EVALSHA evaluates every policy and
-// charges cost to all of them only if all allow.
+// Take implements core.Store: one script evaluates every policy and
+// charges cost to all of them only if all allow. Concurrent calls share
+// round trips (see Batching in the package documentation).
 func (s *Store) Take(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time) (core.Result, error) {
 	return s.run(ctx, "take", key, policies, cost, now, true)
 }

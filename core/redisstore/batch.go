@@ -1,0 +1,349 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Batching. A call that finds fewer than maxInFlight round trips in flight
+// is sent at once, on its own, on the caller's goroutine: one goroutine
+// at a time pays nothing for batching. Calls that arrive while that many
+// are in flight queue, and go together in the next round trip, sent by a
+// goroutine of the store as soon as a round trip finishes: no timer, so
+// a batch grows only while Redis is busy. On a standalone Redis (or
+// Sentinel) a batch is one script call (batchLua, scripts/batch.lua) that
+// decides its requests one after another; on a Cluster it is a pipeline
+// of the requests' own script calls per master. Other clients (a Ring, a
+// wrapper) send every call alone.
+const (
+	maxInFlight = 2
+	// maxBatch bounds the requests of one round trip, so one script call
+	// holds Redis for a bounded time (some hundreds of µs).
+	maxBatch = 64
+)
+
+// The states of a queued request, guarded by batcher.mu.
+const (
+	queued    = iota // waiting for a round trip
+	sent             // in a round trip: it may be charged
+	abandoned        // its caller left first: it is never sent
+)
+
+// batcher is the queue of a Store's calls.
+type batcher struct {
+	mu       sync.Mutex
+	queue    []*request
+	inFlight int // round trips in flight, alone or batched
+	// mode says how a batch is sent.
+	mode batchMode
+}
+
+// batchMode is how a Store sends a batch.
+type batchMode int
+
+const (
+	batchOff      batchMode = iota // every call alone
+	batchScript                    // one call of batchLua
+	batchPipeline                  // a pipeline per master of a Cluster
+)
+
+// batched is what a queued request carries besides its command.
+type batched struct {
+	ctx   context.Context
+	sc    *script
+	n     int // policies
+	state int
+	done  chan struct{} // closed when reply and err are set
+	reply string
+	err   error
+}
+
+// eval runs sc for r: at once if a round trip is free, or else in the
+// next batch. It returns the script's reply for r, within ctx's deadline.
+func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err // the caller gave up already: no round trip
+	}
+	b := &s.batch
+	if b.mode == batchOff {
+		return s.evalAlone(ctx, sc, r, n)
+	}
+	b.mu.Lock()
+	if b.inFlight < maxInFlight && len(b.queue) == 0 {
+		b.inFlight++
+		b.mu.Unlock()
+		reply, err := s.evalAlone(ctx, sc, r, n)
+		s.finished()
+		return reply, err
+	}
+	r.ctx, r.sc, r.n, r.state, r.done = ctx, sc, n, queued, make(chan struct{})
+	b.queue = append(b.queue, r)
+	start := b.inFlight < maxInFlight
+	if start {
+		b.inFlight++
+	}
+	b.mu.Unlock()
+	if start {
+		go s.flush()
+	}
+	select {
+	case <-r.done:
+		return r.reply, r.err
+	case <-ctx.Done():
+	}
+	b.mu.Lock()
+	state := r.state
+	if state == queued {
+		r.state = abandoned
+	}
+	b.mu.Unlock()
+	if state == sent {
+		select {
+		case <-r.done: // the answer came in at the same moment
+			return r.reply, r.err
+		default:
+		}
+	}
+	return "", ctx.Err()
+}
+
+// finished ends a round trip of a call sent alone: if calls queued
+// meanwhile, its slot goes to a goroutine that sends them.
+func (s *Store) finished() {
+	b := &s.batch
+	b.mu.Lock()
+	if len(b.queue) == 0 {
+		b.inFlight--
+		b.mu.Unlock()
+		return
+	}
+	b.mu.Unlock()
+	go s.flush()
+}
+
+// flush sends the queue in batches of at most maxBatch until it is empty,
+// then gives up its slot.
+func (s *Store) flush() {
+	b := &s.batch
+	var batch []*request
+	for {
+		batch = batch[:0]
+		b.mu.Lock()
+		taken := 0
+		for _, r := range b.queue {
+			if len(batch) == maxBatch {
+				break
+			}
+			taken++
+			if r.state == abandoned || r.ctx.Err() != nil {
+				r.state = abandoned
+				continue
+			}
+			r.state = sent
+			batch = append(batch, r)
+		}
+		rest := copy(b.queue, b.queue[taken:])
+		clear(b.queue[rest:])
+		b.queue = b.queue[:rest]
+		if len(batch) == 0 {
+			b.inFlight--
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		s.send(batch)
+		for _, r := range batch {
+			r.err = withContext(r.ctx, r.err)
+			close(r.done)
+		}
+		clear(batch)
+	}
+}
+
+// send runs batch in one round trip and sets every request's reply or
+// error.
+func (s *Store) send(batch []*request) {
+	if len(batch) == 1 {
+		r := batch[0]
+		r.reply, r.err = s.runRetried(r.ctx, r.sc, r.args[:4+r.n])
+		return
+	}
+	ctx, cancel := batchContext(batch)
+	defer cancel()
+	if s.batch.mode == batchPipeline {
+		s.sendPipeline(ctx, batch)
+		return
+	}
+	s.sendScript(ctx, batch)
+}
+
+// batchContext returns the context of a batch's round trip: no
+// cancellation (a caller that leaves does not fail the others), and the
+// latest deadline of the batch, or none if one of them has none (the
+// client's own timeouts bound it then). Each caller still stops waiting
+// at its own deadline.
+func batchContext(batch []*request) (context.Context, context.CancelFunc) {
+	var latest time.Time
+	for _, r := range batch {
+		d, ok := r.ctx.Deadline()
+		if !ok {
+			return context.WithoutCancel(batch[0].ctx), func() {}
+		}
+		if d.After(latest) {
+			latest = d
+		}
+	}
+	return context.WithDeadline(context.WithoutCancel(batch[0].ctx), latest)
+}
+
+// sendScript runs batch as one call of batchLua: its keys are every
+// request's keys in order, its arguments every request's argument.
+func (s *Store) sendScript(ctx context.Context, batch []*request) {
+	nkeys := 0
+	for _, r := range batch {
+		nkeys += r.n
+	}
+	args := make([]any, 3, 3+nkeys+len(batch))
+	args[2] = nkeys
+	for _, r := range batch {
+		args = append(args, r.args[3:3+r.n]...)
+	}
+	for _, r := range batch {
+		args = append(args, r.args[3+r.n])
+	}
+	reply, err := s.runRetried(ctx, batchLua, args)
+	if err != nil {
+		for _, r := range batch {
+			r.err = err
+		}
+		return
+	}
+	rest := reply
+	for i, r := range batch {
+		if rest, err = splitReply(r, rest); err != nil {
+			for _, r := range batch[i:] {
+				r.err = fmt.Errorf("batch reply %q: %w", reply, err)
+			}
+			return
+		}
+	}
+	if rest != "" {
+		// Every request has its answer; the surplus is a bug to report,
+		// but not at the cost of the decisions.
+		batch[len(batch)-1].err = fmt.Errorf("batch reply %q: more values than requests", reply)
+	}
+}
+
+// splitReply takes r's result from the start of a batch reply: a string is
+// r's error, else r.reply is its 4 × r.n integers. It returns the rest.
+func splitReply(r *request, reply string) (string, error) {
+	if msg, rest, ok := readStr(reply); ok {
+		r.err = scriptError(msg)
+		return rest, nil
+	}
+	rest := reply
+	for range 4 * r.n {
+		var err error
+		if _, rest, err = readInt(rest); err != nil {
+			return "", err
+		}
+	}
+	r.reply = reply[:len(reply)-len(rest)]
+	return rest, nil
+}
+
+// sendPipeline runs batch on a Cluster: a pipeline of each request's own
+// script call per master, the masters in parallel. A request that meets
+// NOSCRIPT or an answer worth retrying (see retryable: MOVED, ASK and
+// TRYAGAIN while a slot moves) is run again on its own, through the
+// cluster client, which follows redirects.
+//
+// The pipelines go through each master's own client, not the cluster
+// client's pipeline: that one sends a node's whole pipeline again when its
+// first command meets TRYAGAIN (unless a command says NoRetry, as once
+// does), and a master's client lets the store follow each request on its
+// own.
+func (s *Store) sendPipeline(ctx context.Context, batch []*request) {
+	cc := s.client.(*redis.ClusterClient)
+	nodes := map[*redis.Client][]*request{}
+	for _, r := range batch {
+		node, err := cc.MasterForKey(ctx, r.keys[0])
+		if err != nil {
+			r.reply, r.err = s.runRetried(ctx, r.sc, r.args[:4+r.n])
+			continue
+		}
+		nodes[node] = append(nodes[node], r)
+	}
+	var wg sync.WaitGroup
+	for node, reqs := range nodes {
+		wg.Go(func() { s.pipelineTo(ctx, node, reqs) })
+	}
+	wg.Wait()
+}
+
+// pipelineTo runs reqs as one pipeline on the master node.
+func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*request) {
+	cmds := make([]*redis.StringCmd, len(reqs))
+	pipe := node.Pipeline()
+	for i, r := range reqs {
+		args := r.args[:4+r.n]
+		args[0], args[1] = "evalsha", r.sc.sha
+		cmds[i] = redis.NewStringCmd(ctx, args...)
+		cmds[i].SetFirstKeyPos(3)
+		_ = pipe.Process(ctx, once{cmds[i]})
+	}
+	_, _ = pipe.Exec(ctx)
+	for i, r := range reqs {
+		r.reply, r.err = cmds[i].Result()
+		if r.err == nil {
+			continue
+		}
+		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
+			r.reply, r.err = s.runRetried(ctx, r.sc, r.args[:4+r.n])
+			continue
+		}
+		s.lostNode(r.err)
+		r.err = classify(r.err)
+	}
+}
+
+// scriptError is a request's error inside a batch: what Redis would have
+// answered to the request sent alone.
+type scriptError string
+
+func (e scriptError) Error() string { return string(e) }
+
+// RedisError marks scriptError as an answer from Redis (redis.Error).
+func (scriptError) RedisError() {}
+
+// readStr reads the MessagePack string that starts s, if one does, and
+// returns it and the rest of s.
+func readStr(s string) (string, string, bool) {
+	if s == "" {
+		return "", s, false
+	}
+	c := s[0]
+	size, head := 0, 1
+	switch {
+	case c >= 0xa0 && c <= 0xbf:
+		size = int(c & 0x1f)
+	case c == 0xd9 || c == 0xda || c == 0xdb:
+		head += 1 << (c - 0xd9) // 1, 2 or 4 bytes of length
+		if len(s) < head {
+			return "", s, false
+		}
+		for i := 1; i < head; i++ {
+			size = size<<8 | int(s[i])
+		}
+	default:
+		return "", s, false
+	}
+	if len(s) < head+size {
+		return "", s, false
+	}
+	return s[head : head+size], s[head+size:], true
+}

@@ -1,0 +1,93 @@
+package redisstore
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// A caller whose deadline ends while its call is still queued returns
+// ctx's error, and its call is never sent: nothing is charged.
+func TestQueuedCallerLeavesUncharged(t *testing.T) {
+	s, err := New(testredis.Standalone(t), WithPrefix(testredis.Prefix(t)))
+	require.NoError(t, err)
+	ps, err := core.ValidatePolicies([]core.Policy{core.PerMinute(10)})
+	require.NoError(t, err)
+	now := time.Now()
+
+	// Every round trip is taken: the call queues.
+	s.batch.mu.Lock()
+	s.batch.inFlight = maxInFlight
+	s.batch.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = s.Take(ctx, "k", ps, 1, now)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	// The round trips end; the queue is sent, without the call.
+	s.finished()
+	s.finished()
+	require.Eventually(t, func() bool {
+		s.batch.mu.Lock()
+		defer s.batch.mu.Unlock()
+		return s.batch.inFlight == 0 && len(s.batch.queue) == 0
+	}, 5*time.Second, time.Millisecond)
+	r, err := s.Peek(context.Background(), "k", ps, 1, now)
+	require.NoError(t, err)
+	assert.Equal(t, int64(10), r.States[0].Remaining, "the abandoned call charged nothing")
+}
+
+// A batch's round trip is bounded by its latest deadline and is cancelled
+// by none of its callers.
+func TestBatchContext(t *testing.T) {
+	early, cancelEarly := context.WithTimeout(context.Background(), time.Second)
+	defer cancelEarly()
+	late, cancelLate := context.WithTimeout(context.Background(), time.Hour)
+	defer cancelLate()
+	reqs := []*request{{batched: batched{ctx: early}}, {batched: batched{ctx: late}}}
+	ctx, cancel := batchContext(reqs)
+	defer cancel()
+	cancelEarly()
+	assert.NoError(t, ctx.Err(), "one caller leaving does not fail the others")
+	d, ok := ctx.Deadline()
+	lateD, _ := late.Deadline()
+	assert.True(t, ok)
+	assert.Equal(t, lateD, d)
+
+	reqs = append(reqs, &request{batched: batched{ctx: context.Background()}})
+	ctx, cancel = batchContext(reqs)
+	defer cancel()
+	_, ok = ctx.Deadline()
+	assert.False(t, ok, "a caller without deadline: the client's timeouts bound it")
+}
+
+func TestReadStr(t *testing.T) {
+	for _, s := range []string{"", "WRONGTYPE", string(make([]byte, 40)), string(make([]byte, 300)), string(make([]byte, 70000))} {
+		var b []byte
+		switch n := len(s); {
+		case n < 32:
+			b = append(b, 0xa0|byte(n))
+		case n < 256:
+			b = append(b, 0xd9, byte(n))
+		case n < 65536:
+			b = append(b, 0xda, byte(n>>8), byte(n))
+		default:
+			b = append(b, 0xdb, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		}
+		b = append(append(b, s...), 0x01)
+		got, rest, ok := readStr(string(b))
+		require.True(t, ok, len(s))
+		assert.Equal(t, s, got)
+		assert.Equal(t, "\x01", rest)
+		_, _, ok = readStr(string(b[:len(b)-2]))
+		assert.False(t, ok, "cut short")
+	}
+	_, _, ok := readStr("\x05")
+	assert.False(t, ok, "an integer is no string")
+}
