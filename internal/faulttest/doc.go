@@ -1,4 +1,4 @@
-// Package faulttest holds the reliability tests of ratewindow (issue #7):
+// Package faulttest holds the reliability tests of ratewindow:
 // what the limiter does when Redis stops, comes back, stalls or loses a
 // cluster master, when application clocks disagree, under a flood of
 // distinct keys, and through a bounded soak of real HTTP traffic.
