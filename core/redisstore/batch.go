@@ -76,9 +76,10 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 	if b.inFlight < maxInFlight && len(b.queue) == 0 {
 		b.inFlight++
 		b.mu.Unlock()
-		reply, err := s.evalAlone(ctx, sc, r, n)
-		s.finished()
-		return reply, err
+		// Deferred, so a panic on this goroutine (a client hook's, say,
+		// that the caller recovers) does not keep the round trip.
+		defer s.finished()
+		return s.evalAlone(ctx, sc, r, n)
 	}
 	r.ctx, r.sc, r.n, r.state, r.done = ctx, sc, n, queued, make(chan struct{})
 	b.queue = append(b.queue, r)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -41,6 +42,54 @@ func TestQueuedCallerLeavesUncharged(t *testing.T) {
 	r, err := s.Peek(context.Background(), "k", ps, 1, now)
 	require.NoError(t, err)
 	assert.Equal(t, int64(10), r.States[0].Remaining, "the abandoned call charged nothing")
+}
+
+// panicHook panics in the next calls it sees, as a faulty client hook
+// would.
+type panicHook struct{ left int }
+
+func (h *panicHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *panicHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if h.left > 0 {
+			h.left--
+			panic("hook")
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (h *panicHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// A call sent alone that panics on the caller's goroutine (in a client
+// hook, say, under an HTTP server that recovers handler panics) gives its
+// round trip back: the calls after it are still sent.
+func TestPanicFreesRoundTrip(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: testredis.Addr(t)})
+	t.Cleanup(func() { _ = c.Close() })
+	c.AddHook(&panicHook{left: maxInFlight})
+	s, err := New(c, WithPrefix(testredis.Prefix(t)))
+	require.NoError(t, err)
+	ps, err := core.ValidatePolicies([]core.Policy{core.PerMinute(10)})
+	require.NoError(t, err)
+	now := time.Now()
+	for range maxInFlight {
+		func() {
+			defer func() { assert.NotNil(t, recover()) }()
+			_, _ = s.Take(context.Background(), "k", ps, 1, now)
+		}()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r, err := s.Take(ctx, "k", ps, 1, now)
+	require.NoError(t, err)
+	assert.Equal(t, int64(9), r.States[0].Remaining)
+	s.batch.mu.Lock()
+	defer s.batch.mu.Unlock()
+	assert.Zero(t, s.batch.inFlight)
 }
 
 // A batch's round trip is bounded by its latest deadline and is cancelled
