@@ -169,8 +169,8 @@ func TestHotKeyLimitRaised(t *testing.T) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
 		t.Run(alg.String(), func(t *testing.T) {
 			s, ref := memory.New(memory.WithShards(1)), memory.New()
-			small := policies(t, core.PerSecond(10).Using(alg))
-			large := policies(t, core.PerSecond(1000).Using(alg))
+			small := policies(t, core.PerSecond(10).Named("api").Using(alg))
+			large := policies(t, core.PerSecond(1000).Named("api").Using(alg))
 			ctx := context.Background()
 			for _, st := range []*memory.Store{s, ref} {
 				for i := 0; i < 6; i++ {
