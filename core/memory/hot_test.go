@@ -249,3 +249,34 @@ func TestHotCellMatchesLockedPath(t *testing.T) {
 		}
 	}
 }
+
+// A hot key's decisions count as calls on its shard: while it is the only
+// key in use, expired entries of the shard are still reclaimed, as they
+// would be without the cell.
+func TestHotKeyCallsReclaimExpiredKeys(t *testing.T) {
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		t.Run(alg.String(), func(t *testing.T) {
+			s := memory.New(memory.WithShards(1))
+			ps := policies(t, core.PerSecond(1000).Using(alg))
+			ctx := context.Background()
+			const flood = 20_000
+			for i := 0; i < flood; i++ {
+				_, err := s.Take(ctx, "flood-"+strconv.Itoa(i), ps, 1, t0)
+				require.NoError(t, err)
+			}
+			now := t0.Add(time.Minute)
+			_, err := s.Take(ctx, "hot", ps, 1, now)
+			require.NoError(t, err)
+			require.True(t, memory.MakeHotForTest(s, "hot", ps[0]))
+			// The flood is over; only the hot key is used, at its limit.
+			for i := 0; i < 100_000; i++ {
+				if i%1000 == 0 {
+					now = now.Add(time.Second)
+				}
+				_, err := s.Take(ctx, "hot", ps, 1, now)
+				require.NoError(t, err)
+			}
+			assert.Less(t, s.Len(), flood/10)
+		})
+	}
+}
