@@ -110,12 +110,15 @@ func (c *hotCell) unpack(w uint64) (start, prev, curr int64) {
 
 // take is decideSingle's decision (with charge) on the cell. It reports false,
 // deciding nothing, when the cell is retired or the next state does not fit
-// the word: the caller then decides under the mutex.
-func (c *hotCell) take(ps *core.PolicyState, lim, cost, now int64) bool {
+// the word: the caller then decides under the mutex. It reports sweep when
+// the admission moved the key to a later window or its count past a
+// multiple of sweepEvery: the caller then sweeps the shard a little, as
+// about every sweepEvery calls under the mutex would.
+func (c *hotCell) take(ps *core.PolicyState, lim, cost, now int64) (decided, sweep bool) {
 	for {
 		w := c.word.Load()
 		if w == retired {
-			return false
+			return false, false
 		}
 		start, prev, curr := c.unpack(w)
 		var out core.PolicyState
@@ -128,11 +131,11 @@ func (c *hotCell) take(ps *core.PolicyState, lim, cost, now int64) bool {
 			next, out = algo.SlidingWindowState{Start: start, Prev: prev, Curr: curr}.Take(now, lim, c.window, cost)
 		}
 		if next.Start < start {
-			return false // a rebase after a clock step back: the locked path stores it
+			return false, false // a rebase after a clock step back: the locked path stores it
 		}
 		if !out.Allowed {
 			*ps = out // the locked path, too, stores nothing on a denial
-			return true
+			return true, false
 		}
 		idx := w >> c.counts
 		if next.Start != start {
@@ -141,11 +144,11 @@ func (c *hotCell) take(ps *core.PolicyState, lim, cost, now int64) bool {
 		}
 		nw, ok := c.pack(idx, next.Prev, next.Curr)
 		if !ok {
-			return false
+			return false, false
 		}
 		if c.word.CompareAndSwap(w, nw) {
 			*ps = out
-			return true
+			return true, next.Start != start || next.Curr/sweepEvery != curr/sweepEvery
 		}
 	}
 }

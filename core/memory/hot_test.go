@@ -2,6 +2,8 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -169,8 +171,8 @@ func TestHotKeyLimitRaised(t *testing.T) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
 		t.Run(alg.String(), func(t *testing.T) {
 			s, ref := memory.New(memory.WithShards(1)), memory.New()
-			small := policies(t, core.PerSecond(10).Using(alg))
-			large := policies(t, core.PerSecond(1000).Using(alg))
+			small := policies(t, core.PerSecond(10).Named("api").Using(alg))
+			large := policies(t, core.PerSecond(1000).Named("api").Using(alg))
 			ctx := context.Background()
 			for _, st := range []*memory.Store{s, ref} {
 				for i := 0; i < 6; i++ {
@@ -187,6 +189,94 @@ func TestHotKeyLimitRaised(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, want, got, "request %d", i)
 			}
+		})
+	}
+}
+
+// A key whose cell is made hot at random points decides exactly as on a
+// store without hot cells, through limit changes (the same counters under
+// another limit, up to the widest the cell packs), far clock steps forward
+// (past the cell's window index), steps back (a rebase), Peeks, Resets
+// and multi-policy calls, which all retire the cell. One key per store, so
+// that sampled sweeps of other keys cannot make the two stores differ.
+func TestHotCellMatchesLockedPath(t *testing.T) {
+	ctx := context.Background()
+	limits := []int64{1, 2, 3, 4, 7, 8, 15, 16, 100, 1<<31 - 1, core.MaxLimit}
+	for seed := int64(0); seed < 200; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		alg := []core.Algorithm{core.FixedWindow, core.SlidingWindow}[seed%2]
+		win := time.Duration(1+rng.Intn(50)) * time.Millisecond
+		s, ref := memory.New(memory.WithShards(1)), memory.New()
+		now, lim := t0, limits[rng.Intn(len(limits))]
+		for step := 0; step < 400; step++ {
+			if rng.Intn(10) == 0 {
+				lim = limits[rng.Intn(len(limits))]
+			}
+			ps := policies(t, core.Per(lim, win).Named("api").Using(alg))
+			switch rng.Intn(12) {
+			case 0:
+				now = now.Add(-time.Duration(rng.Intn(200)) * time.Millisecond)
+			case 1:
+				now = now.Add(time.Duration(rng.Intn(1000)) * time.Millisecond)
+			case 2:
+				now = now.Add(time.Duration(rng.Int63n(1<<40)) * time.Millisecond)
+			default:
+				now = now.Add(time.Duration(rng.Intn(3)) * time.Millisecond)
+			}
+			cost := int64(1 + rng.Intn(3))
+			msg := fmt.Sprintf("seed %d step %d", seed, step)
+			var got, want core.Result
+			switch rng.Intn(20) {
+			case 0:
+				require.NoError(t, s.Reset(ctx, "k", ps))
+				require.NoError(t, ref.Reset(ctx, "k", ps))
+				continue
+			case 1:
+				got, _ = s.Peek(ctx, "k", ps, cost, now)
+				want, _ = ref.Peek(ctx, "k", ps, cost, now)
+			case 2:
+				two := policies(t, ps[0], core.PerSecond(5).Named("other"))
+				got, _ = s.Take(ctx, "k", two, cost, now)
+				want, _ = ref.Take(ctx, "k", two, cost, now)
+			default:
+				if rng.Intn(4) == 0 {
+					memory.MakeHotForTest(s, "k", ps[0])
+				}
+				got, _ = s.Take(ctx, "k", ps, cost, now)
+				want, _ = ref.Take(ctx, "k", ps, cost, now)
+			}
+			require.Equal(t, want, got, msg)
+		}
+	}
+}
+
+// A hot key's decisions count as calls on its shard: while it is the only
+// key in use, expired entries of the shard are still reclaimed, as they
+// would be without the cell.
+func TestHotKeyCallsReclaimExpiredKeys(t *testing.T) {
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		t.Run(alg.String(), func(t *testing.T) {
+			s := memory.New(memory.WithShards(1))
+			ps := policies(t, core.PerSecond(1000).Using(alg))
+			ctx := context.Background()
+			const flood = 20_000
+			for i := 0; i < flood; i++ {
+				_, err := s.Take(ctx, "flood-"+strconv.Itoa(i), ps, 1, t0)
+				require.NoError(t, err)
+			}
+			now := t0.Add(time.Minute)
+			_, err := s.Take(ctx, "hot", ps, 1, now)
+			require.NoError(t, err)
+			require.True(t, memory.MakeHotForTest(s, "hot", ps[0]))
+			// The flood is over; only the hot key is used, at its limit.
+			for i := 0; i < 100_000; i++ {
+				if i%1000 == 0 {
+					now = now.Add(time.Second)
+				}
+				_, err := s.Take(ctx, "hot", ps, 1, now)
+				require.NoError(t, err)
+			}
+			assert.Less(t, s.Len(), flood/10)
 		})
 	}
 }

@@ -17,8 +17,16 @@ func (s *Store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, c
 	h := s.hash(key)
 	sh := &s.shards[h&s.mask]
 	if charge {
-		if c := sh.hotFor(h, p.Fingerprint()); c != nil && c.take(ps, p.Limit, cost, now) {
-			return // decided on the key's hot cell, without the mutex
+		if c := sh.hotFor(h, p.Fingerprint()); c != nil {
+			if ok, sweep := c.take(ps, p.Limit, cost, now); ok {
+				// Decided on the key's hot cell, without the mutex. Now
+				// and then, sweep as the locked calls it replaces would.
+				if sweep && sh.mu.TryLock() {
+					s.sweep(sh, c.t, h, now)
+					sh.mu.Unlock()
+				}
+				return
+			}
 		}
 	}
 	waited := sh.lock()

@@ -255,6 +255,12 @@ func (s *Store) sweepSometimes(sh *shard, t *table, h uint64, now int64) {
 	if sh.calls++; sh.calls%sweepEvery != 0 {
 		return
 	}
+	s.sweep(sh, t, h, now)
+}
+
+// sweep sweeps a few entries of t, and checks the shard's hot cell; the
+// caller holds the mutex.
+func (s *Store) sweep(sh *shard, t *table, h uint64, now int64) {
 	sh.checkHot(now)
 	entries, units := t.sweep(h*0x9E3779B97F4A7C15, h, sh.hotHash(t), now, touchSample, false)
 	sh.keys -= entries
