@@ -78,8 +78,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !t.fits(ctx, wait) {
 			return resp, nil
 		}
-		next, err := rewind(req)
-		if err != nil {
+		next, rerr := rewind(req)
+		if rerr != nil {
 			return resp, nil
 		}
 		drain(resp)

@@ -385,6 +385,27 @@ func TestBaseErrorIsReturned(t *testing.T) {
 	assert.ErrorIs(t, err, boom)
 }
 
+// A retry that fails in the base transport returns that error: the error
+// of the retried round trip must not be lost (it used to be, and the next
+// step read the nil response's header).
+func TestRetryErrorIsReturned(t *testing.T) {
+	boom := errors.New("boom")
+	var calls atomic.Int32
+	tr, err := client.New(roundTripFunc(func(*http.Request) (*http.Response, error) {
+		if calls.Add(1) == 1 {
+			h := http.Header{}
+			h.Set("Retry-After", "0")
+			return &http.Response{StatusCode: http.StatusTooManyRequests, Header: h, Body: io.NopCloser(strings.NewReader(""))}, nil
+		}
+		return nil, boom
+	}))
+	require.NoError(t, err)
+	resp, err := tr.RoundTrip(request(t, context.Background(), "GET", "http://127.0.0.1:1/", nil))
+	assert.Nil(t, resp)
+	assert.ErrorIs(t, err, boom)
+	assert.Equal(t, int32(2), calls.Load())
+}
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
