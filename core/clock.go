@@ -1,12 +1,12 @@
 package core
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Clock tells the time. Limiters take one so tests can run on a FakeClock.
+// Clock tells the time. Limiters take one so tests can run on a clock that
+// moves only when told.
 type Clock interface {
 	Now() time.Time
 }
@@ -45,35 +45,4 @@ func (SystemClock) Now() time.Time {
 	now := time.Now()
 	clockAnchor.Store(&anchor{mono: now, wall: now.UnixNano()})
 	return now.Round(0)
-}
-
-// FakeClock is a Clock that moves only when told. It is safe for
-// concurrent use.
-type FakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// NewFakeClock returns a FakeClock reading t.
-func NewFakeClock(t time.Time) *FakeClock { return &FakeClock{now: t} }
-
-// Now returns the fake time.
-func (c *FakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d (backward if d is negative).
-func (c *FakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-// Set moves the clock to t.
-func (c *FakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	c.now = t
-	c.mu.Unlock()
 }

@@ -47,5 +47,6 @@
 // # Clocks
 //
 // A Limiter reads the time from a [Clock]: [SystemClock] by default (exact,
-// one clock read per decision), or a [FakeClock] in tests.
+// one clock read per decision), or in tests any Clock of your own that moves
+// only when told.
 package core

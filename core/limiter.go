@@ -46,7 +46,7 @@ func (ps *policySet) check(key string, cost int64) error {
 type Option func(*Limiter)
 
 // WithClock makes the limiter read time from c (the system clock by
-// default). Tests pass a *FakeClock.
+// default). Tests pass a fake clock that moves only when told.
 func WithClock(c Clock) Option { return func(l *Limiter) { l.clock = c } }
 
 // NewLimiter returns a Limiter that enforces policies on store. Policies are

@@ -12,13 +12,14 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 var t0 = time.UnixMilli(1_800_000_000_000)
 
-func newLimiter(t *testing.T, policies ...core.Policy) (*core.Limiter, *core.FakeClock) {
+func newLimiter(t *testing.T, policies ...core.Policy) (*core.Limiter, *clocktest.Clock) {
 	t.Helper()
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	l, err := core.NewLimiter(memory.New(), policies, core.WithClock(clock))
 	require.NoError(t, err)
 	return l, clock
@@ -193,7 +194,7 @@ func TestResetForgets(t *testing.T) {
 }
 
 func TestFakeClock(t *testing.T) {
-	c := core.NewFakeClock(t0)
+	c := clocktest.New(t0)
 	c.Advance(time.Second)
 	assert.Equal(t, t0.Add(time.Second), c.Now())
 	c.Set(t0)

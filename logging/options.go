@@ -59,5 +59,5 @@ func WithDenials() Option { return func(c *config) { c.denials = true } }
 func WithErrorEvery(d time.Duration) Option { return func(c *config) { c.errorEvery = d } }
 
 // WithClock sets the clock WithErrorEvery measures time on (the system
-// clock by default); tests pass a *core.FakeClock.
+// clock by default); tests pass a *clocktest.Clock.
 func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }

@@ -17,6 +17,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 	"github.com/ratewindow/ratewindow/nethttp"
 )
@@ -64,7 +65,7 @@ type fuzzSetup struct {
 // key strategy, both fail policies and every header mode. seen receives
 // each key the middleware used.
 func fuzzSetups(tb testing.TB, seen func(key string)) []fuzzSetup {
-	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	l, err := core.NewLimiter(memory.New(memory.WithMaxKeys(10_000)),
 		[]core.Policy{core.Per(3, time.Minute).Named("burst"), core.PerHour(50)}, core.WithClock(clock))
 	require.NoError(tb, err)

@@ -28,5 +28,5 @@ func WithKeySecret(secret []byte) Option {
 }
 
 // WithClock sets the clock that stamps LastSeen (the system clock by
-// default); tests pass a *core.FakeClock.
+// default); tests pass a *clocktest.Clock.
 func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }

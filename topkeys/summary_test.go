@@ -15,6 +15,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/topkeys"
 )
 
@@ -167,7 +168,7 @@ func TestObserveKnownKeyAllocatesNothing(t *testing.T) {
 }
 
 func TestHandler(t *testing.T) {
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	secret := []byte("s3cret")
 	s, err := topkeys.New(8, topkeys.WithClock(clock), topkeys.WithKeySecret(secret))
 	require.NoError(t, err)

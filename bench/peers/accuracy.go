@@ -14,8 +14,8 @@ type Timeline interface {
 	Sleep(d time.Duration)
 }
 
-// FakeTimeline is a Timeline on a core.FakeClock; Sleep advances it.
-type FakeTimeline struct{ *core.FakeClock }
+// FakeTimeline is a Timeline on a FakeClock; Sleep advances it.
+type FakeTimeline struct{ *FakeClock }
 
 // Sleep advances the fake clock by d.
 func (f FakeTimeline) Sleep(d time.Duration) { f.Advance(d) }
@@ -116,7 +116,7 @@ func MeasureAccuracy(p Peer, limit int64, window, realWindow time.Duration) (Acc
 	if p.RealTimeOnly {
 		res.Window = max(realWindow, 2*p.Granularity)
 	} else {
-		fc := core.NewFakeClock(FakeStart)
+		fc := NewFakeClock(FakeStart)
 		clk, tl = fc, FakeTimeline{fc}
 	}
 	l, err := p.New(limit, res.Window, clk)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 var algorithms = []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog}
@@ -208,7 +209,7 @@ func BenchmarkWeightedLog(b *testing.B) {
 	const limit = 1_000_000
 	for _, cost := range []int64{1, limit} {
 		b.Run("cost="+strconv.FormatInt(cost, 10), func(b *testing.B) {
-			clock := core.NewFakeClock(time.UnixMilli(1_700_000_000_000))
+			clock := clocktest.New(time.UnixMilli(1_700_000_000_000))
 			l, err := core.NewLimiter(memory.New(), []core.Policy{core.Per(limit, time.Second).Using(core.SlidingLog)}, core.WithClock(clock))
 			if err != nil {
 				b.Fatal(err)

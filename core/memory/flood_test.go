@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // With two policies, making room for one policy's entry must never evict
@@ -129,7 +130,7 @@ func TestFloodMemoryIsGivenBack(t *testing.T) {
 func TestClockFaultsDoNotLockOut(t *testing.T) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
 		t.Run(alg.String(), func(t *testing.T) {
-			clock := core.NewFakeClock(t0)
+			clock := clocktest.New(t0)
 			l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(3).Using(alg)}, core.WithClock(clock))
 			require.NoError(t, err)
 			ctx := context.Background()

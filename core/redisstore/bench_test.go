@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -94,7 +95,7 @@ func BenchmarkWeightedLog(b *testing.B) {
 		b.Run(fmt.Sprintf("cost=%d", cost), func(b *testing.B) {
 			s, err := redisstore.New(testredis.Standalone(b), redisstore.WithPrefix(testredis.Prefix(b)))
 			require.NoError(b, err)
-			clock := core.NewFakeClock(time.Now())
+			clock := clocktest.New(time.Now())
 			l, err := core.NewLimiter(s, []core.Policy{core.Per(limit, time.Second).Using(core.SlidingLog)}, core.WithClock(clock))
 			require.NoError(b, err)
 			keys := make([]string, benchKeys)

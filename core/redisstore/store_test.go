@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -78,7 +79,7 @@ func TestBadCallIsAnError(t *testing.T) {
 func TestWithLimiter(t *testing.T) {
 	s, err := redisstore.New(testredis.Standalone(t), redisstore.WithPrefix(testredis.Prefix(t)))
 	require.NoError(t, err)
-	clock := core.NewFakeClock(base)
+	clock := clocktest.New(base)
 	lim, err := core.NewLimiter(s, []core.Policy{core.PerSecond(2).Using(core.FixedWindow)}, core.WithClock(clock))
 	require.NoError(t, err)
 	ctx := context.Background()

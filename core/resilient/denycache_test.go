@@ -13,6 +13,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 func TestDenyCacheSavesPrimaryCalls(t *testing.T) {
@@ -88,7 +89,7 @@ func TestDenyCacheCostRule(t *testing.T) {
 func TestDenyCacheClearedByResetAndPolicyChange(t *testing.T) {
 	ctx := context.Background()
 	d := newDouble()
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	s, err := resilient.New(d, resilient.WithDenyCache())
 	require.NoError(t, err)
 	l, err := core.NewLimiter(s, policies(core.Per(1, time.Hour).Named("h")), core.WithClock(clock))
@@ -125,7 +126,7 @@ func TestDenyCacheIgnoresFallbackDenials(t *testing.T) {
 	ps := policies(core.Per(1, time.Hour).Using(core.FixedWindow))
 	d := newDouble()
 	d.down.Store(true)
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	s, err := resilient.New(d, resilient.WithDenyCache(), resilient.WithFallback(1),
 		resilient.WithFailureThreshold(1), resilient.WithClock(clock))
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 func TestFallbackScalesLimits(t *testing.T) {
@@ -68,7 +69,7 @@ func TestFallbackOnlyWhilePrimaryFails(t *testing.T) {
 	ctx := context.Background()
 	ps := policies(core.Per(4, time.Minute).Using(core.FixedWindow))
 	d := newDouble()
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	s, err := resilient.New(d, resilient.WithFallback(2), resilient.WithFailureThreshold(1), resilient.WithClock(clock))
 	require.NoError(t, err)
 	l, err := core.NewLimiter(s, ps, core.WithClock(clock))
@@ -140,7 +141,7 @@ func TestFallbackFollowsPolicyChanges(t *testing.T) {
 	d.down.Store(true)
 	s, err := resilient.New(d, resilient.WithFallback(2))
 	require.NoError(t, err)
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	l, err := core.NewLimiter(s, policies(core.Per(4, time.Minute).Using(core.FixedWindow).Named("m")), core.WithClock(clock))
 	require.NoError(t, err)
 	dec, err := l.Allow(ctx, "k")
@@ -175,7 +176,7 @@ func TestFallbackMarksMultiPolicyDecisions(t *testing.T) {
 	d.down.Store(true)
 	s, err := resilient.New(d, resilient.WithFallback(1))
 	require.NoError(t, err)
-	l, err := core.NewLimiter(s, ps, core.WithClock(core.NewFakeClock(t0)))
+	l, err := core.NewLimiter(s, ps, core.WithClock(clocktest.New(t0)))
 	require.NoError(t, err)
 	for i := range 6 {
 		dec, err := l.Allow(ctx, "k")
@@ -192,7 +193,7 @@ func TestNestedResilientStores(t *testing.T) {
 	ctx := context.Background()
 	ps := policies(core.Per(12, time.Minute).Using(core.FixedWindow))
 	d := newDouble()
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	inner, err := resilient.New(d, resilient.WithFallback(2), resilient.WithFailureThreshold(1), resilient.WithClock(clock))
 	require.NoError(t, err)
 	outer, err := resilient.New(inner, resilient.WithFallback(4), resilient.WithFailureThreshold(1), resilient.WithClock(clock))

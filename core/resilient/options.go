@@ -44,7 +44,7 @@ func WithFailureThreshold(n int) Option { return func(c *config) { c.threshold =
 func WithOpenInterval(d time.Duration) Option { return func(c *config) { c.interval = d } }
 
 // WithClock sets the clock the breaker measures its open interval on (the
-// system clock by default). Tests pass a *core.FakeClock. The deny cache
+// system clock by default). Tests pass a *clocktest.Clock. The deny cache
 // does not use it: it goes by the now of each decision.
 func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }
 

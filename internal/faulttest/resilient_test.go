@@ -17,6 +17,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // events records the middleware's OnDecision events.
@@ -50,7 +51,7 @@ func TestBreakerStopsCallingDeadRedis(t *testing.T) {
 	var calls counter
 	rs, err := redisstore.New(srv.client(t, &calls))
 	require.NoError(t, err)
-	breakerClock := core.NewFakeClock(time.Now())
+	breakerClock := clocktest.New(time.Now())
 	var mu sync.Mutex
 	var changes []string
 	store, err := resilient.New(rs,

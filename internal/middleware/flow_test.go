@@ -13,6 +13,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -40,7 +41,7 @@ func (r *recorder) Send(status int, body []byte) { r.status, r.body = status, st
 func newLimiter(t *testing.T, limit int64) *core.Limiter {
 	t.Helper()
 	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(limit).Using(core.FixedWindow)},
-		core.WithClock(core.NewFakeClock(time.Unix(1_800_000_000, 0))))
+		core.WithClock(clocktest.New(time.Unix(1_800_000_000, 0))))
 	require.NoError(t, err)
 	return l
 }
