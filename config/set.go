@@ -30,9 +30,6 @@ type options struct {
 // memory store). It is kept across reloads, which is what keeps counts.
 func WithStore(s core.Store) Option { return func(o *options) { o.store = s } }
 
-// WithClock sets the limiters' clock (default core.SystemClock).
-func WithClock(c core.Clock) Option { return func(o *options) { o.clock = c } }
-
 // WithLogger sets where reloads are logged (default slog.Default()): Info
 // when a new configuration is applied, Error when a file is rejected.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
@@ -69,9 +66,6 @@ func Load(path string, opts ...Option) (*Set, error) {
 	}
 	if s.opts.store == nil {
 		s.opts.store = memory.New()
-	}
-	if s.opts.clock == nil {
-		return nil, fmt.Errorf("config: %w: nil Clock", core.ErrInvalidConfig)
 	}
 	if s.opts.logger == nil {
 		s.opts.logger = slog.Default()

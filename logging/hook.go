@@ -64,9 +64,6 @@ func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 	if cfg.keys == keyHashed && len(cfg.secret) == 0 {
 		cfg.secret = keyhash.NewSecret()
 	}
-	if cfg.clock == nil {
-		cfg.clock = core.SystemClock{}
-	}
 	h := &hook{logger: logger, keys: cfg.keys, secret: cfg.secret, denials: cfg.denials}
 	h.passed.every, h.passed.clock = cfg.errorEvery, cfg.clock
 	h.rejected.every, h.rejected.clock = cfg.errorEvery, cfg.clock

@@ -188,7 +188,7 @@ func TestHookKeyModes(t *testing.T) {
 func TestHookErrorEvery(t *testing.T) {
 	clock := clocktest.New(time.Unix(1_700_000_000, 0))
 	logger, buf := jsonLogger(slog.LevelDebug)
-	hook := logging.Hook(logger, logging.WithErrorEvery(time.Second), logging.WithClock(clock))
+	hook := logging.Hook(logger, logging.WithErrorEvery(time.Second), clocktest.Option[logging.Option](clock))
 
 	for range 5 {
 		hook(failureEvent(ratewindow.StoreErrorPassed))
@@ -251,7 +251,7 @@ func TestHookErrorEveryConcurrently(t *testing.T) {
 	const workers, each = 4, 50
 	clock := clocktest.New(time.Unix(1_700_000_000, 0))
 	logger, buf := jsonLogger(slog.LevelDebug)
-	hook := logging.Hook(logger, logging.WithErrorEvery(time.Minute), logging.WithClock(clock))
+	hook := logging.Hook(logger, logging.WithErrorEvery(time.Minute), clocktest.Option[logging.Option](clock))
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {

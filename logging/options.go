@@ -58,6 +58,7 @@ func WithDenials() Option { return func(c *config) { c.denials = true } }
 // default) logs every failure.
 func WithErrorEvery(d time.Duration) Option { return func(c *config) { c.errorEvery = d } }
 
-// WithClock sets the clock WithErrorEvery measures time on (the system
-// clock by default); tests pass a *clocktest.Clock.
-func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }
+// SetClock sets the clock WithErrorEvery measures time on (the system
+// clock by default); only the module's tests change it, through
+// internal/clocktest.Option.
+func (c *config) SetClock(clock core.Clock) { c.clock = clock }

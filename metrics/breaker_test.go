@@ -44,7 +44,7 @@ func TestBreakerGaugeFollowsResilientStore(t *testing.T) {
 	store, err := resilient.New(primary,
 		resilient.WithFailureThreshold(1),
 		resilient.WithOpenInterval(time.Second),
-		resilient.WithClock(clock),
+		clocktest.Option[resilient.Option](clock),
 		resilient.WithOnStateChange(func(from, to resilient.State) {
 			c.BreakerStateChanged(from, to)
 			seen = append(seen, breakerGauge(t, c))

@@ -55,7 +55,7 @@ func TestResilientStoreThroughMiddleware(t *testing.T) {
 
 	t.Run("fail closed", func(t *testing.T) {
 		dead := &deadStore{}
-		store, err := resilient.New(dead, resilient.WithFailureThreshold(3), resilient.WithClock(clocktest.New(time.Now())))
+		store, err := resilient.New(dead, resilient.WithFailureThreshold(3), resilient.WithOpenInterval(time.Hour))
 		require.NoError(t, err)
 		l, err := core.NewLimiter(store, []core.Policy{core.PerMinute(10)})
 		require.NoError(t, err)

@@ -27,6 +27,7 @@ func WithKeySecret(secret []byte) Option {
 	return func(c *config) { c.secret = append([]byte(nil), secret...) }
 }
 
-// WithClock sets the clock that stamps LastSeen (the system clock by
-// default); tests pass a *clocktest.Clock.
-func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }
+// SetClock sets the clock that stamps LastSeen (the system clock by
+// default); only the module's tests change it, through
+// internal/clocktest.Option.
+func (c *config) SetClock(clock core.Clock) { c.clock = clock }

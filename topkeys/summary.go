@@ -49,11 +49,8 @@ func New(capacity int, opts ...Option) (*Summary, error) {
 			o(&cfg)
 		}
 	}
-	switch {
-	case capacity < 1:
+	if capacity < 1 {
 		return nil, fmt.Errorf("topkeys: %w: capacity must be at least 1, got %d", core.ErrInvalidConfig, capacity)
-	case cfg.clock == nil:
-		return nil, fmt.Errorf("topkeys: %w: nil Clock", core.ErrInvalidConfig)
 	}
 	if !cfg.raw && len(cfg.secret) == 0 {
 		cfg.secret = keyhash.NewSecret()

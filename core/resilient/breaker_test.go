@@ -42,7 +42,7 @@ func TestBreakerCycle(t *testing.T) {
 	s, err := resilient.New(d,
 		resilient.WithFailureThreshold(3),
 		resilient.WithOpenInterval(2*time.Second),
-		resilient.WithClock(clock),
+		clocktest.Option[resilient.Option](clock),
 		resilient.WithOnStateChange(tr.record))
 	require.NoError(t, err)
 
@@ -100,7 +100,7 @@ func TestBreakerNeedsConsecutiveFailures(t *testing.T) {
 	ctx := context.Background()
 	ps := policies(core.PerSecond(100))
 	d := newDouble()
-	s, err := resilient.New(d, resilient.WithFailureThreshold(3), resilient.WithClock(clocktest.New(t0)))
+	s, err := resilient.New(d, resilient.WithFailureThreshold(3), clocktest.Option[resilient.Option](clocktest.New(t0)))
 	require.NoError(t, err)
 	for range 10 {
 		d.down.Store(true)
@@ -141,7 +141,7 @@ func TestBreakerCountsDeadlinesNotCancellations(t *testing.T) {
 	ps := policies(core.PerSecond(100))
 	d := newDouble()
 	d.block.Store(true)
-	s, err := resilient.New(d, resilient.WithFailureThreshold(2), resilient.WithClock(clocktest.New(t0)))
+	s, err := resilient.New(d, resilient.WithFailureThreshold(2), clocktest.Option[resilient.Option](clocktest.New(t0)))
 	require.NoError(t, err)
 
 	// A caller that gives up is not the store's fault.
@@ -181,7 +181,7 @@ func TestHalfOpenLetsOneProbeThrough(t *testing.T) {
 	d := newDouble()
 	d.entered = make(chan struct{}, 1)
 	clock := clocktest.New(t0)
-	s, err := resilient.New(d, resilient.WithFailureThreshold(1), resilient.WithClock(clock))
+	s, err := resilient.New(d, resilient.WithFailureThreshold(1), clocktest.Option[resilient.Option](clock))
 	require.NoError(t, err)
 
 	d.down.Store(true)
@@ -220,7 +220,7 @@ func TestBreakerSurvivesClockStepBack(t *testing.T) {
 	ps := policies(core.PerSecond(100))
 	d := newDouble()
 	clock := clocktest.New(t0)
-	s, err := resilient.New(d, resilient.WithFailureThreshold(1), resilient.WithOpenInterval(time.Second), resilient.WithClock(clock))
+	s, err := resilient.New(d, resilient.WithFailureThreshold(1), resilient.WithOpenInterval(time.Second), clocktest.Option[resilient.Option](clock))
 	require.NoError(t, err)
 	d.down.Store(true)
 	_, err = s.Take(context.Background(), "k", ps, 1, t0)

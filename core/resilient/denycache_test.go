@@ -128,7 +128,7 @@ func TestDenyCacheIgnoresFallbackDenials(t *testing.T) {
 	d.down.Store(true)
 	clock := clocktest.New(t0)
 	s, err := resilient.New(d, resilient.WithDenyCache(), resilient.WithFallback(1),
-		resilient.WithFailureThreshold(1), resilient.WithClock(clock))
+		resilient.WithFailureThreshold(1), clocktest.Option[resilient.Option](clock))
 	require.NoError(t, err)
 	for range 2 {
 		_, err := s.Take(ctx, "k", ps, 1, t0)

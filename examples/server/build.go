@@ -89,7 +89,7 @@ func build(cfg *config) (app, func(), error) {
 	reg.MustRegister(collector, collectors.NewGoCollector())
 	if cfg.limitsFile != "" {
 		// The file's key, limiter and observe choices override the flags'.
-		rules, stopWatch, err := loadLimits(cfg.limitsFile, store, core.SystemClock{}, logger, reg)
+		rules, stopWatch, err := loadLimits(cfg.limitsFile, store, logger, reg)
 		if err != nil {
 			release()
 			return nil, nil, err

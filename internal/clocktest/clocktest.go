@@ -5,6 +5,8 @@ package clocktest
 import (
 	"sync"
 	"time"
+
+	"github.com/ratewindow/ratewindow/core"
 )
 
 // Clock is a clock that moves only when told. It is safe for concurrent use.
@@ -35,4 +37,14 @@ func (c *Clock) Set(t time.Time) {
 	c.mu.Lock()
 	c.now = t
 	c.mu.Unlock()
+}
+
+// Option returns the option of type O that makes a package read time from
+// c. Packages whose clock only tests move (core/resilient's breaker, the
+// logging throttle, topkeys' LastSeen) keep it out of their public options
+// and give their unexported config a SetClock method instead, e.g.
+//
+//	resilient.New(primary, clocktest.Option[resilient.Option](clock))
+func Option[O ~func(C), C interface{ SetClock(core.Clock) }](c core.Clock) O {
+	return func(cfg C) { cfg.SetClock(c) }
 }

@@ -94,7 +94,6 @@ func TestEveryConstructorRejectsBadConfig(t *testing.T) {
 		{"resilient.New nil primary", func() error { s, err := resilient.New(nil); assert.Nil(t, s); return err }, "primary"},
 		{"resilient.New threshold", func() error { _, err := resilient.New(mem, resilient.WithFailureThreshold(-1)); return err }, "WithFailureThreshold"},
 		{"resilient.New interval", func() error { _, err := resilient.New(mem, resilient.WithOpenInterval(0)); return err }, "WithOpenInterval"},
-		{"resilient.New clock", func() error { _, err := resilient.New(mem, resilient.WithClock(nil)); return err }, "WithClock"},
 		{"resilient.New replicas", func() error { _, err := resilient.New(mem, resilient.WithFallback(0)); return err }, "WithFallback"},
 		{"resilient.New local keys", func() error { _, err := resilient.New(mem, resilient.WithLocalMaxKeys(-1)); return err }, "WithLocalMaxKeys"},
 

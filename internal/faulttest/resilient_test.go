@@ -57,7 +57,7 @@ func TestBreakerStopsCallingDeadRedis(t *testing.T) {
 	store, err := resilient.New(rs,
 		resilient.WithFailureThreshold(5),
 		resilient.WithOpenInterval(time.Second),
-		resilient.WithClock(breakerClock),
+		clocktest.Option[resilient.Option](breakerClock),
 		resilient.WithOnStateChange(func(from, to resilient.State) {
 			mu.Lock()
 			changes = append(changes, from.String()+"->"+to.String())
