@@ -14,12 +14,13 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
-// recorder is an Exchange over a StaticRequest that records the response.
+// recorder is an Exchange over a keytest.Request that records the response.
 type recorder struct {
-	keyfuncs.StaticRequest
+	keytest.Request
 	header map[string]string
 	status int
 	body   string
@@ -27,7 +28,7 @@ type recorder struct {
 
 func newRecorder(client string) *recorder {
 	return &recorder{
-		StaticRequest: keyfuncs.StaticRequest{
+		Request: keytest.Request{
 			MethodValue: http.MethodGet, PathValue: "/x", RouteValue: "/x", RemoteAddrValue: "192.0.2.1:1234",
 			Headers: map[string][]string{"X-Client": {client}},
 		},
