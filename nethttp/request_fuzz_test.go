@@ -18,12 +18,13 @@ import (
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/headers"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/keybound"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 	"github.com/ratewindow/ratewindow/nethttp"
 )
 
 // fuzzMaxKey is the longest key any built-in key strategy may produce.
-const fuzzMaxKey = keyfuncs.DefaultMaxKeyLen
+const fuzzMaxKey = keybound.MaxLen
 
 // fuzzRequest builds a request the way a hostile or broken client might
 // send it, bypassing net/http's parser: any method and path, header lines

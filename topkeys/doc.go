@@ -33,7 +33,7 @@
 // A Summary holds at most k entries, each with its route, policy and key
 // strings, and an index of them: memory is bounded by k whatever the
 // traffic, about 700 bytes per entry with short keys plus the key lengths,
-// which the middleware bounds at keyfuncs.DefaultMaxKeyLen bytes.
+// which the middleware bounds at 128 bytes.
 //
 // Observe returns at once for allowed, skipped and failed requests. For a
 // denied request it takes one mutex, does a map lookup and moves one entry

@@ -14,6 +14,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/keybound"
 	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
@@ -164,5 +165,5 @@ func TestUserKeysAreBounded(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, f.Handle(newRecorder("a")))
 	require.Len(t, got, 1)
-	assert.LessOrEqual(t, len(got[0]), keyfuncs.DefaultMaxKeyLen, "an 8 KB user key reached the store")
+	assert.LessOrEqual(t, len(got[0]), keybound.MaxLen, "an 8 KB user key reached the store")
 }
