@@ -50,7 +50,7 @@ type hook struct {
 //
 // Allowed and skipped requests are not logged. Records carry the key as a
 // keyed hash by default (see WithKey), never the raw key or the path.
-// Combine it with other hooks with Chain.
+// Give it to WithOnDecision along with other hooks.
 func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 	cfg := config{clock: core.SystemClock{}}
 	for _, o := range opts {

@@ -103,8 +103,8 @@ func build(cfg *config) (app, func(), error) {
 		release()
 		return nil, nil, err
 	}
-	opts = append(opts, ratewindow.WithOnDecision(logging.Chain(
-		collector.Observe, top.Observe, logging.Hook(logger, logging.WithErrorEvery(time.Second)))))
+	opts = append(opts, ratewindow.WithOnDecision(
+		collector.Observe, top.Observe, logging.Hook(logger, logging.WithErrorEvery(time.Second))))
 	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	a, err := newApp(cfg.framework, l, opts, metricsHandler, top.Handler())
 	if err != nil {

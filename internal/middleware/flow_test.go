@@ -155,6 +155,26 @@ func TestHeaderSetter(t *testing.T) {
 	assert.Equal(t, "1", h2.Get("Retry-After"))
 }
 
+func TestOnDecisionTakesSeveralHooks(t *testing.T) {
+	var calls []string
+	record := func(name string) func(ratewindow.Event) {
+		return func(ev ratewindow.Event) { calls = append(calls, name+":"+ev.Outcome.String()) }
+	}
+	hooks := []func(ratewindow.Event){record("a"), record("b"), record("c")}
+	f, err := FromOptions(newLimiter(t, 1), []ratewindow.Option{ratewindow.WithOnDecision(hooks...)})
+	require.NoError(t, err)
+	hooks[0] = record("replaced") // the option keeps its own copy
+	f.Handle(newRecorder("x"))
+	f.Handle(newRecorder("x"))
+	assert.Equal(t, []string{"a:allowed", "b:allowed", "c:allowed", "a:denied", "b:denied", "c:denied"}, calls)
+
+	_, err = FromOptions(newLimiter(t, 1), []ratewindow.Option{ratewindow.WithOnDecision(record("a"), nil)})
+	assert.ErrorIs(t, err, core.ErrInvalidConfig, "a nil hook among several is a mistake")
+	f, err = FromOptions(newLimiter(t, 1), []ratewindow.Option{ratewindow.WithOnDecision()})
+	require.NoError(t, err)
+	assert.Nil(t, f.hook, "no hook: no Event is built")
+}
+
 func TestUserKeysAreBounded(t *testing.T) {
 	var got []string
 	long := string(make([]byte, 8<<10))
