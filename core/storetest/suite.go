@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/oracle"
 )
 
 // base is an instant aligned to every window the suite uses.
@@ -368,7 +369,7 @@ func runOracle(t *testing.T, newStore func(t *testing.T) core.Store) {
 		t.Run(name, func(t *testing.T) {
 			ps, err := core.ValidatePolicies(raw)
 			require.NoError(t, err)
-			s, o := newStore(t), newOracle()
+			s, o := newStore(t), oracle.New()
 			rng := rand.New(rand.NewPCG(uint64(len(name)), 42))
 			now := int64(0)
 			minLimit := ps[0].Limit
@@ -383,16 +384,16 @@ func runOracle(t *testing.T, newStore func(t *testing.T) core.Store) {
 				case 0:
 					got, err := s.Peek(ctx, key, ps, cost, at(now))
 					require.NoError(t, err)
-					require.Equal(t, o.take(key, ps, cost, now, false), got, "step %d: Peek(%s, cost %d) at %d", i, key, cost, now)
+					require.Equal(t, o.Take(key, ps, cost, now, false), got, "step %d: Peek(%s, cost %d) at %d", i, key, cost, now)
 				case 1:
 					if rng.IntN(4) == 0 {
 						require.NoError(t, s.Reset(ctx, key, ps))
-						o.reset(key, ps)
+						o.Reset(key, ps)
 					}
 				default:
 					got, err := s.Take(ctx, key, ps, cost, at(now))
 					require.NoError(t, err)
-					require.Equal(t, o.take(key, ps, cost, now, true), got, "step %d: Take(%s, cost %d) at %d", i, key, cost, now)
+					require.Equal(t, o.Take(key, ps, cost, now, true), got, "step %d: Take(%s, cost %d) at %d", i, key, cost, now)
 				}
 			}
 		})

@@ -1,4 +1,4 @@
-package storetest
+package oracle
 
 import (
 	"context"
@@ -8,6 +8,11 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 )
+
+// base is an instant aligned to the windows CheckSequence decodes.
+var base = time.UnixMilli(1_800_000_000_000)
+
+func at(ms int64) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
 
 // AddSeeds adds to f a seed corpus for CheckSequence: sequences that reach
 // every algorithm, several policies at once and window boundaries. Every
@@ -28,9 +33,9 @@ func AddSeeds(f *testing.F) {
 // byte string is a valid input, which makes it a fuzz target's body:
 //
 //	func FuzzStore(f *testing.F) {
-//		storetest.AddSeeds(f)
+//		oracle.AddSeeds(f)
 //		f.Fuzz(func(t *testing.T, data []byte) {
-//			storetest.CheckSequence(t, memory.New(), data)
+//			oracle.CheckSequence(t, memory.New(), data)
 //		})
 //	}
 //
@@ -62,7 +67,7 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 	ctx := context.Background()
 	// The oracle sees absolute Unix milliseconds, as the stores do: base is
 	// aligned only to the suite's own windows, not to the ones decoded here.
-	o := newOracle()
+	o := New()
 	now := int64(0)
 	for step := 0; len(data) >= 3 && step < 400; step++ {
 		a, b, c := next(), next(), next()
@@ -74,19 +79,19 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 		switch b >> 6 {
 		case 3:
 			got, err = s.Peek(ctx, key, policies, cost, at(now))
-			want = o.take(key, policies, cost, base.UnixMilli()+now, false)
+			want = o.Take(key, policies, cost, base.UnixMilli()+now, false)
 		case 2:
 			if c&1 == 1 {
 				if err = s.Reset(ctx, key, policies); err != nil {
 					t.Fatalf("step %d: Reset: %v", step, err)
 				}
-				o.reset(key, policies)
+				o.Reset(key, policies)
 				continue
 			}
 			fallthrough
 		default:
 			got, err = s.Take(ctx, key, policies, cost, at(now))
-			want = o.take(key, policies, cost, base.UnixMilli()+now, true)
+			want = o.Take(key, policies, cost, base.UnixMilli()+now, true)
 		}
 		if err != nil {
 			t.Fatalf("step %d: %v", step, err)
