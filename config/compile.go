@@ -133,8 +133,10 @@ func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.Ke
 	if err != nil {
 		return nil, err
 	}
+	// NewLimiter checks what compilePolicies leaves (Limit × Window too
+	// large, say); its errors start "policies[i]: ".
 	if rt.limiter, err = core.NewLimiter(store, policies, core.WithClock(clock)); err != nil {
-		return nil, fmt.Errorf("%s.policies: %w", at, err)
+		return nil, fmt.Errorf("%s.%w", at, err)
 	}
 	return rt, nil
 }
@@ -185,11 +187,6 @@ func compilePolicies(at string, entries []policyEntry) ([]core.Policy, error) {
 		}
 		names[p.Name] = j
 		out[j] = p
-	}
-	// What the checks above leave (Limit × Window too large, say), as a
-	// Limiter would check it; its errors start "policies[i]: ".
-	if _, err := core.ValidatePolicies(out); err != nil {
-		return nil, fmt.Errorf("%s.%w", at, err)
 	}
 	return out, nil
 }

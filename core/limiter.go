@@ -50,8 +50,10 @@ type Option func(*Limiter)
 func WithClock(c Clock) Option { return func(l *Limiter) { l.clock = c } }
 
 // NewLimiter returns a Limiter that enforces policies on store. Policies are
-// validated (see ValidatePolicies); any problem is returned as an error
-// wrapping ErrInvalidConfig.
+// validated: one to MaxPolicies of them, distinct names, each Limit in
+// 1..MaxLimit and each Window a whole number of milliseconds; a policy
+// without a Name gets one such as "100-per-1m". Any problem is returned as
+// an error wrapping ErrInvalidConfig.
 func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil Store", ErrInvalidConfig)
@@ -75,7 +77,7 @@ func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error
 // policy whose Name, Window and Algorithm are unchanged, so a Limit can be
 // raised or lowered without a restart. On error nothing changes.
 func (l *Limiter) SetPolicies(policies ...Policy) error {
-	ps, err := ValidatePolicies(policies)
+	ps, err := validatePolicies(policies)
 	if err != nil {
 		return err
 	}

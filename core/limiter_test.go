@@ -13,6 +13,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 var t0 = time.UnixMilli(1_800_000_000_000)
@@ -66,7 +67,7 @@ func TestDefaultNames(t *testing.T) {
 		"7-per-90s":    core.Per(7, 90*time.Second),
 		"3-per-1500ms": core.Per(3, 1500*time.Millisecond),
 	} {
-		ps, err := core.ValidatePolicies([]core.Policy{p})
+		ps, err := policytest.Validate([]core.Policy{p})
 		require.NoError(t, err)
 		assert.Equal(t, want, ps[0].Name)
 	}

@@ -35,7 +35,7 @@ type Policy struct {
 	Window    time.Duration
 	Algorithm Algorithm
 
-	fp uint64 // cached Fingerprint, set by ValidatePolicies
+	fp uint64 // cached Fingerprint, set by validatePolicies
 }
 
 // Per returns a policy of limit units per window on the default algorithm.
@@ -108,7 +108,7 @@ var fingerprintSeed = maphash.MakeSeed()
 // persist state use the policy's fields instead.
 func (p Policy) Fingerprint() uint64 {
 	if p.fp != 0 {
-		return p.fp // set by ValidatePolicies: the hot path
+		return p.fp // set by validatePolicies: the hot path
 	}
 	return p.fingerprint()
 }
@@ -127,9 +127,9 @@ func (p *Policy) fingerprint() uint64 {
 	return h.Sum64()
 }
 
-// ValidatePolicies checks a set of policies as a Limiter would and returns
-// a normalised copy with default names filled in.
-func ValidatePolicies(policies []Policy) ([]Policy, error) {
+// validatePolicies checks a set of policies for a Limiter and returns a
+// normalised copy with default names filled in.
+func validatePolicies(policies []Policy) ([]Policy, error) {
 	if len(policies) == 0 {
 		return nil, fmt.Errorf("%w: no policies", ErrInvalidConfig)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 var algorithms = []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog}
@@ -58,7 +59,7 @@ func BenchmarkStoreHotKey(b *testing.B) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
 		b.Run(alg.String(), func(b *testing.B) {
 			s := memory.New()
-			policies, err := core.ValidatePolicies([]core.Policy{core.Per(core.MaxLimit, time.Minute).Using(alg)})
+			policies, err := policytest.Validate([]core.Policy{core.Per(core.MaxLimit, time.Minute).Using(alg)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -91,7 +92,7 @@ func BenchmarkStoreHotKeyParallel(b *testing.B) {
 				if alg == core.SlidingLog {
 					limit = 1000 // see benchLimiter
 				}
-				policies, err := core.ValidatePolicies([]core.Policy{core.Per(limit, time.Minute).Using(alg)})
+				policies, err := policytest.Validate([]core.Policy{core.Per(limit, time.Minute).Using(alg)})
 				if err != nil {
 					b.Fatal(err)
 				}

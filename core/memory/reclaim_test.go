@@ -12,13 +12,14 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 var t0 = time.UnixMilli(1_800_000_000_000)
 
 func policies(t *testing.T, ps ...core.Policy) []core.Policy {
 	t.Helper()
-	out, err := core.ValidatePolicies(ps)
+	out, err := policytest.Validate(ps)
 	require.NoError(t, err)
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -25,7 +26,7 @@ func benchSetup(b *testing.B, alg core.Algorithm) (*redisstore.Store, []core.Pol
 	s, err := redisstore.New(testredis.Standalone(b), redisstore.WithPrefix(testredis.Prefix(b)))
 	require.NoError(b, err)
 	// A limit no benchmark reaches: every call evaluates and charges.
-	ps, err := core.ValidatePolicies([]core.Policy{core.Per(1_000_000, time.Minute).Using(alg)})
+	ps, err := policytest.Validate([]core.Policy{core.Per(1_000_000, time.Minute).Using(alg)})
 	require.NoError(b, err)
 	keys := make([]string, benchKeys)
 	for i := range keys {

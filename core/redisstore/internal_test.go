@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 func TestTag(t *testing.T) {
@@ -49,7 +50,7 @@ func TestTag(t *testing.T) {
 
 func TestKeys(t *testing.T) {
 	s := &Store{prefix: "app"}
-	ps, err := core.ValidatePolicies([]core.Policy{
+	ps, err := policytest.Validate([]core.Policy{
 		core.PerMinute(100),
 		core.PerSecond(5).Named("burst").Using(core.FixedWindow),
 		core.Per(7, 1500*time.Millisecond).Named("log").Using(core.SlidingLog),

@@ -11,6 +11,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -19,7 +20,7 @@ var base = time.UnixMilli(1_800_000_000_000)
 
 func policies(t testing.TB, ps ...core.Policy) []core.Policy {
 	t.Helper()
-	out, err := core.ValidatePolicies(ps)
+	out, err := policytest.Validate(ps)
 	require.NoError(t, err)
 	return out
 }

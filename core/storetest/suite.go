@@ -13,6 +13,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/internal/oracle"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 // base is an instant aligned to every window the suite uses.
@@ -50,7 +51,7 @@ type step struct {
 }
 
 func policy(alg core.Algorithm, limit int64, window time.Duration) []core.Policy {
-	ps, err := core.ValidatePolicies([]core.Policy{core.Per(limit, window).Using(alg)})
+	ps, err := policytest.Validate([]core.Policy{core.Per(limit, window).Using(alg)})
 	if err != nil {
 		panic(err)
 	}
@@ -119,7 +120,7 @@ func runScripted(t *testing.T, newStore func(t *testing.T) core.Store) {
 
 func runAllOrNothing(t *testing.T, s core.Store) {
 	ctx := context.Background()
-	ps, err := core.ValidatePolicies([]core.Policy{
+	ps, err := policytest.Validate([]core.Policy{
 		core.PerSecond(3).Named("burst").Using(core.FixedWindow),
 		core.PerMinute(5).Named("steady").Using(core.SlidingLog),
 		core.PerMinute(100).Named("bulk"),
@@ -173,7 +174,7 @@ func runPeek(t *testing.T, s core.Store) {
 
 func runReset(t *testing.T, s core.Store) {
 	ctx := context.Background()
-	ps, err := core.ValidatePolicies([]core.Policy{
+	ps, err := policytest.Validate([]core.Policy{
 		core.PerSecond(1).Using(core.FixedWindow),
 		core.PerMinute(1).Using(core.SlidingLog),
 		core.PerHour(1),
@@ -367,7 +368,7 @@ func runOracle(t *testing.T, newStore func(t *testing.T) core.Store) {
 	ctx := context.Background()
 	for name, raw := range mixes {
 		t.Run(name, func(t *testing.T) {
-			ps, err := core.ValidatePolicies(raw)
+			ps, err := policytest.Validate(raw)
 			require.NoError(t, err)
 			s, o := newStore(t), oracle.New()
 			rng := rand.New(rand.NewPCG(uint64(len(name)), 42))
@@ -404,7 +405,7 @@ func runConcurrent(t *testing.T, newStore func(t *testing.T) core.Store) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
 		t.Run(alg.String(), func(t *testing.T) {
 			s := newStore(t)
-			ps, err := core.ValidatePolicies([]core.Policy{
+			ps, err := policytest.Validate([]core.Policy{
 				core.PerMinute(50).Using(alg),
 				core.PerHour(1000).Named("hourly").Using(core.FixedWindow),
 			})

@@ -69,7 +69,6 @@ func TestEveryConstructorRejectsBadConfig(t *testing.T) {
 		{"core.NewLimiter overflowing policy", newLimiter(mem, []core.Policy{core.Per(1<<50, time.Hour)}), "Limit"},
 		{"core.NewLimiter duplicate names", newLimiter(mem, []core.Policy{core.PerSecond(1).Named("a"), core.PerMinute(9).Named("a")}), "named"},
 		{"core.Limiter.SetPolicies", func() error { return limiter.SetPolicies() }, "policies"},
-		{"core.ValidatePolicies", func() error { _, err := core.ValidatePolicies([]core.Policy{{}}); return err }, "Limit"},
 		{"core.ParseAlgorithm", func() error { _, err := core.ParseAlgorithm("token-bucket"); return err }, "algorithm"},
 
 		{"redisstore.New nil client", func() error { s, err := redisstore.New(nil); assert.Nil(t, s); return err }, "client"},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 // base is an instant aligned to the windows CheckSequence decodes.
@@ -60,7 +61,7 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 		raw[i] = core.Per(limit, window).Using(alg).Named("p" + strconv.Itoa(i))
 		minLimit = min(minLimit, limit)
 	}
-	policies, err := core.ValidatePolicies(raw)
+	policies, err := policytest.Validate(raw)
 	if err != nil {
 		t.Fatalf("decoded policies are invalid: %v", err)
 	}
