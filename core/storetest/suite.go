@@ -17,9 +17,9 @@ import (
 )
 
 // base is an instant aligned to every window the suite uses.
-var base = time.UnixMilli(1_800_000_000_000)
+var base = oracle.Base
 
-func at(ms int64) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+func at(ms int64) time.Time { return oracle.At(ms) }
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 

@@ -2,13 +2,7 @@
 // them, for tests that call a Store directly.
 package policytest
 
-import (
-	"context"
-	"errors"
-	"time"
-
-	"github.com/ratewindow/ratewindow/core"
-)
+import "github.com/ratewindow/ratewindow/core"
 
 // Validate checks policies as a Limiter does and returns the Limiter's
 // copy: default names filled in, ready to pass to a Store. Any problem is
@@ -22,16 +16,4 @@ func Validate(policies []core.Policy) ([]core.Policy, error) {
 }
 
 // noStore is the Store of a Limiter that is only built, never asked.
-type noStore struct{}
-
-var errNoStore = errors.New("policytest: the limiter is only for validating policies")
-
-func (noStore) Take(context.Context, string, []core.Policy, int64, time.Time) (core.Result, error) {
-	return core.Result{}, errNoStore
-}
-
-func (noStore) Peek(context.Context, string, []core.Policy, int64, time.Time) (core.Result, error) {
-	return core.Result{}, errNoStore
-}
-
-func (noStore) Reset(context.Context, string, []core.Policy) error { return errNoStore }
+type noStore struct{ core.Store }

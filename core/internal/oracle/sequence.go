@@ -10,10 +10,12 @@ import (
 	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
-// base is an instant aligned to the windows CheckSequence decodes.
-var base = time.UnixMilli(1_800_000_000_000)
+// Base is an instant aligned to every window core/storetest and
+// CheckSequence use.
+var Base = time.UnixMilli(1_800_000_000_000)
 
-func at(ms int64) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+// At is the instant ms milliseconds after Base.
+func At(ms int64) time.Time { return Base.Add(time.Duration(ms) * time.Millisecond) }
 
 // AddSeeds adds to f a seed corpus for CheckSequence: sequences that reach
 // every algorithm, several policies at once and window boundaries. Every
@@ -66,7 +68,7 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 		t.Fatalf("decoded policies are invalid: %v", err)
 	}
 	ctx := context.Background()
-	// The oracle sees absolute Unix milliseconds, as the stores do: base is
+	// The oracle sees absolute Unix milliseconds, as the stores do: Base is
 	// aligned only to the suite's own windows, not to the ones decoded here.
 	o := New()
 	now := int64(0)
@@ -79,8 +81,8 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 		var want core.Result
 		switch b >> 6 {
 		case 3:
-			got, err = s.Peek(ctx, key, policies, cost, at(now))
-			want = o.Take(key, policies, cost, base.UnixMilli()+now, false)
+			got, err = s.Peek(ctx, key, policies, cost, At(now))
+			want = o.Take(key, policies, cost, Base.UnixMilli()+now, false)
 		case 2:
 			if c&1 == 1 {
 				if err = s.Reset(ctx, key, policies); err != nil {
@@ -91,8 +93,8 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 			}
 			fallthrough
 		default:
-			got, err = s.Take(ctx, key, policies, cost, at(now))
-			want = o.Take(key, policies, cost, base.UnixMilli()+now, true)
+			got, err = s.Take(ctx, key, policies, cost, At(now))
+			want = o.Take(key, policies, cost, Base.UnixMilli()+now, true)
 		}
 		if err != nil {
 			t.Fatalf("step %d: %v", step, err)
