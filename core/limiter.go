@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/ratewindow/ratewindow/core/internal/standin"
 )
 
 // Limiter applies a set of policies to keys, backed by a Store. It is safe
@@ -100,7 +102,7 @@ func (l *Limiter) Allow(ctx context.Context, key string) (d Decision, err error)
 // AllowN decides whether a request of the given cost is admitted for key
 // and, if every policy allows it, charges the cost to each. A store error is
 // returned as is (wrapped with context by the store); the caller chooses to
-// fail open or closed. An answer the store marks with ErrFallback is a
+// fail open or closed. An answer of core/resilient's local fallback is a
 // Decision with Fallback set and a nil error.
 func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (d Decision, err error) {
 	err = l.evaluate(ctx, &d, key, cost, true)
@@ -130,7 +132,7 @@ func (l *Limiter) evaluate(ctx context.Context, d *Decision, key string, cost in
 		d.result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now())
 	}
 	if err != nil {
-		if !errors.Is(err, ErrFallback) {
+		if !errors.Is(err, standin.ErrFallback) {
 			*d = Decision{}
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/standin"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/internal/policytest"
@@ -280,8 +281,8 @@ func TestFallbackAnswersAreDecisions(t *testing.T) {
 		fallback bool
 	}{
 		{"store answer", nil, nil, false},
-		{"fallback answer", core.ErrFallback, nil, true},
-		{"wrapped fallback answer", fmt.Errorf("decorator: %w", core.ErrFallback), nil, true},
+		{"fallback answer", standin.ErrFallback, nil, true},
+		{"wrapped fallback answer", fmt.Errorf("decorator: %w", standin.ErrFallback), nil, true},
 		{"store error", other, other, false},
 	}
 	for _, tt := range tests {

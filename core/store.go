@@ -16,8 +16,9 @@ type Store interface {
 	// allow cost more units, charges cost to each. Policies are those of a
 	// Limiter (validated, named) and 0 < cost ≤ every Limit; key is not
 	// empty. A
-	// Result that a stand-in computed (a decorator's local fallback) comes
-	// with an error wrapping ErrFallback; any other error means no Result.
+	// Result that core/resilient's local fallback computed comes with an
+	// error the Limiter recognises (and turns into a Decision with Fallback
+	// set); any other error means no Result.
 	Take(ctx context.Context, key string, policies []Policy, cost int64, now time.Time) (Result, error)
 	// Peek reports what Take would decide, without charging anything.
 	Peek(ctx context.Context, key string, policies []Policy, cost int64, now time.Time) (Result, error)

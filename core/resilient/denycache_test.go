@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/standin"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/core/resilient"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
@@ -132,7 +133,7 @@ func TestDenyCacheIgnoresFallbackDenials(t *testing.T) {
 	require.NoError(t, err)
 	for range 2 {
 		_, err := s.Take(ctx, "k", ps, 1, t0)
-		require.ErrorIs(t, err, core.ErrFallback)
+		require.ErrorIs(t, err, standin.ErrFallback)
 	}
 	assert.Equal(t, 0, s.Stats().DenyCacheEntries)
 	d.down.Store(false)

@@ -35,8 +35,8 @@
 // returning an error. Each policy's Limit is divided by replicas (at least
 // 1 is kept) so that the application instances, each limiting alone, admit
 // together about what the shared store would. The local decision is
-// returned with core.ErrFallback: the Limiter turns it into a Decision with
-// Fallback set and a nil error, and the middleware enforces it, headers and
+// marked: the Limiter turns it into a Decision with Fallback set and a nil
+// error, and the middleware enforces it, headers and
 // 429 included (the Decision's Limit is the configured one, its Remaining
 // is counted against the local share). WithOnFallback is called for it.
 // A cost above a policy's local share is charged as the whole share. The

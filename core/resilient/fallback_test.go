@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/standin"
 	"github.com/ratewindow/ratewindow/core/resilient"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
@@ -46,7 +47,7 @@ func TestFallbackScalesLimits(t *testing.T) {
 			admitted := 0
 			for range 20 {
 				r, err := s.Take(context.Background(), "k", ps, tt.cost, t0)
-				require.ErrorIs(t, err, core.ErrFallback, "the fallback answers, marked as such")
+				require.ErrorIs(t, err, standin.ErrFallback, "the fallback answers, marked as such")
 				if r.States[0].Allowed {
 					admitted++
 				} else {
@@ -122,16 +123,16 @@ func TestFallbackPeekDoesNotCharge(t *testing.T) {
 	require.NoError(t, err)
 	for range 10 {
 		r, err := s.Peek(ctx, "k", ps, 1, t0)
-		require.ErrorIs(t, err, core.ErrFallback, "a fallback Peek is marked")
+		require.ErrorIs(t, err, standin.ErrFallback, "a fallback Peek is marked")
 		require.True(t, r.States[0].Allowed)
 	}
 	for range 2 {
 		r, err := s.Take(ctx, "k", ps, 1, t0)
-		require.ErrorIs(t, err, core.ErrFallback)
+		require.ErrorIs(t, err, standin.ErrFallback)
 		require.True(t, r.States[0].Allowed)
 	}
 	r, err := s.Take(ctx, "k", ps, 1, t0)
-	require.ErrorIs(t, err, core.ErrFallback)
+	require.ErrorIs(t, err, standin.ErrFallback)
 	require.False(t, r.States[0].Allowed)
 }
 
@@ -161,11 +162,11 @@ func TestResetClearsFallback(t *testing.T) {
 	s, err := resilient.New(d, resilient.WithFallback(1), resilient.WithFailureThreshold(100))
 	require.NoError(t, err)
 	r, err := s.Take(ctx, "k", ps, 1, t0)
-	require.ErrorIs(t, err, core.ErrFallback)
+	require.ErrorIs(t, err, standin.ErrFallback)
 	require.True(t, r.States[0].Allowed)
 	require.ErrorIs(t, s.Reset(ctx, "k", ps), errDown, "the primary could not be reset")
 	r, err = s.Take(ctx, "k", ps, 1, t0)
-	require.ErrorIs(t, err, core.ErrFallback)
+	require.ErrorIs(t, err, standin.ErrFallback)
 	assert.True(t, r.States[0].Allowed, "the local count was reset")
 }
 
@@ -187,7 +188,7 @@ func TestFallbackMarksMultiPolicyDecisions(t *testing.T) {
 }
 
 // A resilient Store around another: the inner one's fallback answer is an
-// error (core.ErrFallback) to the outer one, which counts it as a failure
+// error (standin.ErrFallback) to the outer one, which counts it as a failure
 // and decides on its own fallback; when the primary is back, both close.
 func TestNestedResilientStores(t *testing.T) {
 	ctx := context.Background()

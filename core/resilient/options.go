@@ -63,11 +63,11 @@ func WithOnStateChange(f func(from, to State)) Option {
 // primary; at least 1 is kept), so the instances together admit about what
 // the primary would. replicas must be at least 1.
 //
-// A fallback decision is returned with core.ErrFallback and a valid Result:
-// the limiter turns it into a Decision with Fallback set and a nil error,
-// and the middleware enforces it like any other (429 on denial), with
-// Event.Decision.Fallback set. WithOnFallback, State and Stats observe it
-// too.
+// A fallback decision comes back marked, with a valid Result: the limiter
+// turns it into a Decision with Fallback set and a nil error, and the
+// middleware enforces it like any other (429 on denial), with
+// Event.Decision.Fallback set. WithOnFallback observes it too. A caller of
+// the Store's Take or Peek without a Limiter gets it as an error.
 func WithFallback(replicas int) Option {
 	return func(c *config) { c.fallback, c.replicas = true, replicas }
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/standin"
 )
 
 // Store is a core.Store that guards a primary store with a circuit breaker,
@@ -157,7 +158,7 @@ func (s *Store) degrade(key string, policies []core.Policy, cost int64, now time
 	if s.onFallback != nil {
 		s.onFallback(key, cause)
 	}
-	return s.fallback.decide(key, policies, cost, now, charge), core.ErrFallback
+	return s.fallback.decide(key, policies, cost, now, charge), standin.ErrFallback
 }
 
 // denied reports whether some policy of r denies.
