@@ -59,20 +59,19 @@ func ClientOptions(addrs ...string) *redis.UniversalOptions {
 		MaxRedirects:          8,
 		MinRetryBackoff:       2 * time.Millisecond,
 		MaxRetryBackoff:       20 * time.Millisecond,
-		OnConnect:             LoadScripts,
+		OnConnect:             loadScripts,
 	}
 }
 
-// LoadScripts loads the store's scripts on the connection cn with one
+// loadScripts loads the store's scripts on the connection cn with one
 // pipelined SCRIPT LOAD each, so the next EVALSHA on that server finds
-// them. ClientOptions installs it as the client's OnConnect hook; a caller
-// with its own hook calls it from there. Loading a script the server
-// already holds costs it a hash and a lookup. An error answer (a Sentinel,
-// which go-redis connects with the same hook and which has no SCRIPT
-// command; a Redis that refuses the scripts, which Check reports) is
-// ignored: the connection stays usable and the store's EVALSHA falls back
-// to EVAL. Only a failed round trip fails the connection.
-func LoadScripts(ctx context.Context, cn *redis.Conn) error {
+// them. ClientOptions installs it as the client's OnConnect hook. Loading a
+// script the server already holds costs it a hash and a lookup. An error
+// answer (a Sentinel, which go-redis connects with the same hook and which
+// has no SCRIPT command; a Redis that refuses the scripts, which Check
+// reports) is ignored: the connection stays usable and the store's EVALSHA
+// falls back to EVAL. Only a failed round trip fails the connection.
+func loadScripts(ctx context.Context, cn *redis.Conn) error {
 	_, err := cn.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, sc := range scripts {
 			p.ScriptLoad(ctx, sc.src.(string))
