@@ -93,13 +93,11 @@ func WithObserveOnlyFunc(f func(r keyfuncs.Request) bool) Option {
 	}
 }
 
-// WithFailOpen lets requests pass when the limiter fails (the default).
-// The error is reported with Outcome StoreErrorPassed.
-func WithFailOpen() Option { return func(c *settings) { c.FailClosed = false } }
-
 // WithFailClosed answers 503 Service Unavailable when the limiter fails,
 // with the JSON body {"error":"rate_limiter_unavailable","message":"..."}
 // (see WithErrorHandler to change it). Observe-only requests still pass.
+// Without it the middleware fails open: requests pass when the limiter
+// fails, and the error is reported with Outcome StoreErrorPassed.
 func WithFailClosed() Option { return func(c *settings) { c.FailClosed = true } }
 
 // WithTimeout bounds every store call to d, on top of the request's own

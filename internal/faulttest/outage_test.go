@@ -44,7 +44,7 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 	l, err := core.NewLimiter(store, []core.Policy{core.Per(limit, time.Hour).Using(core.FixedWindow)},
 		core.WithClock(frozenClock()))
 	require.NoError(t, err)
-	open := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithFailOpen())
+	open := newApp(t, l, ratewindow.WithTimeout(storeTimeout))
 	closed := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithFailClosed())
 
 	require.Equal(t, map[int]int{http.StatusOK: limit, http.StatusTooManyRequests: 5},
