@@ -47,7 +47,7 @@ func (c *compiled) lookup(r keyfuncs.Request) *route {
 
 // compile checks every field of f and builds limiters on store. Every error
 // names the field it is about.
-func compile(f *file, store core.Store, clock core.Clock) (*compiled, error) {
+func compile(f *file, store core.Store) (*compiled, error) {
 	c := &compiled{byPattern: map[string]*route{}, tenantHeader: f.TenantHeader}
 	if f.TenantHeader != "" && !httptoken.Valid(f.TenantHeader) {
 		return nil, fmt.Errorf("tenant_header: %q is not a header name", f.TenantHeader)
@@ -70,7 +70,7 @@ func compile(f *file, store core.Store, clock core.Clock) (*compiled, error) {
 	patterns := map[string]int{}
 	for i, re := range f.Routes {
 		at := fmt.Sprintf("routes[%d]", i)
-		rt, err := compileRoute(at, &re, f.TenantHeader, ip, store, clock)
+		rt, err := compileRoute(at, &re, f.TenantHeader, ip, store)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +99,7 @@ func compile(f *file, store core.Store, clock core.Clock) (*compiled, error) {
 	return c, nil
 }
 
-func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.KeyFunc, store core.Store, clock core.Clock) (*route, error) {
+func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.KeyFunc, store core.Store) (*route, error) {
 	if re.Name == "" {
 		return nil, fmt.Errorf("%s.name: must not be empty", at)
 	}
@@ -135,7 +135,7 @@ func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.Ke
 	}
 	// NewLimiter checks what compilePolicies leaves (Limit × Window too
 	// large, say); its errors start "policies[i]: ".
-	if rt.limiter, err = core.NewLimiter(store, policies, core.WithClock(clock)); err != nil {
+	if rt.limiter, err = core.NewLimiter(store, policies); err != nil {
 		return nil, fmt.Errorf("%s.%w", at, err)
 	}
 	return rt, nil

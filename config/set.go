@@ -21,7 +21,6 @@ type Option func(*options)
 
 type options struct {
 	store    core.Store
-	clock    core.Clock
 	logger   *slog.Logger
 	onReload func(error)
 }
@@ -58,7 +57,7 @@ type Set struct {
 // limiter. Any problem is an error that names the field, e.g.
 // "config: limits.json: routes[2].policies[0].window: must be > 0".
 func Load(path string, opts ...Option) (*Set, error) {
-	s := &Set{path: path, opts: options{clock: core.SystemClock{}}}
+	s := &Set{path: path}
 	for _, o := range opts {
 		if o != nil {
 			o(&s.opts)
@@ -88,7 +87,7 @@ func (s *Set) build(data []byte) (*compiled, error) {
 	f, err := decode(data)
 	if err == nil {
 		var c *compiled
-		if c, err = compile(f, s.opts.store, s.opts.clock); err == nil {
+		if c, err = compile(f, s.opts.store); err == nil {
 			return c, nil
 		}
 	}

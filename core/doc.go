@@ -46,7 +46,7 @@
 //
 // # Clocks
 //
-// A Limiter reads the time from a [Clock]: [SystemClock] by default (exact,
-// one clock read per decision), or in tests any Clock of your own that moves
-// only when told.
+// A Limiter reads the time from a [Clock]: the system clock by default
+// (exact, one clock read per decision), or in tests any Clock of your own
+// that moves only when told.
 package core

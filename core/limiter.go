@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ratewindow/ratewindow/core/internal/standin"
+	"github.com/ratewindow/ratewindow/core/internal/sysclock"
 )
 
 // Limiter applies a set of policies to keys, backed by a Store. It is safe
@@ -60,7 +61,7 @@ func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil Store", ErrInvalidConfig)
 	}
-	l := &Limiter{store: store, clock: SystemClock{}}
+	l := &Limiter{store: store, clock: sysclock.Clock{}}
 	for _, o := range opts {
 		if o != nil {
 			o(l)

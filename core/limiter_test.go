@@ -203,27 +203,6 @@ func TestFakeClock(t *testing.T) {
 	assert.Equal(t, t0, c.Now())
 }
 
-func TestSystemClockFollowsWallClock(t *testing.T) {
-	var c core.SystemClock
-	prev := c.Now()
-	for i := 0; i < 2000; i++ {
-		before := time.Now()
-		got := c.Now()
-		after := time.Now()
-		// Equal to the wall clock up to scheduling noise, never behind the
-		// previous reading by more than a wall-clock step would explain.
-		require.WithinDuration(t, before, got, 50*time.Millisecond)
-		require.False(t, got.After(after.Add(50*time.Millisecond)))
-		require.False(t, got.Before(prev.Add(-50*time.Millisecond)))
-		prev = got
-		if i%500 == 0 {
-			time.Sleep(3 * time.Millisecond)
-		}
-	}
-	n := c.Now()
-	assert.Equal(t, n, n.Round(0), "no monotonic reading")
-}
-
 // TestDecisionCarriesBindingState checks the fields the Limiter copies from
 // the binding policy's state on one and on
 // several policies, allowed and denied.

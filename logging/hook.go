@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/ratewindow/ratewindow"
-	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/keyhash"
 )
 
@@ -52,7 +51,7 @@ type hook struct {
 // keyed hash by default (see WithKey), never the raw key or the path.
 // Give it to WithOnDecision along with other hooks.
 func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
-	cfg := config{clock: core.SystemClock{}}
+	cfg := config{clock: wallClock{}}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)

@@ -62,3 +62,8 @@ func WithErrorEvery(d time.Duration) Option { return func(c *config) { c.errorEv
 // clock by default); only the module's tests change it, through
 // internal/clocktest.Option.
 func (c *config) SetClock(clock core.Clock) { c.clock = clock }
+
+// wallClock is the default clock: time.Now.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }

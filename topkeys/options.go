@@ -1,6 +1,10 @@
 package topkeys
 
-import "github.com/ratewindow/ratewindow/core"
+import (
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+)
 
 // Option configures a Summary.
 type Option func(*config)
@@ -31,3 +35,8 @@ func WithKeySecret(secret []byte) Option {
 // default); only the module's tests change it, through
 // internal/clocktest.Option.
 func (c *config) SetClock(clock core.Clock) { c.clock = clock }
+
+// wallClock is the default clock: time.Now.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }

@@ -43,7 +43,7 @@ type entry struct {
 // events. A capacity below one, or an invalid option, is an error wrapping
 // core.ErrInvalidConfig.
 func New(capacity int, opts ...Option) (*Summary, error) {
-	cfg := config{clock: core.SystemClock{}}
+	cfg := config{clock: wallClock{}}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/internal/standin"
+	"github.com/ratewindow/ratewindow/core/internal/sysclock"
 )
 
 // Store is a core.Store that guards a primary store with a circuit breaker,
@@ -32,7 +33,7 @@ func New(primary core.Store, opts ...Option) (*Store, error) {
 	c := config{
 		threshold:    defaultFailureThreshold,
 		interval:     defaultOpenInterval,
-		clock:        core.SystemClock{},
+		clock:        sysclock.Clock{},
 		localMaxKeys: defaultLocalMaxKeys,
 	}
 	for _, o := range opts {
