@@ -34,7 +34,7 @@ func TestKeyCapHoldsWithTwoPolicies(t *testing.T) {
 		}
 	}
 	entries, _ := memory.EntriesForTest(s)
-	assert.Equal(t, s.Len(), entries, "Len counts every entry the tables hold")
+	assert.Equal(t, memory.Len(s), entries, "Len counts every entry the tables hold")
 	assert.LessOrEqual(t, entries, capKeys+capKeys/10, "the cap bounds the tables")
 	assert.Greater(t, entries, capKeys/2, "the cap should be used, not emptied")
 }
@@ -56,7 +56,7 @@ func TestKeyCapBoundsLogBytes(t *testing.T) {
 		}
 	}
 	held := int64(heapInUse()) - int64(before)
-	t.Logf("1,000 logs of 400 requests under WithMaxKeys(1000): %d bytes held, %d entries", held, s.Len())
+	t.Logf("1,000 logs of 400 requests under WithMaxKeys(1000): %d bytes held, %d entries", held, memory.Len(s))
 	// 1,000 counter entries' worth is about 32 KB, plus at most one log
 	// per shard; 6.4 MB (1,000 logs of 400 records) is what an entry count
 	// alone lets through.

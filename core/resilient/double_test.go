@@ -18,7 +18,7 @@ var errDown = errors.New("double: store down")
 // told to fail, to block until the caller's context is done, or to return a
 // given error.
 type double struct {
-	mem   *memory.Store
+	mem   core.Store
 	calls atomic.Int64
 	down  atomic.Bool
 	block atomic.Bool

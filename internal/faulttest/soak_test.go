@@ -127,3 +127,11 @@ func TestSoak(t *testing.T) {
 	assert.Equal(t, int64(rounds*soakClients*(soakLimit+1)), primary.takes.Load(),
 		"after each client's first denial of a round, the deny cache answered, not Redis")
 }
+
+// heapInUse returns the heap in use after a full garbage collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}

@@ -1,4 +1,4 @@
-package faulttest
+package memory_test
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // Key flood parameters: the flood, the cap, and the heap the capped store
@@ -38,13 +40,6 @@ func ipKey(buf []byte, i int) []byte {
 	return buf
 }
 
-func heapInUse() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // TestKeyFlood sends one million distinct client addresses through a
 // limiter on the memory store capped at 100,000 entries: the store never
 // holds more than the cap, its heap stays under the stated bound, every
@@ -57,7 +52,7 @@ func TestKeyFlood(t *testing.T) {
 	ctx := context.Background()
 	base := heapInUse()
 	store := memory.New(memory.WithMaxKeys(floodCap))
-	l, err := core.NewLimiter(store, []core.Policy{core.PerMinute(60)}, core.WithClock(frozenClock()))
+	l, err := core.NewLimiter(store, []core.Policy{core.PerMinute(60)}, core.WithClock(clocktest.New(time.Now().Truncate(time.Hour))))
 	require.NoError(t, err)
 
 	// The flood runs on every CPU (the store is sharded); worker 0 also
@@ -78,16 +73,16 @@ func TestKeyFlood(t *testing.T) {
 					denied.Add(1)
 				}
 				if w == 0 && i%(50_000*workers) == 0 {
-					maxLen.Store(max(maxLen.Load(), int64(store.Len())))
+					maxLen.Store(max(maxLen.Load(), int64(memory.Len(store))))
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	maxLen.Store(max(maxLen.Load(), int64(store.Len())))
+	maxLen.Store(max(maxLen.Load(), int64(memory.Len(store))))
 	assert.Zero(t, denied.Load(), "a new client always has its full quota")
 	assert.LessOrEqual(t, maxLen.Load(), int64(floodCap), "entries stay within the cap")
-	assert.Greater(t, store.Len(), floodCap/2, "the cap is used")
+	assert.Greater(t, memory.Len(store), floodCap/2, "the cap is used")
 
 	heap := heapInUse()
 	var grown uint64
@@ -95,7 +90,7 @@ func TestKeyFlood(t *testing.T) {
 		grown = heap - base
 	}
 	t.Logf("%d keys: %d entries, heap %.1f MB (%.0f bytes per entry)",
-		floodKeys, store.Len(), float64(grown)/(1<<20), float64(grown)/float64(store.Len()))
+		floodKeys, memory.Len(store), float64(grown)/(1<<20), float64(grown)/float64(memory.Len(store)))
 	assert.Less(t, grown, uint64(floodHeapMB<<20), "heap of the capped store")
 	runtime.KeepAlive(store)
 
@@ -114,5 +109,5 @@ func TestKeyFlood(t *testing.T) {
 		next++
 	})
 	assert.Zero(t, allocs, "new key in a full store")
-	assert.LessOrEqual(t, store.Len(), floodCap)
+	assert.LessOrEqual(t, memory.Len(store), floodCap)
 }
