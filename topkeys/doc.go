@@ -25,8 +25,8 @@
 //   - every item whose true count is above N/k is tracked, so the true top
 //     items are never missed once they stand out from the tail;
 //   - an untracked item's true count is at most the smallest counter,
-//     reported as Report.ErrorBound (0 until all k counters are in use,
-//     while every count is exact), itself at most N/k.
+//     served by the Handler as error_bound (0 until all k counters are in
+//     use, while every count is exact), itself at most N/k.
 //
 // # Memory and cost
 //
