@@ -21,7 +21,7 @@
 // at m + 1, remembering m as its error. With N events counted so far:
 //
 //   - every reported count over-estimates the item's true count by at most
-//     its Error, and Error ≤ N/k: Count − Error ≤ true count ≤ Count;
+//     its error, and error ≤ N/k: count − error ≤ true count ≤ count;
 //   - every item whose true count is above N/k is tracked, so the true top
 //     items are never missed once they stand out from the tail;
 //   - an untracked item's true count is at most the smallest counter,

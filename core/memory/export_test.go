@@ -93,3 +93,6 @@ func LockShardForTest(cs core.Store, key string) (unlock func()) {
 // Len returns the number of (key, policy) entries s tracks, expired ones
 // not yet reclaimed included.
 func Len(cs core.Store) int { return cs.(*store).entries() }
+
+// WithShards is withShards, for the external tests.
+var WithShards = withShards

@@ -29,9 +29,9 @@ type config struct {
 	maxKeys int
 }
 
-// WithShards sets the number of shards, rounded up to a power of two
-// between 1 and 65536. The default is 16 per CPU.
-func WithShards(n int) Option { return func(c *config) { c.shards = n } }
+// withShards sets the number of shards, rounded up to a power of two
+// between 1 and 65536. The default is 16 per CPU; only tests change it.
+func withShards(n int) Option { return func(c *config) { c.shards = n } }
 
 // WithMaxKeys caps the store's memory at about n counter entries of about
 // 32 bytes (n ≤ 0 means no cap, the default). A fixed-window or

@@ -53,7 +53,7 @@ func (o *outcome) maxIn(w int64) int {
 // in-memory store, on a fake clock set to each request's instant.
 func simulate(w *workload, p core.Policy) (*outcome, error) {
 	clock := clocktest.New(epoch)
-	lim, err := core.NewLimiter(memory.New(memory.WithShards(1)), []core.Policy{p}, core.WithClock(clock))
+	lim, err := core.NewLimiter(memory.New(), []core.Policy{p}, core.WithClock(clock))
 	if err != nil {
 		return nil, fmt.Errorf("simulate: %s: %w", p.Algorithm, err)
 	}
