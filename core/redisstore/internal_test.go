@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/policyname"
 	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
@@ -117,7 +118,7 @@ func TestNameCodesDiffer(t *testing.T) {
 	}
 	for limit := int64(1); limit <= 10_000; limit++ {
 		for _, p := range []core.Policy{core.PerSecond(limit), core.PerMinute(limit), core.PerHour(limit)} {
-			add(p.DefaultName())
+			add(policyname.Default(p.Limit, p.Window))
 		}
 	}
 	for _, a := range "abcdefghijklmnopqrstuvwxyz0123456789-_" {
