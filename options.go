@@ -93,13 +93,11 @@ func WithObserveOnlyFunc(f func(r keyfuncs.Request) bool) Option {
 	}
 }
 
-// WithFailOpen lets requests pass when the limiter fails (the default).
-// The error is reported with Outcome StoreErrorPassed.
-func WithFailOpen() Option { return func(c *settings) { c.FailClosed = false } }
-
 // WithFailClosed answers 503 Service Unavailable when the limiter fails,
 // with the JSON body {"error":"rate_limiter_unavailable","message":"..."}
 // (see WithErrorHandler to change it). Observe-only requests still pass.
+// Without it the middleware fails open: requests pass when the limiter
+// fails, and the error is reported with Outcome StoreErrorPassed.
 func WithFailClosed() Option { return func(c *settings) { c.FailClosed = true } }
 
 // WithTimeout bounds every store call to d, on top of the request's own
@@ -146,16 +144,42 @@ func WithErrorHandler(h Handler) Option {
 	}
 }
 
-// WithOnDecision sets a hook called synchronously, once per request, with
-// everything the middleware decided: before the next handler runs, or
-// after the deny or error response was written. Keep it fast; it is on the
-// request path. When no hook is set no Event is built.
-func WithOnDecision(f func(Event)) Option {
+// WithOnDecision sets hooks called synchronously, in order, once per
+// request, with everything the middleware decided: before the next handler
+// runs, or after the deny or error response was written. Give it every hook
+// at once, e.g. a metrics collector, a top-keys summary and a logger:
+//
+//	ratewindow.WithOnDecision(collector.Observe, top.Observe, logging.Hook(logger))
+//
+// Keep hooks fast; they are on the request path. When no hook is set no
+// Event is built. A later WithOnDecision replaces the hooks of an earlier
+// one.
+func WithOnDecision(hooks ...func(Event)) Option {
 	return func(c *settings) {
-		if f == nil {
-			c.NilArg("WithOnDecision")
+		for _, f := range hooks {
+			if f == nil {
+				c.NilArg("WithOnDecision")
+			}
 		}
-		c.OnDecision = f
+		c.OnDecision = chain(hooks)
+	}
+}
+
+// chain is one hook that calls each of hooks in order: the hook itself when
+// there is one, nil when there is none.
+func chain(hooks []func(Event)) func(Event) {
+	switch len(hooks) {
+	case 0:
+		return nil
+	case 1:
+		return hooks[0]
+	}
+	hs := make([]func(Event), len(hooks))
+	copy(hs, hooks)
+	return func(ev Event) {
+		for _, h := range hs {
+			h(ev)
+		}
 	}
 }
 

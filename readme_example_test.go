@@ -127,8 +127,8 @@ func Example_operations() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	limit, err := nethttp.New(limiter, ratewindow.WithOnDecision(logging.Chain(
-		collector.Observe, top.Observe, logging.Hook(slog.Default()))))
+	limit, err := nethttp.New(limiter, ratewindow.WithOnDecision(
+		collector.Observe, top.Observe, logging.Hook(slog.Default())))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/bench/internal/redisenv"
+	"github.com/ratewindow/ratewindow/bench/peers"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 )
@@ -51,8 +52,8 @@ func logCostStores() []logCostStore {
 // logCostStep moves clk one window on, so the log is emptied of the units
 // of the previous step, and charges cost units to key; it fails when they
 // are not admitted.
-func logCostStep(ctx context.Context, l *core.Limiter, clk *core.FakeClock, key string, cost int64) error {
-	clk.Advance(logCostWindow + time.Millisecond) // a record counts until W after its instant rounded up to the ms
+func logCostStep(ctx context.Context, l *core.Limiter, clk *peers.FakeTimeline, key string, cost int64) error {
+	clk.Sleep(logCostWindow + time.Millisecond) // a record counts until W after its instant rounded up to the ms
 	d, err := l.AllowN(ctx, key, cost)
 	if err != nil {
 		return err
@@ -71,7 +72,7 @@ func TestSlidingLogCostSteps(t *testing.T) {
 	ctx := context.Background()
 	for _, s := range logCostStores() {
 		t.Run(s.name, func(t *testing.T) {
-			clk := core.NewFakeClock(time.Now())
+			clk := peers.NewFakeTimeline(time.Now())
 			l := s.new(t, limit, clk)
 			for range 3 {
 				require.NoError(t, logCostStep(ctx, l, clk, "user:0000001", limit))
@@ -95,7 +96,7 @@ func BenchmarkSlidingLogCost(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			for _, cost := range []int64{1, logCostLimit} {
 				b.Run(fmt.Sprintf("ratewindow-log-cost-%d", cost), func(b *testing.B) {
-					clk := core.NewFakeClock(time.Now())
+					clk := peers.NewFakeTimeline(time.Now())
 					l := s.new(b, logCostLimit, clk)
 					// Warm up: the log's buffer (or the script) in place.
 					require.NoError(b, logCostStep(ctx, l, clk, "user:0000001", cost))

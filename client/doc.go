@@ -50,5 +50,5 @@
 //
 // Pacing is as good as the numbers the server sends: the fields are in
 // whole seconds, and concurrent requests in flight are counted against
-// the quota only when sent through the same Transport.
+// the quota only when sent through the same round tripper from New.
 package client

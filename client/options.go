@@ -8,14 +8,14 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 )
 
-// Defaults of a Transport built without options.
+// Defaults of a round tripper built without options.
 const (
 	defaultMaxRetries = 3
 	defaultMaxWait    = time.Minute
 	defaultJitter     = 0.05
 )
 
-// Option configures a Transport.
+// Option configures the round tripper New returns.
 type Option func(*config) error
 
 type config struct {

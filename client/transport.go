@@ -9,22 +9,23 @@ import (
 	"time"
 )
 
-// Transport is an http.RoundTripper that honours a server's rate limits.
-// Build it with New. It is safe for concurrent use, and starts no
-// goroutine: every wait happens in the goroutine that sent the request.
-type Transport struct {
+// transport is the http.RoundTripper New returns.
+type transport struct {
 	base   http.RoundTripper
 	cfg    config
 	states states
 }
 
-// New returns a Transport sending through base (http.DefaultTransport when
-// nil). An invalid option is an error wrapping core.ErrInvalidConfig.
-func New(base http.RoundTripper, opts ...Option) (*Transport, error) {
+// New returns an http.RoundTripper that honours a server's rate limits,
+// sending through base (http.DefaultTransport when nil). It is safe for
+// concurrent use, and starts no goroutine: every wait happens in the
+// goroutine that sent the request. An invalid option is an error wrapping
+// core.ErrInvalidConfig.
+func New(base http.RoundTripper, opts ...Option) (http.RoundTripper, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	t := &Transport{base: base, cfg: defaults()}
+	t := &transport{base: base, cfg: defaults()}
 	for _, o := range opts {
 		if err := o(&t.cfg); err != nil {
 			return nil, err
@@ -41,7 +42,7 @@ const backoffBase = 500 * time.Millisecond
 // pacing), and retries it after a 429 or 503 within the retry budget. It
 // returns the last response when it stops retrying, so the caller sees
 // the server's own answer.
-func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	st := t.states.get(t.cfg.key(req))
 	if t.cfg.pace {
@@ -100,7 +101,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // pace waits until st has quota for one more request. A wait that does not
 // fit (longer than MaxWait, or past the context's deadline) is skipped:
 // the request goes out and the server answers for itself.
-func (t *Transport) pace(ctx context.Context, st *state) error {
+func (t *transport) pace(ctx context.Context, st *state) error {
 	for {
 		wait := st.reserve(time.Now())
 		if wait <= 0 {
@@ -118,7 +119,7 @@ func (t *Transport) pace(ctx context.Context, st *state) error {
 
 // fits reports whether a wait of d is allowed: not longer than MaxWait and
 // ending before the context's deadline.
-func (t *Transport) fits(ctx context.Context, d time.Duration) bool {
+func (t *transport) fits(ctx context.Context, d time.Duration) bool {
 	if d > t.cfg.maxWait {
 		return false
 	}
@@ -129,7 +130,7 @@ func (t *Transport) fits(ctx context.Context, d time.Duration) bool {
 }
 
 // jitter adds a random share of up to the configured fraction to d.
-func (t *Transport) jitter(d time.Duration) time.Duration {
+func (t *transport) jitter(d time.Duration) time.Duration {
 	if t.cfg.jitter == 0 || d <= 0 {
 		return d
 	}
@@ -141,7 +142,7 @@ func (t *Transport) jitter(d time.Duration) time.Duration {
 
 // replayable reports whether req may be sent again: its body can be
 // recreated, and its method is idempotent (or the caller allowed others).
-func (t *Transport) replayable(req *http.Request) bool {
+func (t *transport) replayable(req *http.Request) bool {
 	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 		return false
 	}

@@ -47,7 +47,7 @@ func (c *compiled) lookup(r keyfuncs.Request) *route {
 
 // compile checks every field of f and builds limiters on store. Every error
 // names the field it is about.
-func compile(f *file, store core.Store, clock core.Clock) (*compiled, error) {
+func compile(f *file, store core.Store) (*compiled, error) {
 	c := &compiled{byPattern: map[string]*route{}, tenantHeader: f.TenantHeader}
 	if f.TenantHeader != "" && !httptoken.Valid(f.TenantHeader) {
 		return nil, fmt.Errorf("tenant_header: %q is not a header name", f.TenantHeader)
@@ -70,7 +70,7 @@ func compile(f *file, store core.Store, clock core.Clock) (*compiled, error) {
 	patterns := map[string]int{}
 	for i, re := range f.Routes {
 		at := fmt.Sprintf("routes[%d]", i)
-		rt, err := compileRoute(at, &re, f.TenantHeader, ip, store, clock)
+		rt, err := compileRoute(at, &re, f.TenantHeader, ip, store)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +99,7 @@ func compile(f *file, store core.Store, clock core.Clock) (*compiled, error) {
 	return c, nil
 }
 
-func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.KeyFunc, store core.Store, clock core.Clock) (*route, error) {
+func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.KeyFunc, store core.Store) (*route, error) {
 	if re.Name == "" {
 		return nil, fmt.Errorf("%s.name: must not be empty", at)
 	}
@@ -133,8 +133,10 @@ func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.Ke
 	if err != nil {
 		return nil, err
 	}
-	if rt.limiter, err = core.NewLimiter(store, policies, core.WithClock(clock)); err != nil {
-		return nil, fmt.Errorf("%s.policies: %w", at, err)
+	// NewLimiter checks what compilePolicies leaves (Limit × Window too
+	// large, say); its errors start "policies[i]: ".
+	if rt.limiter, err = core.NewLimiter(store, policies); err != nil {
+		return nil, fmt.Errorf("%s.%w", at, err)
 	}
 	return rt, nil
 }
@@ -185,11 +187,6 @@ func compilePolicies(at string, entries []policyEntry) ([]core.Policy, error) {
 		}
 		names[p.Name] = j
 		out[j] = p
-	}
-	// What the checks above leave (Limit × Window too large, say), as a
-	// Limiter would check it; its errors start "policies[i]: ".
-	if _, err := core.ValidatePolicies(out); err != nil {
-		return nil, fmt.Errorf("%s.%w", at, err)
 	}
 	return out, nil
 }

@@ -21,7 +21,6 @@ type Option func(*options)
 
 type options struct {
 	store    core.Store
-	clock    core.Clock
 	logger   *slog.Logger
 	onReload func(error)
 }
@@ -29,9 +28,6 @@ type options struct {
 // WithStore sets the store every route's limiter counts on (default: a new
 // memory store). It is kept across reloads, which is what keeps counts.
 func WithStore(s core.Store) Option { return func(o *options) { o.store = s } }
-
-// WithClock sets the limiters' clock (default core.SystemClock).
-func WithClock(c core.Clock) Option { return func(o *options) { o.clock = c } }
 
 // WithLogger sets where reloads are logged (default slog.Default()): Info
 // when a new configuration is applied, Error when a file is rejected.
@@ -61,7 +57,7 @@ type Set struct {
 // limiter. Any problem is an error that names the field, e.g.
 // "config: limits.json: routes[2].policies[0].window: must be > 0".
 func Load(path string, opts ...Option) (*Set, error) {
-	s := &Set{path: path, opts: options{clock: core.SystemClock{}}}
+	s := &Set{path: path}
 	for _, o := range opts {
 		if o != nil {
 			o(&s.opts)
@@ -69,9 +65,6 @@ func Load(path string, opts ...Option) (*Set, error) {
 	}
 	if s.opts.store == nil {
 		s.opts.store = memory.New()
-	}
-	if s.opts.clock == nil {
-		return nil, fmt.Errorf("config: %w: nil Clock", core.ErrInvalidConfig)
 	}
 	if s.opts.logger == nil {
 		s.opts.logger = slog.Default()
@@ -94,7 +87,7 @@ func (s *Set) build(data []byte) (*compiled, error) {
 	f, err := decode(data)
 	if err == nil {
 		var c *compiled
-		if c, err = compile(f, s.opts.store, s.opts.clock); err == nil {
+		if c, err = compile(f, s.opts.store); err == nil {
 			return c, nil
 		}
 	}

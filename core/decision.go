@@ -44,9 +44,8 @@ type Decision struct {
 	Policies []Policy
 	// Fallback reports that a stand-in made the decision instead of the
 	// store: core/resilient's local fallback, on local counts, because the
-	// store failed or its circuit breaker was open (the store answered
-	// with ErrFallback). It is enforced like any other; hooks, metrics and
-	// logs can tell it apart.
+	// store failed or its circuit breaker was open. It is enforced like any
+	// other; hooks, metrics and logs can tell it apart.
 	Fallback bool
 
 	// result holds each policy's state; States is the view of it.

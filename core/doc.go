@@ -46,6 +46,7 @@
 //
 // # Clocks
 //
-// A Limiter reads the time from a [Clock]: [SystemClock] by default (exact,
-// one clock read per decision), or a [FakeClock] in tests.
+// A Limiter reads the time from a [Clock]: the system clock by default
+// (exact, one clock read per decision), or in tests any Clock of your own
+// that moves only when told.
 package core

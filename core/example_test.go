@@ -7,10 +7,11 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 func ExampleLimiter() {
-	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{
 		core.PerSecond(2).Named("burst"),
 		core.PerMinute(100).Named("steady").Using(core.SlidingLog),

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/ratewindow/ratewindow/core/internal/standin"
+	"github.com/ratewindow/ratewindow/core/internal/sysclock"
 )
 
 // Limiter applies a set of policies to keys, backed by a Store. It is safe
@@ -46,17 +49,19 @@ func (ps *policySet) check(key string, cost int64) error {
 type Option func(*Limiter)
 
 // WithClock makes the limiter read time from c (the system clock by
-// default). Tests pass a *FakeClock.
+// default). Tests pass a fake clock that moves only when told.
 func WithClock(c Clock) Option { return func(l *Limiter) { l.clock = c } }
 
 // NewLimiter returns a Limiter that enforces policies on store. Policies are
-// validated (see ValidatePolicies); any problem is returned as an error
-// wrapping ErrInvalidConfig.
+// validated: one to MaxPolicies of them, distinct names, each Limit in
+// 1..MaxLimit and each Window a whole number of milliseconds; a policy
+// without a Name gets one such as "100-per-1m". Any problem is returned as
+// an error wrapping ErrInvalidConfig.
 func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil Store", ErrInvalidConfig)
 	}
-	l := &Limiter{store: store, clock: SystemClock{}}
+	l := &Limiter{store: store, clock: sysclock.Clock{}}
 	for _, o := range opts {
 		if o != nil {
 			o(l)
@@ -75,7 +80,7 @@ func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error
 // policy whose Name, Window and Algorithm are unchanged, so a Limit can be
 // raised or lowered without a restart. On error nothing changes.
 func (l *Limiter) SetPolicies(policies ...Policy) error {
-	ps, err := ValidatePolicies(policies)
+	ps, err := validatePolicies(policies)
 	if err != nil {
 		return err
 	}
@@ -98,7 +103,7 @@ func (l *Limiter) Allow(ctx context.Context, key string) (d Decision, err error)
 // AllowN decides whether a request of the given cost is admitted for key
 // and, if every policy allows it, charges the cost to each. A store error is
 // returned as is (wrapped with context by the store); the caller chooses to
-// fail open or closed. An answer the store marks with ErrFallback is a
+// fail open or closed. An answer of core/resilient's local fallback is a
 // Decision with Fallback set and a nil error.
 func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (d Decision, err error) {
 	err = l.evaluate(ctx, &d, key, cost, true)
@@ -128,7 +133,7 @@ func (l *Limiter) evaluate(ctx context.Context, d *Decision, key string, cost in
 		d.result, err = l.store.Peek(ctx, key, policies, cost, l.clock.Now())
 	}
 	if err != nil {
-		if !errors.Is(err, ErrFallback) {
+		if !errors.Is(err, standin.ErrFallback) {
 			*d = Decision{}
 			return err
 		}

@@ -11,14 +11,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/standin"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 var t0 = time.UnixMilli(1_800_000_000_000)
 
-func newLimiter(t *testing.T, policies ...core.Policy) (*core.Limiter, *core.FakeClock) {
+func newLimiter(t *testing.T, policies ...core.Policy) (*core.Limiter, *clocktest.Clock) {
 	t.Helper()
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	l, err := core.NewLimiter(memory.New(), policies, core.WithClock(clock))
 	require.NoError(t, err)
 	return l, clock
@@ -65,7 +68,7 @@ func TestDefaultNames(t *testing.T) {
 		"7-per-90s":    core.Per(7, 90*time.Second),
 		"3-per-1500ms": core.Per(3, 1500*time.Millisecond),
 	} {
-		ps, err := core.ValidatePolicies([]core.Policy{p})
+		ps, err := policytest.Validate([]core.Policy{p})
 		require.NoError(t, err)
 		assert.Equal(t, want, ps[0].Name)
 	}
@@ -193,32 +196,11 @@ func TestResetForgets(t *testing.T) {
 }
 
 func TestFakeClock(t *testing.T) {
-	c := core.NewFakeClock(t0)
+	c := clocktest.New(t0)
 	c.Advance(time.Second)
 	assert.Equal(t, t0.Add(time.Second), c.Now())
 	c.Set(t0)
 	assert.Equal(t, t0, c.Now())
-}
-
-func TestSystemClockFollowsWallClock(t *testing.T) {
-	var c core.SystemClock
-	prev := c.Now()
-	for i := 0; i < 2000; i++ {
-		before := time.Now()
-		got := c.Now()
-		after := time.Now()
-		// Equal to the wall clock up to scheduling noise, never behind the
-		// previous reading by more than a wall-clock step would explain.
-		require.WithinDuration(t, before, got, 50*time.Millisecond)
-		require.False(t, got.After(after.Add(50*time.Millisecond)))
-		require.False(t, got.Before(prev.Add(-50*time.Millisecond)))
-		prev = got
-		if i%500 == 0 {
-			time.Sleep(3 * time.Millisecond)
-		}
-	}
-	n := c.Now()
-	assert.Equal(t, n, n.Round(0), "no monotonic reading")
 }
 
 // TestDecisionCarriesBindingState checks the fields the Limiter copies from
@@ -278,8 +260,8 @@ func TestFallbackAnswersAreDecisions(t *testing.T) {
 		fallback bool
 	}{
 		{"store answer", nil, nil, false},
-		{"fallback answer", core.ErrFallback, nil, true},
-		{"wrapped fallback answer", fmt.Errorf("decorator: %w", core.ErrFallback), nil, true},
+		{"fallback answer", standin.ErrFallback, nil, true},
+		{"wrapped fallback answer", fmt.Errorf("decorator: %w", standin.ErrFallback), nil, true},
 		{"store error", other, other, false},
 	}
 	for _, tt := range tests {

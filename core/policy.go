@@ -3,8 +3,9 @@ package core
 import (
 	"fmt"
 	"hash/maphash"
-	"strconv"
 	"time"
+
+	"github.com/ratewindow/ratewindow/internal/policyname"
 )
 
 // MaxPolicies is the largest number of policies one Limiter evaluates
@@ -35,7 +36,7 @@ type Policy struct {
 	Window    time.Duration
 	Algorithm Algorithm
 
-	fp uint64 // cached Fingerprint, set by ValidatePolicies
+	fp uint64 // cached Fingerprint, set by validatePolicies
 }
 
 // Per returns a policy of limit units per window on the default algorithm.
@@ -82,24 +83,6 @@ func (p Policy) String() string {
 	return fmt.Sprintf("%s: %d per %v (%v)", p.Name, p.Limit, p.Window, p.Algorithm)
 }
 
-// DefaultName is the name a Limiter gives a policy that has none, e.g.
-// "100-per-1m" or "5-per-500ms".
-func (p Policy) DefaultName() string {
-	return strconv.FormatInt(p.Limit, 10) + "-per-" + shortDuration(p.Window)
-}
-
-func shortDuration(d time.Duration) string {
-	switch {
-	case d >= time.Hour && d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
-	case d >= time.Minute && d%time.Minute == 0:
-		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
-	case d >= time.Second && d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	}
-	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
-}
-
 var fingerprintSeed = maphash.MakeSeed()
 
 // Fingerprint identifies the policy's counters within one process: it
@@ -108,7 +91,7 @@ var fingerprintSeed = maphash.MakeSeed()
 // persist state use the policy's fields instead.
 func (p Policy) Fingerprint() uint64 {
 	if p.fp != 0 {
-		return p.fp // set by ValidatePolicies: the hot path
+		return p.fp // set by validatePolicies: the hot path
 	}
 	return p.fingerprint()
 }
@@ -127,9 +110,9 @@ func (p *Policy) fingerprint() uint64 {
 	return h.Sum64()
 }
 
-// ValidatePolicies checks a set of policies as a Limiter would and returns
-// a normalised copy with default names filled in.
-func ValidatePolicies(policies []Policy) ([]Policy, error) {
+// validatePolicies checks a set of policies for a Limiter and returns a
+// normalised copy with default names filled in.
+func validatePolicies(policies []Policy) ([]Policy, error) {
 	if len(policies) == 0 {
 		return nil, fmt.Errorf("%w: no policies", ErrInvalidConfig)
 	}
@@ -140,7 +123,7 @@ func ValidatePolicies(policies []Policy) ([]Policy, error) {
 	seen := make(map[string]int, len(policies))
 	for i, p := range policies {
 		if p.Name == "" {
-			p.Name = p.DefaultName()
+			p.Name = policyname.Default(p.Limit, p.Window)
 			p.fp = 0
 		}
 		if err := p.validate(); err != nil {

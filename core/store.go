@@ -13,10 +13,12 @@ import (
 // policies, cost); core/storetest checks that.
 type Store interface {
 	// Take evaluates every policy for key at now and, only if all of them
-	// allow cost more units, charges cost to each. Policies are valid (see
-	// ValidatePolicies) and 0 < cost ≤ every Limit; key is not empty. A
-	// Result that a stand-in computed (a decorator's local fallback) comes
-	// with an error wrapping ErrFallback; any other error means no Result.
+	// allow cost more units, charges cost to each. Policies are those of a
+	// Limiter (validated, named) and 0 < cost ≤ every Limit; key is not
+	// empty. A
+	// Result that core/resilient's local fallback computed comes with an
+	// error the Limiter recognises (and turns into a Decision with Fallback
+	// set); any other error means no Result.
 	Take(ctx context.Context, key string, policies []Policy, cost int64, now time.Time) (Result, error)
 	// Peek reports what Take would decide, without charging anything.
 	Peek(ctx context.Context, key string, policies []Policy, cost int64, now time.Time) (Result, error)

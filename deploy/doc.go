@@ -10,7 +10,7 @@
 //     denials or of would-deny decisions), with promtool unit tests in
 //     prometheus/ratewindow.rules.test.yml.
 //
-// The files assume the Collector's default names (no WithNamespace). The
+// The files assume the Collector's default names (no registry prefix). The
 // test runs promtool check rules and promtool test rules on them, checks
 // every PromQL query of the dashboard with promtool, and checks that every
 // metric name they use is one a metrics.Collector exports.

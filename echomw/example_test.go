@@ -12,6 +12,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/echomw"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -19,7 +20,7 @@ import (
 // fake clock only makes the output repeatable; leave WithClock out in
 // production.
 func ExampleNew() {
-	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2)}, core.WithClock(clock))
 	if err != nil {
 		panic(err)
@@ -51,7 +52,7 @@ func ExampleNew() {
 // ratewindow.WithSkip plays the part of Echo's usual Skipper: here health
 // checks are never limited nor counted.
 func ExampleNew_skip() {
-	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2)}, core.WithClock(clock))
 	if err != nil {
 		panic(err)

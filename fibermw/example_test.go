@@ -11,6 +11,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/fibermw"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -18,7 +19,7 @@ import (
 // fake clock only makes the output repeatable; leave WithClock out in
 // production.
 func ExampleNew() {
-	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2)}, core.WithClock(clock))
 	if err != nil {
 		panic(err)
@@ -53,7 +54,7 @@ func ExampleNew() {
 // ratewindow.WithSkip plays the part of Fiber's usual Next: here health
 // checks are never limited nor counted.
 func ExampleNew_skip() {
-	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2)}, core.WithClock(clock))
 	if err != nil {
 		panic(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // A decision from a limiter with two policies, written in the default draft-8
@@ -17,7 +18,7 @@ import (
 // whole again: with the default sliding-window algorithm a request weighs on
 // the estimate for up to two windows, hence t=2 for a one-second window.
 func ExampleWriter_Write() {
-	clock := core.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	clock := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	lim, err := core.NewLimiter(memoryStore(), []core.Policy{
 		core.PerSecond(10).Named("burst"),
 		core.PerMinute(600).Named("steady"),

@@ -11,6 +11,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/headers"
 	"github.com/ratewindow/ratewindow/internal/headerfmt"
+	"github.com/ratewindow/ratewindow/internal/policyname"
 )
 
 // FuzzHeaders writes arbitrary two-policy decisions in every mode and
@@ -147,7 +148,7 @@ func checkDraft7(t *testing.T, h http.Header, d *core.Decision) {
 
 func nameOf(p core.Policy) string {
 	if p.Name == "" {
-		return p.DefaultName()
+		return policyname.Default(p.Limit, p.Window)
 	}
 	return p.Name
 }

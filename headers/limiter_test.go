@@ -12,6 +12,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/internal/headerfmt"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestWriterWithLimiter(t *testing.T) {
 	for _, alg := range []core.Algorithm{core.SlidingWindow, core.FixedWindow, core.SlidingLog} {
 		t.Run(alg.String(), func(t *testing.T) {
-			clock := core.NewFakeClock(t0)
+			clock := clocktest.New(t0)
 			lim, err := core.NewLimiter(memory.New(), []core.Policy{
 				core.PerSecond(2).Named("burst").Using(alg),
 				core.PerMinute(5).Named("steady").Using(alg),

@@ -7,12 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
 // chain5 is a request through three of our proxies carrying a five-entry
 // X-Forwarded-For: one spoofed entry, the client, then proxies.
-func chain5() *keyfuncs.StaticRequest {
+func chain5() *keytest.Request {
 	return req("10.0.0.1:443", "X-Forwarded-For", "198.51.100.66, 203.0.113.7, 10.1.1.1, 10.2.2.2, 10.3.3.3")
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -25,11 +26,11 @@ type keyInput struct {
 var strategies = []struct {
 	name string
 	f    keyfuncs.KeyFunc
-	req  func(a, b string) *keyfuncs.StaticRequest
+	req  func(a, b string) *keytest.Request
 	id   func(a, b, key string) string
 }{
 	{"header or ip", keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP),
-		func(a, b string) *keyfuncs.StaticRequest { return req(b, "X-API-Key", a) },
+		func(a, b string) *keytest.Request { return req(b, "X-API-Key", a) },
 		func(a, _, key string) string {
 			if v := strings.TrimSpace(a); v != "" {
 				return "hdr|" + v
@@ -37,25 +38,25 @@ var strategies = []struct {
 			return "ip|" + key // the address as RemoteIP normalises it
 		}},
 	{"compose", keyfuncs.Compose(":", keyfuncs.Header("X-User", nil), keyfuncs.Header("X-Tenant", nil)),
-		func(a, b string) *keyfuncs.StaticRequest { return req("", "X-User", a, "X-Tenant", b) },
+		func(a, b string) *keytest.Request { return req("", "X-User", a, "X-Tenant", b) },
 		func(a, b, _ string) string {
 			return "cmp|" + strconv.Quote(strings.TrimSpace(a)) + strconv.Quote(strings.TrimSpace(b))
 		}},
 	{"prefix", nil, // built per input: the prefix is a
-		func(_, b string) *keyfuncs.StaticRequest { return req("", "X-User", b) },
+		func(_, b string) *keytest.Request { return req("", "X-User", b) },
 		func(a, b, _ string) string {
 			return "pfx|" + strconv.Quote(strings.TrimSuffix(a, ":")) + strconv.Quote(strings.TrimSpace(b))
 		}},
 	{"route", keyfuncs.Route,
-		func(a, b string) *keyfuncs.StaticRequest {
-			return &keyfuncs.StaticRequest{MethodValue: a, PathValue: b}
+		func(a, b string) *keytest.Request {
+			return &keytest.Request{MethodValue: a, PathValue: b}
 		},
 		func(a, b, _ string) string { return "route|" + strconv.Quote(a) + strconv.Quote(b) }},
 	{"path", keyfuncs.Path,
-		func(_, b string) *keyfuncs.StaticRequest { return &keyfuncs.StaticRequest{PathValue: b} },
+		func(_, b string) *keytest.Request { return &keytest.Request{PathValue: b} },
 		func(_, b, _ string) string { return "path|" + b }},
 	{"bearer or ip", keyfuncs.BearerToken(keyfuncs.RemoteIP),
-		func(a, b string) *keyfuncs.StaticRequest { return req(b, "Authorization", a) },
+		func(a, b string) *keytest.Request { return req(b, "Authorization", a) },
 		func(a, _, key string) string {
 			v := strings.TrimSpace(a)
 			if len(v) > 7 && strings.EqualFold(v[:6], "bearer") && (v[6] == ' ' || v[6] == '\t') {
@@ -66,17 +67,17 @@ var strategies = []struct {
 			return "ip|" + key
 		}},
 	{"context", keyfuncs.FromContext(ctxKey{}, nil),
-		func(a, _ string) *keyfuncs.StaticRequest {
+		func(a, _ string) *keytest.Request {
 			r := req("")
 			r.Ctx = context.WithValue(context.Background(), ctxKey{}, a)
 			return r
 		},
 		func(a, _, _ string) string { return "ctx|" + a }},
 	{"raw", nil, // Bounded over a user's own key a
-		func(string, string) *keyfuncs.StaticRequest { return req("") },
+		func(string, string) *keytest.Request { return req("") },
 		func(a, _, _ string) string { return "raw|" + a }},
 	{"compose, hex separator", keyfuncs.Compose("3A", keyfuncs.Header("X-User", nil), keyfuncs.Header("X-Tenant", nil)),
-		func(a, b string) *keyfuncs.StaticRequest { return req("", "X-User", a, "X-Tenant", b) },
+		func(a, b string) *keytest.Request { return req("", "X-User", a, "X-Tenant", b) },
 		func(a, b, _ string) string {
 			return "cmp3A|" + strconv.Quote(strings.TrimSpace(a)) + strconv.Quote(strings.TrimSpace(b))
 		}},

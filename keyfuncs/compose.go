@@ -64,7 +64,7 @@ func Compose(sep string, parts ...KeyFunc) KeyFunc {
 			}
 			b.WriteString(escapeBytes(k, sep))
 		}
-		return boundKey(b.String(), DefaultMaxKeyLen), nil
+		return boundKey(b.String(), maxKeyLen), nil
 	}
 }
 
@@ -82,7 +82,7 @@ func Prefix(prefix string, f KeyFunc) KeyFunc {
 		return failing(misconfigured("Prefix: %q is the namespace of a built-in strategy", prefix))
 	}
 	ns += ":"
-	return mapKey(f, func(k string) string { return boundKey(ns+k, DefaultMaxKeyLen) })
+	return mapKey(f, func(k string) string { return boundKey(ns+k, maxKeyLen) })
 }
 
 // Hashed replaces every key of f by its fixed-length hash ("h:" and 32 hex

@@ -58,8 +58,8 @@
 // # Keys are bounded
 //
 // A key is stored by every Store, so its size is memory. Every built-in
-// strategy caps keys at [DefaultMaxKeyLen] bytes, and the middleware caps
-// the keys of your own KeyFunc the same way: a longer key is replaced by a
-// fixed-length hash of itself. An attacker's 8 KB header therefore costs
+// strategy caps keys at 128 bytes, and the middleware caps the keys of your
+// own KeyFunc the same way: a longer key is replaced by "h:" and 32 hex
+// digits of its SHA-256. An attacker's 8 KB header therefore costs
 // the same memory as a short one.
 package keyfuncs

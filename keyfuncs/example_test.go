@@ -3,6 +3,7 @@ package keyfuncs_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
@@ -17,21 +18,21 @@ func ExampleNewClientIP() {
 	if err != nil {
 		panic(err)
 	}
-	r := &keyfuncs.StaticRequest{
-		RemoteAddrValue: "10.0.0.7:43122",
-		Headers: map[string][]string{
-			"X-Forwarded-For": {"6.6.6.6, 203.0.113.9, 10.0.3.4"},
-		},
-	}
-	key, _ := clientIP(r)
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.0.0.7:43122"
+	r.Header.Set("X-Forwarded-For", "6.6.6.6, 203.0.113.9, 10.0.3.4")
+	key, _ := clientIP(keyfuncs.HTTPRequest(r, ""))
 	fmt.Println(key)
 	// Output: ip:203.0.113.9
 }
 
 // IPv6 clients are grouped by /64: both addresses share one quota.
 func ExampleRemoteIP() {
-	a, _ := keyfuncs.RemoteIP(&keyfuncs.StaticRequest{RemoteAddrValue: "[2001:db8:aa:bb::1]:5000"})
-	b, _ := keyfuncs.RemoteIP(&keyfuncs.StaticRequest{RemoteAddrValue: "[2001:db8:aa:bb:dead:beef::2]:5001"})
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "[2001:db8:aa:bb::1]:5000"
+	a, _ := keyfuncs.RemoteIP(keyfuncs.HTTPRequest(r, ""))
+	r.RemoteAddr = "[2001:db8:aa:bb:dead:beef::2]:5001"
+	b, _ := keyfuncs.RemoteIP(keyfuncs.HTTPRequest(r, ""))
 	fmt.Println(a, a == b)
 	// Output: ip:2001:db8:aa:bb::/64 true
 }
@@ -46,12 +47,9 @@ func ExampleCompose() {
 		keyfuncs.FromContext(orgKey{}, keyfuncs.RemoteIP),
 		keyfuncs.Route,
 	))
-	r := &keyfuncs.StaticRequest{
-		MethodValue: "GET",
-		RouteValue:  "/v1/search",
-		Ctx:         context.WithValue(context.Background(), orgKey{}, "123"),
-	}
-	k, _ := key(r)
+	r := httptest.NewRequest("GET", "/v1/search?q=go", nil)
+	r = r.WithContext(context.WithValue(r.Context(), orgKey{}, "123"))
+	k, _ := key(keyfuncs.HTTPRequest(r, "/v1/search"))
 	fmt.Println(k)
 	// Output: org:cmp:ctx:keyfuncs_test.orgKey:123|route:GET /v1/search
 }
@@ -59,15 +57,19 @@ func ExampleCompose() {
 // An API key when there is one, the client address otherwise.
 func ExampleHeader() {
 	key := keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)
-	withKey, _ := key(&keyfuncs.StaticRequest{Headers: map[string][]string{"X-Api-Key": {"k-123"}}})
-	without, _ := key(&keyfuncs.StaticRequest{RemoteAddrValue: "192.0.2.10:3000"})
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "192.0.2.10:3000"
+	without, _ := key(keyfuncs.HTTPRequest(r, ""))
+	r.Header.Set("X-API-Key", "k-123")
+	withKey, _ := key(keyfuncs.HTTPRequest(r, ""))
 	fmt.Println(withKey, without)
 	// Output: hdr:x-api-key:k-123 ip:192.0.2.10
 }
 
 // Route keys by pattern, so every user id shares one quota per route.
 func ExampleRoute() {
-	k, _ := keyfuncs.Route(&keyfuncs.StaticRequest{MethodValue: "GET", PathValue: "/users/42", RouteValue: "/users/{id}"})
+	r := httptest.NewRequest("GET", "/users/42", nil)
+	k, _ := keyfuncs.Route(keyfuncs.HTTPRequest(r, "/users/{id}"))
 	fmt.Println(k)
 	// Output: route:GET /users/{id}
 }

@@ -16,7 +16,7 @@ import (
 // name is a mistake: every request then fails with an error wrapping
 // ErrNoKey.
 //
-// The value is used as is (bounded to DefaultMaxKeyLen). If it is a secret
+// The value is used as is (bounded to 128 bytes, see the package doc). If it is a secret
 // you would rather not see in your store or logs, wrap the result in Hashed.
 func Header(name string, fallback KeyFunc) KeyFunc {
 	if !httptoken.Valid(name) {
@@ -28,7 +28,7 @@ func Header(name string, fallback KeyFunc) KeyFunc {
 		if v == "" {
 			return orFallback(r, fallback)
 		}
-		return boundKey(ns+v, DefaultMaxKeyLen), nil
+		return boundKey(ns+v, maxKeyLen), nil
 	}
 }
 

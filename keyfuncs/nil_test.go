@@ -6,10 +6,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/keytest"
 )
 
 func TestMisconfiguredFuncsFailWithoutPanic(t *testing.T) {
-	r := &StaticRequest{}
+	r := &keytest.Request{}
 	for name, f := range map[string]KeyFunc{
 		"Bounded(nil)":       Bounded(64, nil),
 		"Prefix(nil)":        Prefix("p:", nil),

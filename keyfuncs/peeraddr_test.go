@@ -7,12 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
 // addrRequest is a request whose adapter knows the peer as an address.
 type addrRequest struct {
-	keyfuncs.StaticRequest
+	keytest.Request
 	addr netip.Addr
 	ok   bool
 }

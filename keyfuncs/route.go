@@ -9,7 +9,7 @@ func Route(r Request) (string, error) {
 	if p == "" {
 		p = r.Path()
 	}
-	return boundKey(tagRoute+r.Method()+" "+p, DefaultMaxKeyLen), nil
+	return boundKey(tagRoute+r.Method()+" "+p, maxKeyLen), nil
 }
 
 // Constant gives every request the same key, "const:" and key: one quota
@@ -19,6 +19,6 @@ func Constant(key string) KeyFunc {
 	if key == "" {
 		return failing(ErrNoKey)
 	}
-	key = boundKey(tagConst+key, DefaultMaxKeyLen)
+	key = boundKey(tagConst+key, maxKeyLen)
 	return func(Request) (string, error) { return key, nil }
 }

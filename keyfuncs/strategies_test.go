@@ -3,12 +3,15 @@ package keyfuncs_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -164,7 +167,7 @@ func TestRouteAndPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &keyfuncs.StaticRequest{MethodValue: tt.method, PathValue: tt.path, RouteValue: tt.route}
+			r := &keytest.Request{MethodValue: tt.method, PathValue: tt.path, RouteValue: tt.route}
 			got, err := keyfuncs.Route(r)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
@@ -173,13 +176,13 @@ func TestRouteAndPath(t *testing.T) {
 			assert.Equal(t, "path:"+tt.path, p)
 		})
 	}
-	long, err := keyfuncs.Route(&keyfuncs.StaticRequest{MethodValue: "GET", PathValue: "/" + strings.Repeat("a", 9000)})
+	long, err := keyfuncs.Route(&keytest.Request{MethodValue: "GET", PathValue: "/" + strings.Repeat("a", 9000)})
 	require.NoError(t, err)
 	assert.Len(t, long, 34)
 }
 
 func TestCompose(t *testing.T) {
-	r := &keyfuncs.StaticRequest{MethodValue: "GET", PathValue: "/v1/search", RouteValue: "/v1/search",
+	r := &keytest.Request{MethodValue: "GET", PathValue: "/v1/search", RouteValue: "/v1/search",
 		Ctx: context.WithValue(context.Background(), ctxKey{}, "123")}
 	tests := []struct {
 		name string
@@ -277,15 +280,26 @@ func TestHashedAndConstant(t *testing.T) {
 	assert.ErrorIs(t, err, keyfuncs.ErrNoKey)
 }
 
-func TestStaticRequest(t *testing.T) {
-	r := &keyfuncs.StaticRequest{Headers: map[string][]string{"x-custom": {"a", "b"}}}
-	assert.Equal(t, "a", r.Header("X-Custom"))
-	assert.Equal(t, []string{"a", "b"}, r.HeaderValues("X-CUSTOM"))
+func TestHTTPRequest(t *testing.T) {
+	hr := httptest.NewRequest(http.MethodPost, "/users/42?x=1", nil)
+	hr.RemoteAddr = "192.0.2.1:5"
+	hr.Header.Add("x-custom", "a")
+	hr.Header.Add("X-Custom", "b")
+	hr = hr.WithContext(context.WithValue(hr.Context(), ctxKey{}, "v"))
+	r := keyfuncs.HTTPRequest(hr, "/users/{id}")
+	assert.Equal(t, http.MethodPost, r.Method())
+	assert.Equal(t, "/users/42", r.Path())
+	assert.Equal(t, "/users/{id}", r.Route())
+	assert.Equal(t, "192.0.2.1:5", r.RemoteAddr())
+	assert.Equal(t, "a", r.Header("X-CUSTOM"))
+	assert.Equal(t, []string{"a", "b"}, r.HeaderValues("x-custom"))
 	assert.Empty(t, r.Header("X-Absent"))
 	assert.Nil(t, r.HeaderValues("X-Absent"))
-	assert.NotNil(t, r.Context())
-	var zero keyfuncs.StaticRequest
-	assert.Empty(t, zero.Header("Anything"))
+	assert.Equal(t, "v", r.Context().Value(ctxKey{}))
+
+	k, err := keyfuncs.Route(r)
+	require.NoError(t, err)
+	assert.Equal(t, "route:POST /users/{id}", k)
 }
 
 type user struct{ id string }

@@ -40,8 +40,8 @@
 //
 // # With metrics
 //
-// Chain feeds several hooks from one middleware, for example the
-// Prometheus collector of package metrics and a logger:
+// WithOnDecision takes several hooks, for example the Prometheus collector
+// of package metrics and a logger:
 //
-//	ratewindow.WithOnDecision(logging.Chain(collector.Observe, logging.Hook(logger)))
+//	ratewindow.WithOnDecision(collector.Observe, logging.Hook(logger))
 package logging

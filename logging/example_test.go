@@ -1,7 +1,6 @@
 package logging_test
 
 import (
-	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -44,21 +43,6 @@ func ExampleHook() {
 	hook(ev) // nothing
 	// Output:
 	// {"level":"INFO","msg":"ratewindow: request would be denied (observe-only)","outcome":"would_deny","route":"/items/{id}","method":"GET","policy":"per-minute","limit":100,"remaining":0,"retry_after":1500000000,"cost":1,"key_hash":"bc4cd673c2fabc01"}
-}
-
-// Feed a metrics collector and a logger from one middleware.
-func ExampleChain() {
-	var seen int
-	count := func(ratewindow.Event) { seen++ }
-	hook := logging.Chain(count, logging.Hook(exampleLogger(), logging.WithoutKeys()))
-	_ = ratewindow.WithOnDecision(hook) // pass it to the adapter's New
-
-	hook(ratewindow.Event{Outcome: ratewindow.StoreErrorRejected, Route: "/items/{id}", Method: "POST"})
-	hook(ratewindow.Event{Outcome: ratewindow.Allowed, Route: "/items/{id}", Method: "GET"})
-	fmt.Printf("hooks saw %d events\n", seen)
-	// Output:
-	// {"level":"ERROR","msg":"ratewindow: limiter failed, request rejected","err":null,"outcome":"store_error_rejected","route":"/items/{id}","method":"POST","fail":"closed","observe_only":false,"latency":0}
-	// hooks saw 2 events
 }
 
 // Log the circuit breaker's transitions.

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/ratewindow/ratewindow"
-	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/keyhash"
 )
 
@@ -50,9 +49,9 @@ type hook struct {
 //
 // Allowed and skipped requests are not logged. Records carry the key as a
 // keyed hash by default (see WithKey), never the raw key or the path.
-// Combine it with other hooks with Chain.
+// Give it to WithOnDecision along with other hooks.
 func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
-	cfg := config{clock: core.SystemClock{}}
+	cfg := config{clock: wallClock{}}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -63,9 +62,6 @@ func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 	}
 	if cfg.keys == keyHashed && len(cfg.secret) == 0 {
 		cfg.secret = keyhash.NewSecret()
-	}
-	if cfg.clock == nil {
-		cfg.clock = core.SystemClock{}
 	}
 	h := &hook{logger: logger, keys: cfg.keys, secret: cfg.secret, denials: cfg.denials}
 	h.passed.every, h.passed.clock = cfg.errorEvery, cfg.clock

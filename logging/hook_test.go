@@ -13,6 +13,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/logging"
 )
 
@@ -185,9 +186,9 @@ func TestHookKeyModes(t *testing.T) {
 }
 
 func TestHookErrorEvery(t *testing.T) {
-	clock := core.NewFakeClock(time.Unix(1_700_000_000, 0))
+	clock := clocktest.New(time.Unix(1_700_000_000, 0))
 	logger, buf := jsonLogger(slog.LevelDebug)
-	hook := logging.Hook(logger, logging.WithErrorEvery(time.Second), logging.WithClock(clock))
+	hook := logging.Hook(logger, logging.WithErrorEvery(time.Second), clocktest.Option[logging.Option](clock))
 
 	for range 5 {
 		hook(failureEvent(ratewindow.StoreErrorPassed))
@@ -248,9 +249,9 @@ func TestHookUnloggedEventsDoNotAllocate(t *testing.T) {
 // one counts every failure held back.
 func TestHookErrorEveryConcurrently(t *testing.T) {
 	const workers, each = 4, 50
-	clock := core.NewFakeClock(time.Unix(1_700_000_000, 0))
+	clock := clocktest.New(time.Unix(1_700_000_000, 0))
 	logger, buf := jsonLogger(slog.LevelDebug)
-	hook := logging.Hook(logger, logging.WithErrorEvery(time.Minute), logging.WithClock(clock))
+	hook := logging.Hook(logger, logging.WithErrorEvery(time.Minute), clocktest.Option[logging.Option](clock))
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {

@@ -12,6 +12,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 	"github.com/ratewindow/ratewindow/logging"
 	"github.com/ratewindow/ratewindow/nethttp"
@@ -22,7 +23,7 @@ import (
 func TestHookBehindMiddleware(t *testing.T) {
 	logger, buf := jsonLogger(slog.LevelDebug)
 	hook := logging.Hook(logger)
-	clock := core.NewFakeClock(testEpoch)
+	clock := clocktest.New(testEpoch)
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {})
 	mount := func(store core.Store, opts ...ratewindow.Option) http.Handler {
 		l, err := core.NewLimiter(store, []core.Policy{core.PerMinute(2).Named("per-minute")}, core.WithClock(clock))

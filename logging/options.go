@@ -58,6 +58,12 @@ func WithDenials() Option { return func(c *config) { c.denials = true } }
 // default) logs every failure.
 func WithErrorEvery(d time.Duration) Option { return func(c *config) { c.errorEvery = d } }
 
-// WithClock sets the clock WithErrorEvery measures time on (the system
-// clock by default); tests pass a *core.FakeClock.
-func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }
+// SetClock sets the clock WithErrorEvery measures time on (the system
+// clock by default); only the module's tests change it, through
+// internal/clocktest.Option.
+func (c *config) SetClock(clock core.Clock) { c.clock = clock }
+
+// wallClock is the default clock: time.Now.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }

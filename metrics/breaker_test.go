@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/metrics"
 )
 
@@ -37,13 +38,13 @@ func TestBreakerStateChanged(t *testing.T) {
 func TestBreakerGaugeFollowsResilientStore(t *testing.T) {
 	c, err := metrics.New()
 	require.NoError(t, err)
-	clock := core.NewFakeClock(time.Unix(1_700_000_000, 0))
+	clock := clocktest.New(time.Unix(1_700_000_000, 0))
 	primary := newStoreDouble()
 	var seen []float64
 	store, err := resilient.New(primary,
 		resilient.WithFailureThreshold(1),
 		resilient.WithOpenInterval(time.Second),
-		resilient.WithClock(clock),
+		clocktest.Option[resilient.Option](clock),
 		resilient.WithOnStateChange(func(from, to resilient.State) {
 			c.BreakerStateChanged(from, to)
 			seen = append(seen, breakerGauge(t, c))

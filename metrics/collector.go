@@ -21,7 +21,8 @@ const numOutcomes = int(ratewindow.UnclassifiedPassed) + 1
 //
 // A Collector is safe for concurrent use. One Collector may observe several
 // middleware instances; to keep them apart instead, give each its own
-// Collector with WithConstLabels or WithNamespace.
+// Collector and register it through prometheus.WrapRegistererWith (a fixed
+// label such as limiter="admin") or prometheus.WrapRegistererWithPrefix.
 type Collector struct {
 	requests    *prometheus.CounterVec
 	near        *prometheus.CounterVec
@@ -63,30 +64,25 @@ func New(opts ...Option) (*Collector, error) {
 	}
 	c := &Collector{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "requests_total",
-			Help:        "Requests seen by the rate-limit middleware, by route pattern, binding policy and outcome.",
-			ConstLabels: cfg.constLabels,
+			Subsystem: "ratewindow", Name: "requests_total",
+			Help: "Requests seen by the rate-limit middleware, by route pattern, binding policy and outcome.",
 		}, []string{labelRoute, labelPolicy, labelOutcome}),
 		near: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "near_limit_total",
-			Help:        "Allowed requests that left a policy with at most the near-limit fraction of its limit.",
-			ConstLabels: cfg.constLabels,
+			Subsystem: "ratewindow", Name: "near_limit_total",
+			Help: "Allowed requests that left a policy with at most the near-limit fraction of its limit.",
 		}, []string{labelRoute, labelPolicy}),
 		fallback: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "fallback_decisions_total",
-			Help:        "Decisions made by core/resilient's local fallback while the store failed, by route pattern.",
-			ConstLabels: cfg.constLabels,
+			Subsystem: "ratewindow", Name: "fallback_decisions_total",
+			Help: "Decisions made by core/resilient's local fallback while the store failed, by route pattern.",
 		}, []string{labelRoute}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "store_call_duration_seconds",
-			Help:        "Duration of the limiter's store call, one per limited request, by route pattern.",
-			ConstLabels: cfg.constLabels,
-			Buckets:     cfg.buckets,
+			Subsystem: "ratewindow", Name: "store_call_duration_seconds",
+			Help:    "Duration of the limiter's store call, one per limited request, by route pattern.",
+			Buckets: cfg.buckets,
 		}, []string{labelRoute}),
 		breaker: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: cfg.namespace, Subsystem: "ratewindow", Name: "circuit_breaker_state",
-			Help:        "State of the store's circuit breaker: 0 closed (or no breaker), 1 half-open, 2 open.",
-			ConstLabels: cfg.constLabels,
+			Subsystem: "ratewindow", Name: "circuit_breaker_state",
+			Help: "State of the store's circuit breaker: 0 closed (or no breaker), 1 half-open, 2 open.",
 		}),
 		nearLimit:   cfg.nearLimit,
 		maxRoutes:   cfg.maxRoutes,

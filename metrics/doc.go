@@ -46,9 +46,10 @@
 // circuit_breaker_state is 0 while the breaker is closed, 1 half-open and 2
 // open, once BreakerStateChanged is wired to resilient.WithOnStateChange.
 //
-// WithNamespace prefixes the names (api_ratewindow_requests_total) and
-// WithConstLabels adds fixed labels, to register several Collectors on one
-// registry.
+// To register several Collectors on one registry, register each through
+// prometheus.WrapRegistererWith, which adds fixed labels (the names route,
+// policy and outcome are taken), or prometheus.WrapRegistererWithPrefix,
+// which prefixes the names (api_ratewindow_requests_total).
 //
 // # Label cardinality
 //

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 	"github.com/ratewindow/ratewindow/metrics"
 	"github.com/ratewindow/ratewindow/nethttp"
@@ -25,13 +26,13 @@ var trafficKeys = []string{"client-alpha-key", "203.0.113.9", "client-beta", "cl
 // all reporting to one Collector.
 type site struct {
 	srv    *httptest.Server
-	clock  *core.FakeClock
+	clock  *clocktest.Clock
 	stores map[string]*storeDouble // by route label
 }
 
 func newSite(t *testing.T, c *metrics.Collector) *site {
 	t.Helper()
-	s := &site{clock: core.NewFakeClock(time.Unix(1_700_000_000, 0)), stores: map[string]*storeDouble{}}
+	s := &site{clock: clocktest.New(time.Unix(1_700_000_000, 0)), stores: map[string]*storeDouble{}}
 	mux := http.NewServeMux()
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	byHeader := ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", nil))

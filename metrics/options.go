@@ -2,9 +2,6 @@ package metrics
 
 import (
 	"fmt"
-	"strings"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ratewindow/ratewindow/core"
 )
@@ -33,24 +30,10 @@ var defaultBuckets = []float64{
 type Option func(*config)
 
 type config struct {
-	namespace   string
-	constLabels prometheus.Labels
 	nearLimit   float64
 	maxRoutes   int
 	maxPolicies int
 	buckets     []float64
-}
-
-// WithNamespace puts ns in front of every metric name:
-// WithNamespace("api") gives api_ratewindow_requests_total. Use it (or
-// WithConstLabels) to register two Collectors on one registry.
-func WithNamespace(ns string) Option { return func(c *config) { c.namespace = ns } }
-
-// WithConstLabels adds labels with fixed values to every metric, e.g.
-// {"limiter": "public-api"} to tell two middleware instances apart. The
-// names route, policy and outcome are taken.
-func WithConstLabels(l prometheus.Labels) Option {
-	return func(c *config) { c.constLabels = l }
 }
 
 // WithNearLimit sets the fraction of a policy's limit at or under which an
@@ -96,29 +79,5 @@ func (c *config) validate() error {
 				core.ErrInvalidConfig, c.buckets[i], c.buckets[i-1])
 		}
 	}
-	if c.namespace != "" && !isName(c.namespace) {
-		return fmt.Errorf("metrics: %w: WithNamespace: %q is not a metric name (letters, digits and _, not first a digit)", core.ErrInvalidConfig, c.namespace)
-	}
-	for name := range c.constLabels {
-		switch {
-		case name == labelRoute || name == labelPolicy || name == labelOutcome:
-			return fmt.Errorf("metrics: %w: WithConstLabels: label %q is taken", core.ErrInvalidConfig, name)
-		case !isName(name) || strings.HasPrefix(name, "__"):
-			return fmt.Errorf("metrics: %w: WithConstLabels: %q is not a label name (letters, digits and _, not first a digit or __)", core.ErrInvalidConfig, name)
-		}
-	}
 	return nil
-}
-
-// isName reports whether s is a metric or label name that every Prometheus
-// version and exposition format accepts as is: [a-zA-Z_][a-zA-Z0-9_]*.
-func isName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		letter := b == '_' || (b|0x20 >= 'a' && b|0x20 <= 'z')
-		if !letter && (i == 0 || b < '0' || b > '9') {
-			return false
-		}
-	}
-	return s != ""
 }

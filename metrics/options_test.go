@@ -26,11 +26,6 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		{"no buckets", metrics.WithBuckets(nil), "WithBuckets"},
 		{"equal buckets", metrics.WithBuckets([]float64{0.1, 0.1}), "WithBuckets"},
 		{"decreasing buckets", metrics.WithBuckets([]float64{1, 0.5}), "WithBuckets"},
-		{"taken const label", metrics.WithConstLabels(prometheus.Labels{"route": "x"}), "WithConstLabels"},
-		{"bad const label name", metrics.WithConstLabels(prometheus.Labels{"bad-name": "x"}), "bad-name"},
-		{"bad namespace", metrics.WithNamespace("my-app"), "my-app"},
-		{"namespace starting with a digit", metrics.WithNamespace("9lives"), "9lives"},
-		{"reserved const label", metrics.WithConstLabels(prometheus.Labels{"__name": "x"}), "__name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,15 +37,16 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 	}
 }
 
-func TestNamespaceAndConstLabels(t *testing.T) {
+// Two Collectors fit on one registry when the registry wrappers tell them
+// apart: a prefix on the names, or a fixed label.
+func TestTwoCollectorsOnOneRegistry(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
-	a, err := metrics.New(metrics.WithNamespace("api"))
+	a, err := metrics.New()
 	require.NoError(t, err)
-	b, err := metrics.New(metrics.WithConstLabels(prometheus.Labels{"limiter": "admin"}), metrics.WithBuckets([]float64{0.001, 0.01}))
+	b, err := metrics.New(metrics.WithBuckets([]float64{0.001, 0.01}))
 	require.NoError(t, err)
-	// Both fit on one registry: their names or labels differ.
-	require.NoError(t, reg.Register(a))
-	require.NoError(t, reg.Register(b))
+	require.NoError(t, prometheus.WrapRegistererWithPrefix("api_", reg).Register(a))
+	require.NoError(t, prometheus.WrapRegistererWith(prometheus.Labels{"limiter": "admin"}, reg).Register(b))
 	a.Observe(allowedEvent("/a", 50))
 	b.Observe(allowedEvent("/b", 50))
 

@@ -16,7 +16,7 @@ var errStoreDown = errors.New("test store: down")
 // storeDouble is a core.Store over core/memory that counts its calls and
 // fails while down is set.
 type storeDouble struct {
-	mem   *memory.Store
+	mem   core.Store
 	calls atomic.Int64
 	down  atomic.Bool
 }

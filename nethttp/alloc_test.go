@@ -11,6 +11,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/nethttp"
 )
 
@@ -31,7 +32,7 @@ func TestAllocsPerRequest(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
-		clock := core.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		clock := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerSecond(1_000_000_000).Using(alg)}, core.WithClock(clock))
 		require.NoError(t, err)
 		mw, err := nethttp.New(l)

@@ -10,6 +10,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 	"github.com/ratewindow/ratewindow/nethttp"
 )
@@ -18,7 +19,7 @@ import (
 // fake clock only makes the output repeatable; leave WithClock out in
 // production.
 func ExampleNew() {
-	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2)}, core.WithClock(clock))
 	if err != nil {
 		panic(err)
@@ -53,7 +54,7 @@ func ExampleNew() {
 
 // Limit is New with the default options, keyed by the client's IP.
 func ExampleLimit() {
-	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2)}, core.WithClock(clock))
 	if err != nil {
 		panic(err)

@@ -17,12 +17,14 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/keybound"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 	"github.com/ratewindow/ratewindow/nethttp"
 )
 
 // fuzzMaxKey is the longest key any built-in key strategy may produce.
-const fuzzMaxKey = keyfuncs.DefaultMaxKeyLen
+const fuzzMaxKey = keybound.MaxLen
 
 // fuzzRequest builds a request the way a hostile or broken client might
 // send it, bypassing net/http's parser: any method and path, header lines
@@ -64,7 +66,7 @@ type fuzzSetup struct {
 // key strategy, both fail policies and every header mode. seen receives
 // each key the middleware used.
 func fuzzSetups(tb testing.TB, seen func(key string)) []fuzzSetup {
-	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	l, err := core.NewLimiter(memory.New(memory.WithMaxKeys(10_000)),
 		[]core.Policy{core.Per(3, time.Minute).Named("burst"), core.PerHour(50)}, core.WithClock(clock))
 	require.NoError(tb, err)

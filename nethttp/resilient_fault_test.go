@@ -14,6 +14,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/nethttp"
 )
 
@@ -54,7 +55,7 @@ func TestResilientStoreThroughMiddleware(t *testing.T) {
 
 	t.Run("fail closed", func(t *testing.T) {
 		dead := &deadStore{}
-		store, err := resilient.New(dead, resilient.WithFailureThreshold(3), resilient.WithClock(core.NewFakeClock(time.Now())))
+		store, err := resilient.New(dead, resilient.WithFailureThreshold(3), resilient.WithOpenInterval(time.Hour))
 		require.NoError(t, err)
 		l, err := core.NewLimiter(store, []core.Policy{core.PerMinute(10)})
 		require.NoError(t, err)
@@ -77,7 +78,7 @@ func TestResilientStoreThroughMiddleware(t *testing.T) {
 	t.Run("fallback", func(t *testing.T) {
 		store, err := resilient.New(&deadStore{}, resilient.WithFallback(5))
 		require.NoError(t, err)
-		l, err := core.NewLimiter(store, []core.Policy{core.PerMinute(10)}, core.WithClock(core.NewFakeClock(time.Now().Truncate(time.Hour))))
+		l, err := core.NewLimiter(store, []core.Policy{core.PerMinute(10)}, core.WithClock(clocktest.New(time.Now().Truncate(time.Hour))))
 		require.NoError(t, err)
 		mw, err := nethttp.New(l, ratewindow.WithFailClosed())
 		require.NoError(t, err)

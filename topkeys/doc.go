@@ -21,19 +21,19 @@
 // at m + 1, remembering m as its error. With N events counted so far:
 //
 //   - every reported count over-estimates the item's true count by at most
-//     its Error, and Error ≤ N/k: Count − Error ≤ true count ≤ Count;
+//     its error, and error ≤ N/k: count − error ≤ true count ≤ count;
 //   - every item whose true count is above N/k is tracked, so the true top
 //     items are never missed once they stand out from the tail;
 //   - an untracked item's true count is at most the smallest counter,
-//     reported as Report.ErrorBound (0 until all k counters are in use,
-//     while every count is exact), itself at most N/k.
+//     served by the Handler as error_bound (0 until all k counters are in
+//     use, while every count is exact), itself at most N/k.
 //
 // # Memory and cost
 //
 // A Summary holds at most k entries, each with its route, policy and key
 // strings, and an index of them: memory is bounded by k whatever the
 // traffic, about 700 bytes per entry with short keys plus the key lengths,
-// which the middleware bounds at keyfuncs.DefaultMaxKeyLen bytes.
+// which the middleware bounds at 128 bytes.
 //
 // Observe returns at once for allowed, skipped and failed requests. For a
 // denied request it takes one mutex, does a map lookup and moves one entry

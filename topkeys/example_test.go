@@ -1,7 +1,9 @@
 package topkeys_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
@@ -25,7 +27,19 @@ func Example() {
 		}
 		top.Observe(ev)
 	}
-	for _, e := range top.Top(10, nil).Top {
+	rec := httptest.NewRecorder()
+	top.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/debug/ratewindow/top?n=10", nil))
+	var report struct {
+		Top []struct {
+			Route, Policy, Key string
+			Count, Error       uint64
+		}
+	}
+	if err := json.NewDecoder(rec.Body).Decode(&report); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, e := range report.Top {
 		fmt.Println(e.Route, e.Policy, e.Key, e.Count, "±", e.Error)
 	}
 	// Output:

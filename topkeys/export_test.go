@@ -11,3 +11,12 @@ func (s *Summary) Len() int {
 	defer s.mu.Unlock()
 	return len(s.heap)
 }
+
+// Entry and Report are the snapshot types, for the external tests.
+type (
+	Entry  = row
+	Report = snapshot
+)
+
+// Top is top, for the external tests.
+func (s *Summary) Top(n int, keep func(route, policy string) bool) Report { return s.top(n, keep) }

@@ -68,7 +68,7 @@ func (s *Summary) serve(w http.ResponseWriter, r *http.Request) {
 			return (!hasRoute || r == route[0]) && (!hasPolicy || p == policy[0])
 		}
 	}
-	rep := s.Top(n, keep)
+	rep := s.top(n, keep)
 	out := jsonReport{Events: rep.Events, Capacity: rep.Capacity, ErrorBound: rep.ErrorBound, Top: make([]jsonEntry, len(rep.Top))}
 	for i, e := range rep.Top {
 		je := jsonEntry{Route: e.Route, Policy: e.Policy, Count: e.Count, Error: e.Error, LastSeen: e.LastSeen.UTC()}

@@ -1,6 +1,10 @@
 package topkeys
 
-import "github.com/ratewindow/ratewindow/core"
+import (
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+)
 
 // Option configures a Summary.
 type Option func(*config)
@@ -27,6 +31,12 @@ func WithKeySecret(secret []byte) Option {
 	return func(c *config) { c.secret = append([]byte(nil), secret...) }
 }
 
-// WithClock sets the clock that stamps LastSeen (the system clock by
-// default); tests pass a *core.FakeClock.
-func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }
+// SetClock sets the clock that stamps LastSeen (the system clock by
+// default); only the module's tests change it, through
+// internal/clocktest.Option.
+func (c *config) SetClock(clock core.Clock) { c.clock = clock }
+
+// wallClock is the default clock: time.Now.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }

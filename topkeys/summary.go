@@ -43,17 +43,14 @@ type entry struct {
 // events. A capacity below one, or an invalid option, is an error wrapping
 // core.ErrInvalidConfig.
 func New(capacity int, opts ...Option) (*Summary, error) {
-	cfg := config{clock: core.SystemClock{}}
+	cfg := config{clock: wallClock{}}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
 	}
-	switch {
-	case capacity < 1:
+	if capacity < 1 {
 		return nil, fmt.Errorf("topkeys: %w: capacity must be at least 1, got %d", core.ErrInvalidConfig, capacity)
-	case cfg.clock == nil:
-		return nil, fmt.Errorf("topkeys: %w: nil Clock", core.ErrInvalidConfig)
 	}
 	if !cfg.raw && len(cfg.secret) == 0 {
 		cfg.secret = keyhash.NewSecret()
@@ -145,8 +142,8 @@ func (s *Summary) swap(i, j int) {
 	s.heap[i].pos, s.heap[j].pos = i, j
 }
 
-// Entry is one tracked (route, policy, key) item.
-type Entry struct {
+// row is one tracked (route, policy, key) item of a snapshot.
+type row struct {
 	// Route is the route pattern and Policy the binding policy's name of
 	// the counted decisions; Key is the rate-limit key.
 	Route, Policy, Key string
@@ -161,32 +158,32 @@ type Entry struct {
 	LastSeen time.Time
 }
 
-// Report is a snapshot of a Summary.
-type Report struct {
+// snapshot is what the Handler serves of a Summary.
+type snapshot struct {
 	// Events is N, the number of denied and would-deny requests observed.
 	Events uint64
 	// Capacity is k, the number of counters.
 	Capacity int
 	// ErrorBound is the smallest counter once all k are in use, else 0:
-	// no Entry's Error exceeds it, and no untracked item was counted more
+	// no row's Error exceeds it, and no untracked item was counted more
 	// often. It is at most Events/Capacity.
 	ErrorBound uint64
 	// Top holds the tracked items, the highest Count first.
-	Top []Entry
+	Top []row
 }
 
-// Top returns a snapshot with the n items of highest Count (all tracked
+// top returns a snapshot with the n items of highest Count (all tracked
 // items if n ≤ 0), for which keep returns true (every item if keep is nil).
-func (s *Summary) Top(n int, keep func(route, policy string) bool) Report {
+func (s *Summary) top(n int, keep func(route, policy string) bool) snapshot {
 	s.mu.Lock()
-	r := Report{Events: s.events, Capacity: s.k}
+	r := snapshot{Events: s.events, Capacity: s.k}
 	if len(s.heap) == s.k {
 		r.ErrorBound = s.heap[0].count
 	}
-	r.Top = make([]Entry, 0, len(s.heap))
+	r.Top = make([]row, 0, len(s.heap))
 	for _, e := range s.heap {
 		if keep == nil || keep(e.route, e.policy) {
-			r.Top = append(r.Top, Entry{Route: e.route, Policy: e.policy, Key: e.key,
+			r.Top = append(r.Top, row{Route: e.route, Policy: e.policy, Key: e.key,
 				Count: e.count, Error: e.err, LastSeen: time.Unix(0, e.last)})
 		}
 	}

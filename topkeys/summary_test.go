@@ -15,6 +15,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/topkeys"
 )
 
@@ -32,8 +33,6 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	_, err := topkeys.New(0)
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 	assert.ErrorContains(t, err, "capacity")
-	_, err = topkeys.New(10, topkeys.WithClock(nil))
-	require.ErrorIs(t, err, core.ErrInvalidConfig)
 }
 
 func TestObserveCountsOnlyDenials(t *testing.T) {
@@ -167,9 +166,9 @@ func TestObserveKnownKeyAllocatesNothing(t *testing.T) {
 }
 
 func TestHandler(t *testing.T) {
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	secret := []byte("s3cret")
-	s, err := topkeys.New(8, topkeys.WithClock(clock), topkeys.WithKeySecret(secret))
+	s, err := topkeys.New(8, clocktest.Option[topkeys.Option](clock), topkeys.WithKeySecret(secret))
 	require.NoError(t, err)
 	for i := 0; i < 3; i++ {
 		s.Observe(denied("/a", "per-minute", "10.0.0.1"))

@@ -2,6 +2,7 @@ package peers
 
 import (
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
@@ -14,11 +15,22 @@ type Timeline interface {
 	Sleep(d time.Duration)
 }
 
-// FakeTimeline is a Timeline on a core.FakeClock; Sleep advances it.
-type FakeTimeline struct{ *core.FakeClock }
+// FakeTimeline is a Timeline, and a clock for the limiters, that moves only
+// when Sleep advances it. It is safe for concurrent use.
+type FakeTimeline struct{ ns atomic.Int64 }
 
-// Sleep advances the fake clock by d.
-func (f FakeTimeline) Sleep(d time.Duration) { f.Advance(d) }
+// NewFakeTimeline returns a FakeTimeline reading t.
+func NewFakeTimeline(t time.Time) *FakeTimeline {
+	f := &FakeTimeline{}
+	f.ns.Store(t.UnixNano())
+	return f
+}
+
+// Now returns the fake time.
+func (f *FakeTimeline) Now() time.Time { return time.Unix(0, f.ns.Load()) }
+
+// Sleep advances the fake time by d.
+func (f *FakeTimeline) Sleep(d time.Duration) { f.ns.Add(int64(d)) }
 
 // RealTimeline is the wall clock.
 type RealTimeline struct{}
@@ -116,8 +128,8 @@ func MeasureAccuracy(p Peer, limit int64, window, realWindow time.Duration) (Acc
 	if p.RealTimeOnly {
 		res.Window = max(realWindow, 2*p.Granularity)
 	} else {
-		fc := core.NewFakeClock(FakeStart)
-		clk, tl = fc, FakeTimeline{fc}
+		fc := NewFakeTimeline(FakeStart)
+		clk, tl = fc, fc
 	}
 	l, err := p.New(limit, res.Window, clk)
 	if err != nil {

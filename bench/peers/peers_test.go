@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/ratewindow/ratewindow/core"
 )
 
 // start is a fake instant on a boundary of every window the tests use.
@@ -21,7 +19,7 @@ func TestAdmitsExactlyLimit(t *testing.T) {
 	const limit = 100
 	for _, p := range every() {
 		t.Run(p.Name, func(t *testing.T) {
-			l, err := p.New(limit, time.Hour, core.NewFakeClock(start))
+			l, err := p.New(limit, time.Hour, NewFakeTimeline(start))
 			require.NoError(t, err)
 			defer l.Close()
 			for i := range limit {
@@ -118,11 +116,11 @@ func TestBoundaryAttack(t *testing.T) {
 			p, err := Find(c.peer)
 			require.NoError(t, err)
 			require.False(t, p.RealTimeOnly)
-			clk := core.NewFakeClock(start)
+			clk := NewFakeTimeline(start)
 			l, err := p.New(limit, window, clk)
 			require.NoError(t, err)
 			defer l.Close()
-			got := MaxInWindow(BoundaryAttack(l, "k", limit, window, step, FakeTimeline{clk}), window)
+			got := MaxInWindow(BoundaryAttack(l, "k", limit, window, step, clk), window)
 			t.Logf("%s admits %d in a rolling window", c.peer, got)
 			assert.GreaterOrEqual(t, got, c.min)
 			assert.LessOrEqual(t, got, c.max)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 var algorithms = []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog}
@@ -57,7 +59,7 @@ func BenchmarkStoreHotKey(b *testing.B) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
 		b.Run(alg.String(), func(b *testing.B) {
 			s := memory.New()
-			policies, err := core.ValidatePolicies([]core.Policy{core.Per(core.MaxLimit, time.Minute).Using(alg)})
+			policies, err := policytest.Validate([]core.Policy{core.Per(core.MaxLimit, time.Minute).Using(alg)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -90,7 +92,7 @@ func BenchmarkStoreHotKeyParallel(b *testing.B) {
 				if alg == core.SlidingLog {
 					limit = 1000 // see benchLimiter
 				}
-				policies, err := core.ValidatePolicies([]core.Policy{core.Per(limit, time.Minute).Using(alg)})
+				policies, err := policytest.Validate([]core.Policy{core.Per(limit, time.Minute).Using(alg)})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -208,7 +210,7 @@ func BenchmarkWeightedLog(b *testing.B) {
 	const limit = 1_000_000
 	for _, cost := range []int64{1, limit} {
 		b.Run("cost="+strconv.FormatInt(cost, 10), func(b *testing.B) {
-			clock := core.NewFakeClock(time.UnixMilli(1_700_000_000_000))
+			clock := clocktest.New(time.UnixMilli(1_700_000_000_000))
 			l, err := core.NewLimiter(memory.New(), []core.Policy{core.Per(limit, time.Second).Using(core.SlidingLog)}, core.WithClock(clock))
 			if err != nil {
 				b.Fatal(err)

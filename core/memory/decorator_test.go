@@ -14,7 +14,7 @@ import (
 // countingStore is a user's decorator: it embeds the memory store and
 // overrides Take and Peek.
 type countingStore struct {
-	*memory.Store
+	core.Store
 	takes, peeks int
 }
 
@@ -29,7 +29,7 @@ func (c *countingStore) Peek(ctx context.Context, key string, ps []core.Policy, 
 }
 
 // A Limiter goes through the Store interface whatever the store: a
-// decorator that embeds *memory.Store is never bypassed, with one policy or
+// decorator that embeds the memory store is never bypassed, with one policy or
 // several.
 func TestDecoratorEmbeddingMemoryStoreIsCalled(t *testing.T) {
 	for _, ps := range [][]core.Policy{

@@ -4,8 +4,8 @@
 // # Layout
 //
 // Keys are hashed once per call (hash/maphash, random seed) and the hash
-// picks one of a power-of-two number of shards, each with its own mutex, so
-// cores rarely contend. Within a shard every policy (identified by its Name,
+// picks one of the shards (16 per CPU, rounded up to a power of two), each
+// with its own mutex, so cores rarely contend. Within a shard every policy (identified by its Name,
 // Window and Algorithm) has its own table from key hash to state:
 //
 //   - fixed window and sliding window counter: a 24-byte slot (key hash,

@@ -7,12 +7,13 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // An in-memory store for one process, capped at 100,000 tracked keys so a
 // flood of distinct clients cannot grow it without bound.
 func ExampleNew() {
-	clock := core.NewFakeClock(time.UnixMilli(1_800_000_000_000))
+	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(
 		memory.New(memory.WithMaxKeys(100_000)),
 		[]core.Policy{core.PerMinute(2).Using(core.FixedWindow)},

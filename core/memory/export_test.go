@@ -7,7 +7,8 @@ import (
 )
 
 // LogCapForTest returns the buffer capacity of key's sliding log under p.
-func LogCapForTest(s *Store, key string, p core.Policy) int {
+func LogCapForTest(cs core.Store, key string, p core.Policy) int {
+	s := cs.(*store)
 	h := nonZero(maphash.String(s.seed, key))
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
@@ -24,7 +25,8 @@ func LogCapForTest(s *Store, key string, p core.Policy) int {
 
 // EntriesForTest counts the entries every table of s holds, slot by slot,
 // and the slots the tables have room for.
-func EntriesForTest(s *Store) (entries, slots int) {
+func EntriesForTest(cs core.Store) (entries, slots int) {
+	s := cs.(*store)
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
@@ -38,7 +40,7 @@ func EntriesForTest(s *Store) (entries, slots int) {
 }
 
 // shardOf returns key's hash and shard in s.
-func shardOf(s *Store, key string) (uint64, *shard) {
+func shardOf(s *store, key string) (uint64, *shard) {
 	h := s.hash(key)
 	return h, &s.shards[h&s.mask]
 }
@@ -46,7 +48,8 @@ func shardOf(s *Store, key string) (uint64, *shard) {
 // MakeHotForTest gives key's existing fixed-window or sliding-counter
 // entry under p a hot cell, as contention would, and reports whether it
 // could.
-func MakeHotForTest(s *Store, key string, p core.Policy) bool {
+func MakeHotForTest(cs core.Store, key string, p core.Policy) bool {
+	s := cs.(*store)
 	h, sh := shardOf(s, key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -71,7 +74,8 @@ func MakeHotForTest(s *Store, key string, p core.Policy) bool {
 }
 
 // IsHotForTest reports whether key has its shard's hot cell.
-func IsHotForTest(s *Store, key string) bool {
+func IsHotForTest(cs core.Store, key string) bool {
+	s := cs.(*store)
 	h, sh := shardOf(s, key)
 	c := sh.hot.Load()
 	return c != nil && c.h == h
@@ -79,8 +83,16 @@ func IsHotForTest(s *Store, key string) bool {
 
 // LockShardForTest holds the mutex of key's shard until the returned func
 // is called.
-func LockShardForTest(s *Store, key string) (unlock func()) {
+func LockShardForTest(cs core.Store, key string) (unlock func()) {
+	s := cs.(*store)
 	_, sh := shardOf(s, key)
 	sh.mu.Lock()
 	return sh.mu.Unlock
 }
+
+// Len returns the number of (key, policy) entries s tracks, expired ones
+// not yet reclaimed included.
+func Len(cs core.Store) int { return cs.(*store).entries() }
+
+// WithShards is withShards, for the external tests.
+var WithShards = withShards

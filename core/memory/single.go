@@ -13,7 +13,7 @@ import (
 // The fixed-window and sliding-counter branches are the same steps on two
 // cell types, written out twice on purpose: a generic helper would call
 // Eval and Take through a dictionary, not inline them, on the hottest path.
-func (s *Store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, cost, now, up int64, charge bool) {
+func (s *store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, cost, now, up int64, charge bool) {
 	h := s.hash(key)
 	sh := &s.shards[h&s.mask]
 	if charge {
@@ -99,7 +99,7 @@ func (s *Store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, c
 }
 
 // decideSingleLog is decideSingle's sliding-log branch.
-func (s *Store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uint64, lim, cost, now, up int64, charge bool) {
+func (s *store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uint64, lim, cost, now, up int64, charge bool) {
 	w := t.window
 	var l *algo.SlidingLogState
 	if i := t.logs.find(h); i >= 0 {

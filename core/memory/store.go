@@ -11,18 +11,17 @@ import (
 	"github.com/ratewindow/ratewindow/core/internal/algo"
 )
 
-// Store is the in-memory core.Store. Create one with New; it is safe for
-// concurrent use.
-type Store struct {
+// store is the in-memory core.Store that New returns.
+type store struct {
 	seed        maphash.Seed
 	shards      []shard
 	mask        uint64
 	maxPerShard int
 }
 
-var _ core.Store = (*Store)(nil)
+var _ core.Store = (*store)(nil)
 
-// Option configures a Store.
+// Option configures the store New returns.
 type Option func(*config)
 
 type config struct {
@@ -30,9 +29,9 @@ type config struct {
 	maxKeys int
 }
 
-// WithShards sets the number of shards, rounded up to a power of two
-// between 1 and 65536. The default is 16 per CPU.
-func WithShards(n int) Option { return func(c *config) { c.shards = n } }
+// withShards sets the number of shards, rounded up to a power of two
+// between 1 and 65536. The default is 16 per CPU; only tests change it.
+func withShards(n int) Option { return func(c *config) { c.shards = n } }
 
 // WithMaxKeys caps the store's memory at about n counter entries of about
 // 32 bytes (n ≤ 0 means no cap, the default). A fixed-window or
@@ -44,8 +43,10 @@ func WithShards(n int) Option { return func(c *config) { c.shards = n } }
 // oversized log per shard.
 func WithMaxKeys(n int) Option { return func(c *config) { c.maxKeys = n } }
 
-// New returns an empty in-memory store.
-func New(opts ...Option) *Store {
+// New returns an empty in-memory core.Store, safe for concurrent use. Its
+// Take, Peek and Reset never block on anything but a shard's mutex, so they
+// do not consult their context.
+func New(opts ...Option) core.Store {
 	c := config{shards: 16 * runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
 		if o != nil {
@@ -54,16 +55,15 @@ func New(opts ...Option) *Store {
 	}
 	n := min(max(c.shards, 1), 1<<16)
 	n = 1 << bits.Len(uint(n-1))
-	s := &Store{seed: maphash.MakeSeed(), shards: make([]shard, n), mask: uint64(n - 1)}
+	s := &store{seed: maphash.MakeSeed(), shards: make([]shard, n), mask: uint64(n - 1)}
 	if c.maxKeys > 0 {
 		s.maxPerShard = max(1, c.maxKeys/n)
 	}
 	return s
 }
 
-// Take implements core.Store. It never blocks on anything but a shard's
-// mutex, so ctx is not consulted.
-func (s *Store) Take(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
+// Take implements core.Store.
+func (s *store) Take(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
 	ms, up := instants(now)
 	if len(policies) == 1 {
 		s.decideSingle(&r.States[0], key, &policies[0], cost, ms, up, true)
@@ -74,7 +74,7 @@ func (s *Store) Take(_ context.Context, key string, policies []core.Policy, cost
 }
 
 // Peek implements core.Store.
-func (s *Store) Peek(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
+func (s *store) Peek(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
 	ms, up := instants(now)
 	s.decide(&r, key, policies, cost, ms, up, false)
 	return r, nil
@@ -90,7 +90,7 @@ func instants(t time.Time) (down, up int64) {
 }
 
 // Reset implements core.Store.
-func (s *Store) Reset(_ context.Context, key string, policies []core.Policy) error {
+func (s *store) Reset(_ context.Context, key string, policies []core.Policy) error {
 	h := s.hash(key)
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
@@ -106,9 +106,9 @@ func (s *Store) Reset(_ context.Context, key string, policies []core.Policy) err
 	return nil
 }
 
-// Len returns the number of tracked (key, policy) entries, expired ones not
-// yet reclaimed included.
-func (s *Store) Len() int {
+// entries returns the number of tracked (key, policy) entries, expired ones
+// not yet reclaimed included.
+func (s *store) entries() int {
 	n := 0
 	for i := range s.shards {
 		sh := &s.shards[i]
@@ -122,7 +122,7 @@ func (s *Store) Len() int {
 // decide evaluates (and with charge, charges) every policy for key, writing
 // each policy's state into r, which the caller passes zeroed. now and up
 // are the call's instant in Unix milliseconds, rounded down and up.
-func (s *Store) decide(r *core.Result, key string, policies []core.Policy, cost, now, up int64, charge bool) {
+func (s *store) decide(r *core.Result, key string, policies []core.Policy, cost, now, up int64, charge bool) {
 	if len(policies) == 1 {
 		s.decideSingle(&r.States[0], key, &policies[0], cost, now, up, charge)
 		return
@@ -210,12 +210,12 @@ func (s *Store) decide(r *core.Result, key string, policies []core.Policy, cost,
 }
 
 // hash is key's hash under the store's seed, never 0 (see nonZero).
-func (s *Store) hash(key string) uint64 { return nonZero(maphash.String(s.seed, key)) }
+func (s *store) hash(key string) uint64 { return nonZero(maphash.String(s.seed, key)) }
 
 // addEntry counts a new entry of t for key hash h, weighing units, after
 // reclaiming a few expired entries of t, and makes room for it when the
 // shard is over its cap.
-func (s *Store) addEntry(sh *shard, t *table, h uint64, now int64, units int) {
+func (s *store) addEntry(sh *shard, t *table, h uint64, now int64, units int) {
 	entries, freed := t.sweep(h, h, sh.hotHash(t), now, sweepSample, false)
 	sh.keys -= entries
 	sh.used -= freed
@@ -226,7 +226,7 @@ func (s *Store) addEntry(sh *shard, t *table, h uint64, now int64, units int) {
 // reweigh adds delta units to the shard's weight and, while it is over the
 // cap, evicts entries of other keys than h: expired ones when a small
 // sample finds them, else any.
-func (s *Store) reweigh(sh *shard, h uint64, now int64, delta int) {
+func (s *store) reweigh(sh *shard, h uint64, now int64, delta int) {
 	sh.used += delta
 	if s.maxPerShard <= 0 {
 		return
@@ -251,7 +251,7 @@ func (s *Store) reweigh(sh *shard, h uint64, now int64, delta int) {
 
 // sweepSometimes sweeps a few entries of t every sweepEvery calls on sh, so a
 // shard whose keys expired gives its memory back even if no new key comes.
-func (s *Store) sweepSometimes(sh *shard, t *table, h uint64, now int64) {
+func (s *store) sweepSometimes(sh *shard, t *table, h uint64, now int64) {
 	if sh.calls++; sh.calls%sweepEvery != 0 {
 		return
 	}
@@ -260,7 +260,7 @@ func (s *Store) sweepSometimes(sh *shard, t *table, h uint64, now int64) {
 
 // sweep sweeps a few entries of t, and checks the shard's hot cell; the
 // caller holds the mutex.
-func (s *Store) sweep(sh *shard, t *table, h uint64, now int64) {
+func (s *store) sweep(sh *shard, t *table, h uint64, now int64) {
 	sh.checkHot(now)
 	entries, units := t.sweep(h*0x9E3779B97F4A7C15, h, sh.hotHash(t), now, touchSample, false)
 	sh.keys -= entries

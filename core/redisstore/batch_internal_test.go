@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestQueuedCallerLeavesUncharged(t *testing.T) {
 	s, err := New(testredis.Standalone(t), WithPrefix(testredis.Prefix(t)))
 	require.NoError(t, err)
-	ps, err := core.ValidatePolicies([]core.Policy{core.PerMinute(10)})
+	ps, err := policytest.Validate([]core.Policy{core.PerMinute(10)})
 	require.NoError(t, err)
 	now := time.Now()
 
@@ -73,7 +74,7 @@ func TestPanicFreesRoundTrip(t *testing.T) {
 	c.AddHook(&panicHook{left: maxInFlight})
 	s, err := New(c, WithPrefix(testredis.Prefix(t)))
 	require.NoError(t, err)
-	ps, err := core.ValidatePolicies([]core.Policy{core.PerMinute(10)})
+	ps, err := policytest.Validate([]core.Policy{core.PerMinute(10)})
 	require.NoError(t, err)
 	now := time.Now()
 	for range maxInFlight {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -24,7 +26,7 @@ func benchSetup(b *testing.B, alg core.Algorithm) (*redisstore.Store, []core.Pol
 	s, err := redisstore.New(testredis.Standalone(b), redisstore.WithPrefix(testredis.Prefix(b)))
 	require.NoError(b, err)
 	// A limit no benchmark reaches: every call evaluates and charges.
-	ps, err := core.ValidatePolicies([]core.Policy{core.Per(1_000_000, time.Minute).Using(alg)})
+	ps, err := policytest.Validate([]core.Policy{core.Per(1_000_000, time.Minute).Using(alg)})
 	require.NoError(b, err)
 	keys := make([]string, benchKeys)
 	for i := range keys {
@@ -94,7 +96,7 @@ func BenchmarkWeightedLog(b *testing.B) {
 		b.Run(fmt.Sprintf("cost=%d", cost), func(b *testing.B) {
 			s, err := redisstore.New(testredis.Standalone(b), redisstore.WithPrefix(testredis.Prefix(b)))
 			require.NoError(b, err)
-			clock := core.NewFakeClock(time.Now())
+			clock := clocktest.New(time.Now())
 			l, err := core.NewLimiter(s, []core.Policy{core.Per(limit, time.Second).Using(core.SlidingLog)}, core.WithClock(clock))
 			require.NoError(b, err)
 			keys := make([]string, benchKeys)

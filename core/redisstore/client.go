@@ -8,11 +8,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// ClientTimeout is the bound ClientOptions puts on dialing, on each read
+// clientTimeout is the bound ClientOptions puts on dialing, on each read
 // and write, and on the wait for a free pooled connection. A decision is a
 // sub-millisecond script, so a Redis that has not answered in this time is
 // treated as down and the limiter's fail policy applies.
-const ClientTimeout = 250 * time.Millisecond
+const clientTimeout = 250 * time.Millisecond
 
 // ClientOptions returns go-redis client options tuned for a rate limiter,
 // for the servers at addrs: one address is a standalone server (or, with
@@ -26,8 +26,9 @@ const ClientTimeout = 250 * time.Millisecond
 // command: five dials with backoff, three retries, five-second timeouts, so
 // a request waits seconds on a Redis that is down. With these options a
 // refused connection fails in about a millisecond (one dial, no retry),
-// and a Redis that accepts but does not answer fails after ClientTimeout,
-// or sooner at the request context's deadline (ContextTimeoutEnabled).
+// and a Redis that accepts but does not answer fails after 250 ms (the
+// dial, read, write and pool timeouts), or sooner at the request context's
+// deadline (ContextTimeoutEnabled).
 // Cluster clients follow up to eight MOVED/ASK redirects per command, so
 // resharding and failover are ridden out, and pause at most 20 ms between
 // their attempts on a node that does not answer, so a call to a dead
@@ -42,36 +43,35 @@ const ClientTimeout = 250 * time.Millisecond
 //
 // Change any field before creating the client: for Sentinel set
 // MasterName (and Addrs to the Sentinels), for a protected Redis Password
-// or TLSConfig. A ClientTimeout shorter than the slowest reply of your
+// or TLSConfig. A 250 ms timeout shorter than the slowest reply of your
 // Redis (a large MIGRATE, a fork on a big data set) turns those moments
 // into store errors: raise ReadTimeout then, not the retries.
 func ClientOptions(addrs ...string) *redis.UniversalOptions {
 	return &redis.UniversalOptions{
 		Addrs:                 addrs,
-		DialTimeout:           ClientTimeout,
+		DialTimeout:           clientTimeout,
 		DialerRetries:         1,
-		ReadTimeout:           ClientTimeout,
-		WriteTimeout:          ClientTimeout,
-		PoolTimeout:           ClientTimeout,
+		ReadTimeout:           clientTimeout,
+		WriteTimeout:          clientTimeout,
+		PoolTimeout:           clientTimeout,
 		ContextTimeoutEnabled: true,
 		MaxRetries:            -1,
 		MaxRedirects:          8,
 		MinRetryBackoff:       2 * time.Millisecond,
 		MaxRetryBackoff:       20 * time.Millisecond,
-		OnConnect:             LoadScripts,
+		OnConnect:             loadScripts,
 	}
 }
 
-// LoadScripts loads the store's scripts on the connection cn with one
+// loadScripts loads the store's scripts on the connection cn with one
 // pipelined SCRIPT LOAD each, so the next EVALSHA on that server finds
-// them. ClientOptions installs it as the client's OnConnect hook; a caller
-// with its own hook calls it from there. Loading a script the server
-// already holds costs it a hash and a lookup. An error answer (a Sentinel,
-// which go-redis connects with the same hook and which has no SCRIPT
-// command; a Redis that refuses the scripts, which Check reports) is
-// ignored: the connection stays usable and the store's EVALSHA falls back
-// to EVAL. Only a failed round trip fails the connection.
-func LoadScripts(ctx context.Context, cn *redis.Conn) error {
+// them. ClientOptions installs it as the client's OnConnect hook. Loading a
+// script the server already holds costs it a hash and a lookup. An error
+// answer (a Sentinel, which go-redis connects with the same hook and which
+// has no SCRIPT command; a Redis that refuses the scripts, which Check
+// reports) is ignored: the connection stays usable and the store's EVALSHA
+// falls back to EVAL. Only a failed round trip fails the connection.
+func loadScripts(ctx context.Context, cn *redis.Conn) error {
 	_, err := cn.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, sc := range scripts {
 			p.ScriptLoad(ctx, sc.src.(string))

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/oracle"
 	"github.com/ratewindow/ratewindow/core/redisstore"
 	"github.com/ratewindow/ratewindow/core/storetest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
@@ -52,14 +53,14 @@ func TestEveryAlgorithmMix(t *testing.T) {
 				t.Run(fmt.Sprint(mix), func(t *testing.T) {
 					s, err := redisstore.New(c, redisstore.WithPrefix(testredis.Prefix(t)))
 					require.NoError(t, err)
-					storetest.CheckSequence(t, s, sequence(uint64(i), mix))
+					oracle.CheckSequence(t, s, sequence(uint64(i), mix))
 				})
 			}
 		})
 	}
 }
 
-// sequence encodes mix and 300 random steps the way storetest.CheckSequence
+// sequence encodes mix and 300 random steps the way oracle.CheckSequence
 // decodes them: the number of policies, each policy's algorithm, limit and
 // window (1 to 8 units per 1 to 40 ms), then steps of three bytes.
 func sequence(seed uint64, mix []core.Algorithm) []byte {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ratewindow/ratewindow/core/internal/oracle"
 	"github.com/ratewindow/ratewindow/core/redisstore"
-	"github.com/ratewindow/ratewindow/core/storetest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -14,10 +14,10 @@ import (
 // conformance suite's oracle (the same target the memory store has); the
 // seeds run as ordinary tests against the test script's standalone Redis.
 func FuzzStore(f *testing.F) {
-	storetest.AddSeeds(f)
+	oracle.AddSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := redisstore.New(testredis.Standalone(t), redisstore.WithPrefix(testredis.Prefix(t)))
 		require.NoError(t, err)
-		storetest.CheckSequence(t, s, data)
+		oracle.CheckSequence(t, s, data)
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/policyname"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 func TestTag(t *testing.T) {
@@ -49,7 +51,7 @@ func TestTag(t *testing.T) {
 
 func TestKeys(t *testing.T) {
 	s := &Store{prefix: "app"}
-	ps, err := core.ValidatePolicies([]core.Policy{
+	ps, err := policytest.Validate([]core.Policy{
 		core.PerMinute(100),
 		core.PerSecond(5).Named("burst").Using(core.FixedWindow),
 		core.Per(7, 1500*time.Millisecond).Named("log").Using(core.SlidingLog),
@@ -116,7 +118,7 @@ func TestNameCodesDiffer(t *testing.T) {
 	}
 	for limit := int64(1); limit <= 10_000; limit++ {
 		for _, p := range []core.Policy{core.PerSecond(limit), core.PerMinute(limit), core.PerHour(limit)} {
-			add(p.DefaultName())
+			add(policyname.Default(p.Limit, p.Window))
 		}
 	}
 	for _, a := range "abcdefghijklmnopqrstuvwxyz0123456789-_" {

@@ -45,7 +45,7 @@ func TestClientOptionsRefusedFailsFast(t *testing.T) {
 }
 
 // A Redis that accepts connections but never answers (CLIENT PAUSE) fails a
-// call after ClientTimeout when the request has no deadline, and at the
+// call after the client's read timeout when the request has no deadline, and at the
 // deadline when it has one.
 func TestClientOptionsStalledFailsInTime(t *testing.T) {
 	srv := testredis.Server(t)
@@ -63,9 +63,10 @@ func TestClientOptionsStalledFailsInTime(t *testing.T) {
 	_, err = s.Take(ctx, "k", ps, 1, time.Now())
 	took := time.Since(start)
 	require.Error(t, err)
-	t.Logf("no deadline: failed after %v (ClientTimeout %v)", took, redisstore.ClientTimeout)
-	assert.GreaterOrEqual(t, took, redisstore.ClientTimeout/2)
-	assert.Less(t, took, redisstore.ClientTimeout+750*time.Millisecond)
+	timeout := redisstore.ClientOptions().ReadTimeout
+	t.Logf("no deadline: failed after %v (ReadTimeout %v)", took, timeout)
+	assert.GreaterOrEqual(t, took, timeout/2)
+	assert.Less(t, took, timeout+750*time.Millisecond)
 
 	dctx, cancel := context.WithTimeout(ctx, 80*time.Millisecond)
 	defer cancel()

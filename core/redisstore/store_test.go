@@ -10,6 +10,8 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -18,7 +20,7 @@ var base = time.UnixMilli(1_800_000_000_000)
 
 func policies(t testing.TB, ps ...core.Policy) []core.Policy {
 	t.Helper()
-	out, err := core.ValidatePolicies(ps)
+	out, err := policytest.Validate(ps)
 	require.NoError(t, err)
 	return out
 }
@@ -78,7 +80,7 @@ func TestBadCallIsAnError(t *testing.T) {
 func TestWithLimiter(t *testing.T) {
 	s, err := redisstore.New(testredis.Standalone(t), redisstore.WithPrefix(testredis.Prefix(t)))
 	require.NoError(t, err)
-	clock := core.NewFakeClock(base)
+	clock := clocktest.New(base)
 	lim, err := core.NewLimiter(s, []core.Policy{core.PerSecond(2).Using(core.FixedWindow)}, core.WithClock(clock))
 	require.NoError(t, err)
 	ctx := context.Background()

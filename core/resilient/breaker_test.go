@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // transitions records OnStateChange calls.
@@ -36,12 +37,12 @@ func TestBreakerCycle(t *testing.T) {
 	ctx := context.Background()
 	ps := policies(core.PerSecond(100))
 	d := newDouble()
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	var tr transitions
 	s, err := resilient.New(d,
 		resilient.WithFailureThreshold(3),
 		resilient.WithOpenInterval(2*time.Second),
-		resilient.WithClock(clock),
+		clocktest.Option[resilient.Option](clock),
 		resilient.WithOnStateChange(tr.record))
 	require.NoError(t, err)
 
@@ -99,7 +100,7 @@ func TestBreakerNeedsConsecutiveFailures(t *testing.T) {
 	ctx := context.Background()
 	ps := policies(core.PerSecond(100))
 	d := newDouble()
-	s, err := resilient.New(d, resilient.WithFailureThreshold(3), resilient.WithClock(core.NewFakeClock(t0)))
+	s, err := resilient.New(d, resilient.WithFailureThreshold(3), clocktest.Option[resilient.Option](clocktest.New(t0)))
 	require.NoError(t, err)
 	for range 10 {
 		d.down.Store(true)
@@ -140,7 +141,7 @@ func TestBreakerCountsDeadlinesNotCancellations(t *testing.T) {
 	ps := policies(core.PerSecond(100))
 	d := newDouble()
 	d.block.Store(true)
-	s, err := resilient.New(d, resilient.WithFailureThreshold(2), resilient.WithClock(core.NewFakeClock(t0)))
+	s, err := resilient.New(d, resilient.WithFailureThreshold(2), clocktest.Option[resilient.Option](clocktest.New(t0)))
 	require.NoError(t, err)
 
 	// A caller that gives up is not the store's fault.
@@ -179,8 +180,8 @@ func TestHalfOpenLetsOneProbeThrough(t *testing.T) {
 	ps := policies(core.PerSecond(100))
 	d := newDouble()
 	d.entered = make(chan struct{}, 1)
-	clock := core.NewFakeClock(t0)
-	s, err := resilient.New(d, resilient.WithFailureThreshold(1), resilient.WithClock(clock))
+	clock := clocktest.New(t0)
+	s, err := resilient.New(d, resilient.WithFailureThreshold(1), clocktest.Option[resilient.Option](clock))
 	require.NoError(t, err)
 
 	d.down.Store(true)
@@ -218,8 +219,8 @@ func TestHalfOpenLetsOneProbeThrough(t *testing.T) {
 func TestBreakerSurvivesClockStepBack(t *testing.T) {
 	ps := policies(core.PerSecond(100))
 	d := newDouble()
-	clock := core.NewFakeClock(t0)
-	s, err := resilient.New(d, resilient.WithFailureThreshold(1), resilient.WithOpenInterval(time.Second), resilient.WithClock(clock))
+	clock := clocktest.New(t0)
+	s, err := resilient.New(d, resilient.WithFailureThreshold(1), resilient.WithOpenInterval(time.Second), clocktest.Option[resilient.Option](clock))
 	require.NoError(t, err)
 	d.down.Store(true)
 	_, err = s.Take(context.Background(), "k", ps, 1, t0)

@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/standin"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 func TestDenyCacheSavesPrimaryCalls(t *testing.T) {
@@ -88,7 +90,7 @@ func TestDenyCacheCostRule(t *testing.T) {
 func TestDenyCacheClearedByResetAndPolicyChange(t *testing.T) {
 	ctx := context.Background()
 	d := newDouble()
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	s, err := resilient.New(d, resilient.WithDenyCache())
 	require.NoError(t, err)
 	l, err := core.NewLimiter(s, policies(core.Per(1, time.Hour).Named("h")), core.WithClock(clock))
@@ -125,13 +127,13 @@ func TestDenyCacheIgnoresFallbackDenials(t *testing.T) {
 	ps := policies(core.Per(1, time.Hour).Using(core.FixedWindow))
 	d := newDouble()
 	d.down.Store(true)
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	s, err := resilient.New(d, resilient.WithDenyCache(), resilient.WithFallback(1),
-		resilient.WithFailureThreshold(1), resilient.WithClock(clock))
+		resilient.WithFailureThreshold(1), clocktest.Option[resilient.Option](clock))
 	require.NoError(t, err)
 	for range 2 {
 		_, err := s.Take(ctx, "k", ps, 1, t0)
-		require.ErrorIs(t, err, core.ErrFallback)
+		require.ErrorIs(t, err, standin.ErrFallback)
 	}
 	assert.Equal(t, 0, s.Stats().DenyCacheEntries)
 	d.down.Store(false)

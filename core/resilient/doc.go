@@ -35,14 +35,14 @@
 // returning an error. Each policy's Limit is divided by replicas (at least
 // 1 is kept) so that the application instances, each limiting alone, admit
 // together about what the shared store would. The local decision is
-// returned with core.ErrFallback: the Limiter turns it into a Decision with
-// Fallback set and a nil error, and the middleware enforces it, headers and
+// marked: the Limiter turns it into a Decision with Fallback set and a nil
+// error, and the middleware enforces it, headers and
 // 429 included (the Decision's Limit is the configured one, its Remaining
-// is counted against the local share). WithOnFallback is called for it;
-// State and Stats tell the same story. A cost above a policy's local share is
-// charged as the whole share. The local counts start empty when the primary first fails and
-// are not copied back when it recovers: during an outage a client can get
-// up to its local share on top of what it had used on the primary.
+// is counted against the local share). WithOnFallback is called for it.
+// A cost above a policy's local share is charged as the whole share. The
+// local counts start empty when the primary first fails and are not copied
+// back when it recovers: during an outage a client can get up to its local
+// share on top of what it had used on the primary.
 //
 // One resilient Store may wrap another. To the outer one, the inner one's
 // fallback answer is an error like any other: it counts as a failure, and

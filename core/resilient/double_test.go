@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 // errDown is what the double returns while it is "down".
@@ -17,7 +18,7 @@ var errDown = errors.New("double: store down")
 // told to fail, to block until the caller's context is done, or to return a
 // given error.
 type double struct {
-	mem   *memory.Store
+	mem   core.Store
 	calls atomic.Int64
 	down  atomic.Bool
 	block atomic.Bool
@@ -81,7 +82,7 @@ func (d *double) Reset(ctx context.Context, key string, ps []core.Policy) error 
 var t0 = time.UnixMilli(1_800_000_000_000)
 
 func policies(ps ...core.Policy) []core.Policy {
-	out, err := core.ValidatePolicies(ps)
+	out, err := policytest.Validate(ps)
 	if err != nil {
 		panic(err)
 	}

@@ -5,3 +5,36 @@ const (
 	DefaultFailureThreshold = defaultFailureThreshold
 	DefaultOpenInterval     = defaultOpenInterval
 )
+
+// Stats counts what a Store did since it was created.
+type Stats struct {
+	// PrimaryErrors is the number of calls to the primary store that
+	// failed (and counted towards opening the breaker). Successful calls
+	// are not counted: a shared counter on the hot path would cost more
+	// than the decision; count them on the primary (a go-redis hook) if
+	// needed.
+	PrimaryErrors int64
+	// FastFails is the number of calls the open breaker kept from the
+	// primary.
+	FastFails int64
+	// Fallbacks is the number of decisions made by the local fallback.
+	Fallbacks int64
+	// DenyCacheHits is the number of decisions answered by the deny cache.
+	DenyCacheHits int64
+	// DenyCacheEntries is the number of denials the cache holds now.
+	DenyCacheEntries int
+}
+
+// Stats returns the Store's counters.
+func (s *Store) Stats() Stats {
+	st := Stats{
+		PrimaryErrors: s.stats.primaryErrors.Load(),
+		FastFails:     s.stats.fastFails.Load(),
+		Fallbacks:     s.stats.fallbacks.Load(),
+		DenyCacheHits: s.stats.denyHits.Load(),
+	}
+	if s.deny != nil {
+		st.DenyCacheEntries = s.deny.len()
+	}
+	return st
+}

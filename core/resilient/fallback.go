@@ -12,7 +12,7 @@ import (
 // fallback decides on an in-memory store with every Limit divided by the
 // number of replicas.
 type fallback struct {
-	store    *memory.Store
+	store    core.Store
 	replicas int64
 	last     atomic.Pointer[scaledSet] // the policy set scaled most recently
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/standin"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 func TestFallbackScalesLimits(t *testing.T) {
@@ -45,7 +47,7 @@ func TestFallbackScalesLimits(t *testing.T) {
 			admitted := 0
 			for range 20 {
 				r, err := s.Take(context.Background(), "k", ps, tt.cost, t0)
-				require.ErrorIs(t, err, core.ErrFallback, "the fallback answers, marked as such")
+				require.ErrorIs(t, err, standin.ErrFallback, "the fallback answers, marked as such")
 				if r.States[0].Allowed {
 					admitted++
 				} else {
@@ -68,8 +70,8 @@ func TestFallbackOnlyWhilePrimaryFails(t *testing.T) {
 	ctx := context.Background()
 	ps := policies(core.Per(4, time.Minute).Using(core.FixedWindow))
 	d := newDouble()
-	clock := core.NewFakeClock(t0)
-	s, err := resilient.New(d, resilient.WithFallback(2), resilient.WithFailureThreshold(1), resilient.WithClock(clock))
+	clock := clocktest.New(t0)
+	s, err := resilient.New(d, resilient.WithFallback(2), resilient.WithFailureThreshold(1), clocktest.Option[resilient.Option](clock))
 	require.NoError(t, err)
 	l, err := core.NewLimiter(s, ps, core.WithClock(clock))
 	require.NoError(t, err)
@@ -121,16 +123,16 @@ func TestFallbackPeekDoesNotCharge(t *testing.T) {
 	require.NoError(t, err)
 	for range 10 {
 		r, err := s.Peek(ctx, "k", ps, 1, t0)
-		require.ErrorIs(t, err, core.ErrFallback, "a fallback Peek is marked")
+		require.ErrorIs(t, err, standin.ErrFallback, "a fallback Peek is marked")
 		require.True(t, r.States[0].Allowed)
 	}
 	for range 2 {
 		r, err := s.Take(ctx, "k", ps, 1, t0)
-		require.ErrorIs(t, err, core.ErrFallback)
+		require.ErrorIs(t, err, standin.ErrFallback)
 		require.True(t, r.States[0].Allowed)
 	}
 	r, err := s.Take(ctx, "k", ps, 1, t0)
-	require.ErrorIs(t, err, core.ErrFallback)
+	require.ErrorIs(t, err, standin.ErrFallback)
 	require.False(t, r.States[0].Allowed)
 }
 
@@ -140,7 +142,7 @@ func TestFallbackFollowsPolicyChanges(t *testing.T) {
 	d.down.Store(true)
 	s, err := resilient.New(d, resilient.WithFallback(2))
 	require.NoError(t, err)
-	clock := core.NewFakeClock(t0)
+	clock := clocktest.New(t0)
 	l, err := core.NewLimiter(s, policies(core.Per(4, time.Minute).Using(core.FixedWindow).Named("m")), core.WithClock(clock))
 	require.NoError(t, err)
 	dec, err := l.Allow(ctx, "k")
@@ -160,11 +162,11 @@ func TestResetClearsFallback(t *testing.T) {
 	s, err := resilient.New(d, resilient.WithFallback(1), resilient.WithFailureThreshold(100))
 	require.NoError(t, err)
 	r, err := s.Take(ctx, "k", ps, 1, t0)
-	require.ErrorIs(t, err, core.ErrFallback)
+	require.ErrorIs(t, err, standin.ErrFallback)
 	require.True(t, r.States[0].Allowed)
 	require.ErrorIs(t, s.Reset(ctx, "k", ps), errDown, "the primary could not be reset")
 	r, err = s.Take(ctx, "k", ps, 1, t0)
-	require.ErrorIs(t, err, core.ErrFallback)
+	require.ErrorIs(t, err, standin.ErrFallback)
 	assert.True(t, r.States[0].Allowed, "the local count was reset")
 }
 
@@ -175,7 +177,7 @@ func TestFallbackMarksMultiPolicyDecisions(t *testing.T) {
 	d.down.Store(true)
 	s, err := resilient.New(d, resilient.WithFallback(1))
 	require.NoError(t, err)
-	l, err := core.NewLimiter(s, ps, core.WithClock(core.NewFakeClock(t0)))
+	l, err := core.NewLimiter(s, ps, core.WithClock(clocktest.New(t0)))
 	require.NoError(t, err)
 	for i := range 6 {
 		dec, err := l.Allow(ctx, "k")
@@ -186,16 +188,16 @@ func TestFallbackMarksMultiPolicyDecisions(t *testing.T) {
 }
 
 // A resilient Store around another: the inner one's fallback answer is an
-// error (core.ErrFallback) to the outer one, which counts it as a failure
+// error (standin.ErrFallback) to the outer one, which counts it as a failure
 // and decides on its own fallback; when the primary is back, both close.
 func TestNestedResilientStores(t *testing.T) {
 	ctx := context.Background()
 	ps := policies(core.Per(12, time.Minute).Using(core.FixedWindow))
 	d := newDouble()
-	clock := core.NewFakeClock(t0)
-	inner, err := resilient.New(d, resilient.WithFallback(2), resilient.WithFailureThreshold(1), resilient.WithClock(clock))
+	clock := clocktest.New(t0)
+	inner, err := resilient.New(d, resilient.WithFallback(2), resilient.WithFailureThreshold(1), clocktest.Option[resilient.Option](clock))
 	require.NoError(t, err)
-	outer, err := resilient.New(inner, resilient.WithFallback(4), resilient.WithFailureThreshold(1), resilient.WithClock(clock))
+	outer, err := resilient.New(inner, resilient.WithFallback(4), resilient.WithFailureThreshold(1), clocktest.Option[resilient.Option](clock))
 	require.NoError(t, err)
 	l, err := core.NewLimiter(outer, ps, core.WithClock(clock))
 	require.NoError(t, err)

@@ -43,10 +43,11 @@ func WithFailureThreshold(n int) Option { return func(c *config) { c.threshold =
 // call goes to the primary (default 1s). It must be positive.
 func WithOpenInterval(d time.Duration) Option { return func(c *config) { c.interval = d } }
 
-// WithClock sets the clock the breaker measures its open interval on (the
-// system clock by default). Tests pass a *core.FakeClock. The deny cache
-// does not use it: it goes by the now of each decision.
-func WithClock(clock core.Clock) Option { return func(c *config) { c.clock = clock } }
+// SetClock sets the clock the breaker measures its open interval on (the
+// system clock by default); only the module's tests change it, through
+// internal/clocktest.Option. The deny cache does not use it: it goes by the
+// now of each decision.
+func (c *config) SetClock(clock core.Clock) { c.clock = clock }
 
 // WithOnStateChange sets a hook called on every breaker transition, in
 // order, synchronously on the goroutine whose call caused it. It runs under
@@ -62,11 +63,11 @@ func WithOnStateChange(f func(from, to State)) Option {
 // primary; at least 1 is kept), so the instances together admit about what
 // the primary would. replicas must be at least 1.
 //
-// A fallback decision is returned with core.ErrFallback and a valid Result:
-// the limiter turns it into a Decision with Fallback set and a nil error,
-// and the middleware enforces it like any other (429 on denial), with
-// Event.Decision.Fallback set. WithOnFallback, State and Stats observe it
-// too.
+// A fallback decision comes back marked, with a valid Result: the limiter
+// turns it into a Decision with Fallback set and a nil error, and the
+// middleware enforces it like any other (429 on denial), with
+// Event.Decision.Fallback set. WithOnFallback observes it too. A caller of
+// the Store's Take or Peek without a Limiter gets it as an error.
 func WithFallback(replicas int) Option {
 	return func(c *config) { c.fallback, c.replicas = true, replicas }
 }
@@ -99,8 +100,6 @@ func (c *config) validate() error {
 		return fmt.Errorf("resilient: %w: WithFailureThreshold: must be at least 1, got %d", core.ErrInvalidConfig, c.threshold)
 	case c.interval <= 0:
 		return fmt.Errorf("resilient: %w: WithOpenInterval: must be positive, got %v", core.ErrInvalidConfig, c.interval)
-	case c.clock == nil:
-		return fmt.Errorf("resilient: %w: WithClock: clock is nil", core.ErrInvalidConfig)
 	case c.fallback && c.replicas < 1:
 		return fmt.Errorf("resilient: %w: WithFallback: replicas must be at least 1, got %d", core.ErrInvalidConfig, c.replicas)
 	case c.localMaxKeys < 1:

@@ -22,7 +22,6 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"zero threshold", memory.New(), []resilient.Option{resilient.WithFailureThreshold(0)}, "WithFailureThreshold"},
 		{"zero interval", memory.New(), []resilient.Option{resilient.WithOpenInterval(0)}, "WithOpenInterval"},
 		{"negative interval", memory.New(), []resilient.Option{resilient.WithOpenInterval(-1)}, "WithOpenInterval"},
-		{"nil clock", memory.New(), []resilient.Option{resilient.WithClock(nil)}, "WithClock"},
 		{"zero replicas", memory.New(), []resilient.Option{resilient.WithFallback(0)}, "WithFallback"},
 		{"negative replicas", memory.New(), []resilient.Option{resilient.WithFallback(-2)}, "WithFallback"},
 		{"zero local keys", memory.New(), []resilient.Option{resilient.WithLocalMaxKeys(0)}, "WithLocalMaxKeys"},

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/standin"
+	"github.com/ratewindow/ratewindow/core/internal/sysclock"
 )
 
 // Store is a core.Store that guards a primary store with a circuit breaker,
@@ -31,7 +33,7 @@ func New(primary core.Store, opts ...Option) (*Store, error) {
 	c := config{
 		threshold:    defaultFailureThreshold,
 		interval:     defaultOpenInterval,
-		clock:        core.SystemClock{},
+		clock:        sysclock.Clock{},
 		localMaxKeys: defaultLocalMaxKeys,
 	}
 	for _, o := range opts {
@@ -157,7 +159,7 @@ func (s *Store) degrade(key string, policies []core.Policy, cost int64, now time
 	if s.onFallback != nil {
 		s.onFallback(key, cause)
 	}
-	return s.fallback.decide(key, policies, cost, now, charge), core.ErrFallback
+	return s.fallback.decide(key, policies, cost, now, charge), standin.ErrFallback
 }
 
 // denied reports whether some policy of r denies.

@@ -12,12 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/oracle"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 // base is an instant aligned to every window the suite uses.
-var base = time.UnixMilli(1_800_000_000_000)
+var base = oracle.Base
 
-func at(ms int64) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+func at(ms int64) time.Time { return oracle.At(ms) }
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
@@ -49,7 +51,7 @@ type step struct {
 }
 
 func policy(alg core.Algorithm, limit int64, window time.Duration) []core.Policy {
-	ps, err := core.ValidatePolicies([]core.Policy{core.Per(limit, window).Using(alg)})
+	ps, err := policytest.Validate([]core.Policy{core.Per(limit, window).Using(alg)})
 	if err != nil {
 		panic(err)
 	}
@@ -118,7 +120,7 @@ func runScripted(t *testing.T, newStore func(t *testing.T) core.Store) {
 
 func runAllOrNothing(t *testing.T, s core.Store) {
 	ctx := context.Background()
-	ps, err := core.ValidatePolicies([]core.Policy{
+	ps, err := policytest.Validate([]core.Policy{
 		core.PerSecond(3).Named("burst").Using(core.FixedWindow),
 		core.PerMinute(5).Named("steady").Using(core.SlidingLog),
 		core.PerMinute(100).Named("bulk"),
@@ -172,7 +174,7 @@ func runPeek(t *testing.T, s core.Store) {
 
 func runReset(t *testing.T, s core.Store) {
 	ctx := context.Background()
-	ps, err := core.ValidatePolicies([]core.Policy{
+	ps, err := policytest.Validate([]core.Policy{
 		core.PerSecond(1).Using(core.FixedWindow),
 		core.PerMinute(1).Using(core.SlidingLog),
 		core.PerHour(1),
@@ -366,9 +368,9 @@ func runOracle(t *testing.T, newStore func(t *testing.T) core.Store) {
 	ctx := context.Background()
 	for name, raw := range mixes {
 		t.Run(name, func(t *testing.T) {
-			ps, err := core.ValidatePolicies(raw)
+			ps, err := policytest.Validate(raw)
 			require.NoError(t, err)
-			s, o := newStore(t), newOracle()
+			s, o := newStore(t), oracle.New()
 			rng := rand.New(rand.NewPCG(uint64(len(name)), 42))
 			now := int64(0)
 			minLimit := ps[0].Limit
@@ -383,16 +385,16 @@ func runOracle(t *testing.T, newStore func(t *testing.T) core.Store) {
 				case 0:
 					got, err := s.Peek(ctx, key, ps, cost, at(now))
 					require.NoError(t, err)
-					require.Equal(t, o.take(key, ps, cost, now, false), got, "step %d: Peek(%s, cost %d) at %d", i, key, cost, now)
+					require.Equal(t, o.Take(key, ps, cost, now, false), got, "step %d: Peek(%s, cost %d) at %d", i, key, cost, now)
 				case 1:
 					if rng.IntN(4) == 0 {
 						require.NoError(t, s.Reset(ctx, key, ps))
-						o.reset(key, ps)
+						o.Reset(key, ps)
 					}
 				default:
 					got, err := s.Take(ctx, key, ps, cost, at(now))
 					require.NoError(t, err)
-					require.Equal(t, o.take(key, ps, cost, now, true), got, "step %d: Take(%s, cost %d) at %d", i, key, cost, now)
+					require.Equal(t, o.Take(key, ps, cost, now, true), got, "step %d: Take(%s, cost %d) at %d", i, key, cost, now)
 				}
 			}
 		})
@@ -403,7 +405,7 @@ func runConcurrent(t *testing.T, newStore func(t *testing.T) core.Store) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
 		t.Run(alg.String(), func(t *testing.T) {
 			s := newStore(t)
-			ps, err := core.ValidatePolicies([]core.Policy{
+			ps, err := policytest.Validate([]core.Policy{
 				core.PerMinute(50).Using(alg),
 				core.PerHour(1000).Named("hourly").Using(core.FixedWindow),
 			})

@@ -89,7 +89,7 @@ func build(cfg *config) (app, func(), error) {
 	reg.MustRegister(collector, collectors.NewGoCollector())
 	if cfg.limitsFile != "" {
 		// The file's key, limiter and observe choices override the flags'.
-		rules, stopWatch, err := loadLimits(cfg.limitsFile, store, core.SystemClock{}, logger, reg)
+		rules, stopWatch, err := loadLimits(cfg.limitsFile, store, logger, reg)
 		if err != nil {
 			release()
 			return nil, nil, err
@@ -103,8 +103,8 @@ func build(cfg *config) (app, func(), error) {
 		release()
 		return nil, nil, err
 	}
-	opts = append(opts, ratewindow.WithOnDecision(logging.Chain(
-		collector.Observe, top.Observe, logging.Hook(logger, logging.WithErrorEvery(time.Second)))))
+	opts = append(opts, ratewindow.WithOnDecision(
+		collector.Observe, top.Observe, logging.Hook(logger, logging.WithErrorEvery(time.Second))))
 	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	a, err := newApp(cfg.framework, l, opts, metricsHandler, top.Handler())
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	ratelimitclient "github.com/ratewindow/ratewindow/client"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -102,7 +103,7 @@ func TestClientPacesAgainstServer(t *testing.T) {
 // all admitted by policies: a greedy sender on a fake clock.
 func minimum(t *testing.T, policies []core.Policy, start time.Time, n int) time.Duration {
 	t.Helper()
-	clock := core.NewFakeClock(start)
+	clock := clocktest.New(start)
 	l, err := core.NewLimiter(memory.New(), policies, core.WithClock(clock))
 	require.NoError(t, err)
 	for range n {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/headers"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
@@ -188,11 +189,13 @@ func parseLimits(s string, alg core.Algorithm) ([]core.Policy, error) {
 		}
 		ps = append(ps, core.Per(n, w).Using(alg))
 	}
-	ps, err := core.ValidatePolicies(ps)
+	// A limiter checks them and names them ("10-per-1s"), as the one the
+	// server builds will.
+	l, err := core.NewLimiter(memory.New(), ps)
 	if err != nil {
 		return nil, err
 	}
-	return ps, nil
+	return l.Policies(), nil
 }
 
 // parseKey builds the key func of -key and -trusted-proxies.

@@ -17,14 +17,14 @@ const reloadEvery = time.Second
 // loadLimits loads the -config file onto store and watches it until the
 // returned func is called. Reloads are logged and counted in
 // ratewindow_config_reloads_total{result="applied"|"rejected"}.
-func loadLimits(path string, store core.Store, clock core.Clock, logger *slog.Logger, reg prometheus.Registerer) (*limitconfig.Set, func(), error) {
+func loadLimits(path string, store core.Store, logger *slog.Logger, reg prometheus.Registerer) (*limitconfig.Set, func(), error) {
 	reloads := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "ratewindow_config_reloads_total",
 		Help: "Reloads of the limits file that found new content, by result: applied, or rejected (the running configuration was kept).",
 	}, []string{"result"})
 	applied, rejected := reloads.WithLabelValues("applied"), reloads.WithLabelValues("rejected")
 	rules, err := limitconfig.Load(path,
-		limitconfig.WithStore(store), limitconfig.WithClock(clock), limitconfig.WithLogger(logger),
+		limitconfig.WithStore(store), limitconfig.WithLogger(logger),
 		limitconfig.WithOnReload(func(err error) {
 			if err != nil {
 				rejected.Inc()

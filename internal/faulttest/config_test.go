@@ -69,7 +69,6 @@ func TestEveryConstructorRejectsBadConfig(t *testing.T) {
 		{"core.NewLimiter overflowing policy", newLimiter(mem, []core.Policy{core.Per(1<<50, time.Hour)}), "Limit"},
 		{"core.NewLimiter duplicate names", newLimiter(mem, []core.Policy{core.PerSecond(1).Named("a"), core.PerMinute(9).Named("a")}), "named"},
 		{"core.Limiter.SetPolicies", func() error { return limiter.SetPolicies() }, "policies"},
-		{"core.ValidatePolicies", func() error { _, err := core.ValidatePolicies([]core.Policy{{}}); return err }, "Limit"},
 		{"core.ParseAlgorithm", func() error { _, err := core.ParseAlgorithm("token-bucket"); return err }, "algorithm"},
 
 		{"redisstore.New nil client", func() error { s, err := redisstore.New(nil); assert.Nil(t, s); return err }, "client"},
@@ -94,7 +93,6 @@ func TestEveryConstructorRejectsBadConfig(t *testing.T) {
 		{"resilient.New nil primary", func() error { s, err := resilient.New(nil); assert.Nil(t, s); return err }, "primary"},
 		{"resilient.New threshold", func() error { _, err := resilient.New(mem, resilient.WithFailureThreshold(-1)); return err }, "WithFailureThreshold"},
 		{"resilient.New interval", func() error { _, err := resilient.New(mem, resilient.WithOpenInterval(0)); return err }, "WithOpenInterval"},
-		{"resilient.New clock", func() error { _, err := resilient.New(mem, resilient.WithClock(nil)); return err }, "WithClock"},
 		{"resilient.New replicas", func() error { _, err := resilient.New(mem, resilient.WithFallback(0)); return err }, "WithFallback"},
 		{"resilient.New local keys", func() error { _, err := resilient.New(mem, resilient.WithLocalMaxKeys(-1)); return err }, "WithLocalMaxKeys"},
 

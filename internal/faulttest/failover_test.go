@@ -13,6 +13,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -40,7 +41,7 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, s.Check(ctx))
 
-	ps, err := core.ValidatePolicies([]core.Policy{core.Per(failoverLimit, time.Hour).Using(core.FixedWindow)})
+	ps, err := policytest.Validate([]core.Policy{core.Per(failoverLimit, time.Hour).Using(core.FixedWindow)})
 	require.NoError(t, err)
 	// Two keys on every master; victim is on the master that dies.
 	victimMaster := cl.Masters[0]
@@ -109,7 +110,7 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, s.Check(ctx))
 
-	ps, err := core.ValidatePolicies([]core.Policy{core.Per(failoverLimit, time.Hour).Using(core.FixedWindow)})
+	ps, err := policytest.Validate([]core.Policy{core.Per(failoverLimit, time.Hour).Using(core.FixedWindow)})
 	require.NoError(t, err)
 	keys := []string{"a", "b", "c", "d"}
 	now := time.Now()

@@ -12,6 +12,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // storeTimeout is the middleware's store timeout in the fault tests.
@@ -24,8 +25,8 @@ const answerBound = storeTimeout + 900*time.Millisecond
 
 // frozenClock returns a fake clock at the start of the current hour, so
 // every decision of a test falls in one window whatever the wall time.
-func frozenClock() *core.FakeClock {
-	return core.NewFakeClock(time.Now().Truncate(time.Hour))
+func frozenClock() *clocktest.Clock {
+	return clocktest.New(time.Now().Truncate(time.Hour))
 }
 
 // TestRedisStopsAndComesBack kills a real redis-server under load and
@@ -43,7 +44,7 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 	l, err := core.NewLimiter(store, []core.Policy{core.Per(limit, time.Hour).Using(core.FixedWindow)},
 		core.WithClock(frozenClock()))
 	require.NoError(t, err)
-	open := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithFailOpen())
+	open := newApp(t, l, ratewindow.WithTimeout(storeTimeout))
 	closed := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithFailClosed())
 
 	require.Equal(t, map[int]int{http.StatusOK: limit, http.StatusTooManyRequests: 5},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -37,7 +38,7 @@ func TestSlotMigrationUnderLoad(t *testing.T) {
 		core.Per(limit, time.Hour).Named("fw").Using(core.FixedWindow),
 		core.Per(limit, time.Hour).Named("log").Using(core.SlidingLog),
 	}
-	ps, err = core.ValidatePolicies(ps)
+	ps, err = policytest.Validate(ps)
 	require.NoError(t, err)
 	// The hot key and a few neighbours in the same slot: the hash tag is
 	// the key, so "{hot}..." keys all live in slot(hot).

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ratewindow/ratewindow/internal/policyname"
 )
 
 // writeIETF writes RateLimit-Policy and RateLimit in the draft-8 syntax.
@@ -156,7 +158,7 @@ func policyName(v *decisionView, i int) string {
 	if p.Name != "" {
 		return p.Name
 	}
-	return p.DefaultName()
+	return policyname.Default(p.Limit, p.Window)
 }
 
 // appendInt appends n in decimal.

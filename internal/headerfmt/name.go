@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/policyname"
 )
 
 // ValidatePolicyName reports, wrapping core.ErrInvalidConfig, a name that
@@ -30,7 +31,7 @@ func ValidatePolicyNames(policies []core.Policy) error {
 	for i := range policies {
 		name := policies[i].Name
 		if name == "" {
-			name = policies[i].DefaultName()
+			name = policyname.Default(policies[i].Limit, policies[i].Window)
 		}
 		s := string(appendString(nil, name))
 		if other, ok := shown[s]; ok && other != name {

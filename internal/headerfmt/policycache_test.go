@@ -9,13 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 // TestPolicySetNeverStale changes a policy set in place (same slice, same
 // first fingerprint) and from several goroutines: every field written must
 // describe the policies as they are.
 func TestPolicySetNeverStale(t *testing.T) {
-	ps, err := core.ValidatePolicies([]core.Policy{core.PerSecond(10).Named("burst"), core.PerMinute(600).Named(`st"eady`)})
+	ps, err := policytest.Validate([]core.Policy{core.PerSecond(10).Named("burst"), core.PerMinute(600).Named(`st"eady`)})
 	require.NoError(t, err)
 	d := core.Decision{Allowed: true, Policies: ps}
 	for limit := int64(1); limit <= 300; limit++ {
@@ -32,7 +33,7 @@ func TestPolicySetNeverStale(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 2000; i++ {
 				name := "p" + strconv.Itoa(i%200)
-				own, err := core.ValidatePolicies([]core.Policy{core.PerMinute(int64(i%7 + 1)).Named(name)})
+				own, err := policytest.Validate([]core.Policy{core.PerMinute(int64(i%7 + 1)).Named(name)})
 				if err != nil {
 					t.Error(err)
 					return
@@ -54,7 +55,7 @@ func TestPolicySetNeverStale(t *testing.T) {
 }
 
 func TestPolicySetReused(t *testing.T) {
-	ps, err := core.ValidatePolicies([]core.Policy{core.PerSecond(10).Named("burst"), core.PerMinute(600).Named("steady")})
+	ps, err := policytest.Validate([]core.Policy{core.PerSecond(10).Named("burst"), core.PerMinute(600).Named("steady")})
 	require.NoError(t, err)
 	d := core.Decision{Allowed: true, Policies: ps}
 	v := view(&d)

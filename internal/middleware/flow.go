@@ -125,7 +125,7 @@ func Default(l *core.Limiter) *Flow {
 }
 
 // boundedKeys returns user's keys bounded as the built-in strategies bound
-// theirs: a key over keyfuncs.DefaultMaxKeyLen bytes, or one that looks
+// theirs: a key over keybound.MaxLen bytes, or one that looks
 // hashed, is replaced by its hash.
 func boundedKeys(user keyfuncs.KeyFunc) keyfuncs.KeyFunc {
 	return func(r keyfuncs.Request) (string, error) {
@@ -133,6 +133,6 @@ func boundedKeys(user keyfuncs.KeyFunc) keyfuncs.KeyFunc {
 		if err != nil {
 			return "", err
 		}
-		return keybound.Bound(k, keyfuncs.DefaultMaxKeyLen), nil
+		return keybound.Bound(k, keybound.MaxLen), nil
 	}
 }

@@ -13,12 +13,15 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
+	"github.com/ratewindow/ratewindow/internal/keybound"
+	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
-// recorder is an Exchange over a StaticRequest that records the response.
+// recorder is an Exchange over a keytest.Request that records the response.
 type recorder struct {
-	keyfuncs.StaticRequest
+	keytest.Request
 	header map[string]string
 	status int
 	body   string
@@ -26,7 +29,7 @@ type recorder struct {
 
 func newRecorder(client string) *recorder {
 	return &recorder{
-		StaticRequest: keyfuncs.StaticRequest{
+		Request: keytest.Request{
 			MethodValue: http.MethodGet, PathValue: "/x", RouteValue: "/x", RemoteAddrValue: "192.0.2.1:1234",
 			Headers: map[string][]string{"X-Client": {client}},
 		},
@@ -40,7 +43,7 @@ func (r *recorder) Send(status int, body []byte) { r.status, r.body = status, st
 func newLimiter(t *testing.T, limit int64) *core.Limiter {
 	t.Helper()
 	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(limit).Using(core.FixedWindow)},
-		core.WithClock(core.NewFakeClock(time.Unix(1_800_000_000, 0))))
+		core.WithClock(clocktest.New(time.Unix(1_800_000_000, 0))))
 	require.NoError(t, err)
 	return l
 }
@@ -152,6 +155,26 @@ func TestHeaderSetter(t *testing.T) {
 	assert.Equal(t, "1", h2.Get("Retry-After"))
 }
 
+func TestOnDecisionTakesSeveralHooks(t *testing.T) {
+	var calls []string
+	record := func(name string) func(ratewindow.Event) {
+		return func(ev ratewindow.Event) { calls = append(calls, name+":"+ev.Outcome.String()) }
+	}
+	hooks := []func(ratewindow.Event){record("a"), record("b"), record("c")}
+	f, err := FromOptions(newLimiter(t, 1), []ratewindow.Option{ratewindow.WithOnDecision(hooks...)})
+	require.NoError(t, err)
+	hooks[0] = record("replaced") // the option keeps its own copy
+	f.Handle(newRecorder("x"))
+	f.Handle(newRecorder("x"))
+	assert.Equal(t, []string{"a:allowed", "b:allowed", "c:allowed", "a:denied", "b:denied", "c:denied"}, calls)
+
+	_, err = FromOptions(newLimiter(t, 1), []ratewindow.Option{ratewindow.WithOnDecision(record("a"), nil)})
+	assert.ErrorIs(t, err, core.ErrInvalidConfig, "a nil hook among several is a mistake")
+	f, err = FromOptions(newLimiter(t, 1), []ratewindow.Option{ratewindow.WithOnDecision()})
+	require.NoError(t, err)
+	assert.Nil(t, f.hook, "no hook: no Event is built")
+}
+
 func TestUserKeysAreBounded(t *testing.T) {
 	var got []string
 	long := string(make([]byte, 8<<10))
@@ -162,5 +185,5 @@ func TestUserKeysAreBounded(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, f.Handle(newRecorder("a")))
 	require.Len(t, got, 1)
-	assert.LessOrEqual(t, len(got[0]), keyfuncs.DefaultMaxKeyLen, "an 8 KB user key reached the store")
+	assert.LessOrEqual(t, len(got[0]), keybound.MaxLen, "an 8 KB user key reached the store")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -29,13 +30,13 @@ func TestDefaultResponses(t *testing.T) {
 		Limit: 10, RetryAfter: 2500 * time.Millisecond, ResetAfter: 2500 * time.Millisecond, Policies: []core.Policy{p},
 	}}
 	w := &response{header: map[string]string{}}
-	denyResponse(w, &keyfuncs.StaticRequest{}, ev)
+	denyResponse(w, &keytest.Request{}, ev)
 	assert.Equal(t, http.StatusTooManyRequests, w.status)
 	assert.Equal(t, "application/json", w.header["Content-Type"])
 	assert.JSONEq(t, `{"error":"rate_limited","message":"rate limit exceeded, retry in 3s","retry_after":3}`, w.body)
 
 	w = &response{header: map[string]string{}}
-	unavailableResponse(w, &keyfuncs.StaticRequest{}, ratewindow.Event{Outcome: ratewindow.StoreErrorRejected})
+	unavailableResponse(w, &keytest.Request{}, ratewindow.Event{Outcome: ratewindow.StoreErrorRejected})
 	assert.Equal(t, http.StatusServiceUnavailable, w.status)
 	assert.Equal(t, "application/json", w.header["Content-Type"])
 	assert.JSONEq(t, `{"error":"rate_limiter_unavailable","message":"the rate limiter is unavailable, try again later"}`, w.body)
@@ -46,7 +47,7 @@ func TestDefaultResponses(t *testing.T) {
 		ratewindow.ErrNoLimiter: "no_rate_limiter",
 	} {
 		w = &response{header: map[string]string{}}
-		unclassifiedResponse(w, &keyfuncs.StaticRequest{}, ratewindow.Event{Outcome: ratewindow.UnclassifiedRejected, Err: fmt.Errorf("wrapped: %w", err)})
+		unclassifiedResponse(w, &keytest.Request{}, ratewindow.Event{Outcome: ratewindow.UnclassifiedRejected, Err: fmt.Errorf("wrapped: %w", err)})
 		assert.Equal(t, http.StatusBadRequest, w.status)
 		assert.Contains(t, w.body, `"error":"`+code+`"`)
 	}

@@ -11,7 +11,7 @@
 // Every request costs one unit and carries a client (the rate-limit key) and
 // an instant in whole milliseconds. For each algorithm (fixed window,
 // sliding window counter, sliding log) a fresh [core.Limiter] on the
-// in-memory store (core/memory) and a [core.FakeClock] replays the whole
+// in-memory store (core/memory) and a fake clock (internal/clocktest) replays the whole
 // request stream in time order, with the same policy (100 requests per 10 s
 // by default). The algorithms never see each other's decisions: each one is
 // fed the same stream independently.

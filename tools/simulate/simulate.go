@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // epoch is the instant the simulated runs start: a whole hour, so windows
@@ -51,8 +52,8 @@ func (o *outcome) maxIn(w int64) int {
 // simulate replays w, in order, against a fresh limiter enforcing p on the
 // in-memory store, on a fake clock set to each request's instant.
 func simulate(w *workload, p core.Policy) (*outcome, error) {
-	clock := core.NewFakeClock(epoch)
-	lim, err := core.NewLimiter(memory.New(memory.WithShards(1)), []core.Policy{p}, core.WithClock(clock))
+	clock := clocktest.New(epoch)
+	lim, err := core.NewLimiter(memory.New(), []core.Policy{p}, core.WithClock(clock))
 	if err != nil {
 		return nil, fmt.Errorf("simulate: %s: %w", p.Algorithm, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // T0 is the fake clock's start: a whole hour in Unix time, so every window
@@ -19,7 +20,7 @@ var T0 = time.Unix(1_800_000_000, 0)
 // Env is what a scenario's options and checks can reach.
 type Env struct {
 	// Clock is the fake clock of every limiter of the scenario.
-	Clock *core.FakeClock
+	Clock *clocktest.Clock
 	// Limiter is the default limiter, on Store with the scenario's
 	// policies.
 	Limiter *core.Limiter
@@ -35,7 +36,7 @@ type Env struct {
 
 func newEnv(t *testing.T, a Adapter, sc Scenario) *Env {
 	t.Helper()
-	env := &Env{Clock: core.NewFakeClock(T0), Adapter: a, Store: memory.New(), t: t}
+	env := &Env{Clock: clocktest.New(T0), Adapter: a, Store: memory.New(), t: t}
 	if sc.Store != nil {
 		env.Store = sc.Store(t)
 	}

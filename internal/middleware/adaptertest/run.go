@@ -16,6 +16,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/headers"
+	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/internal/headerfmt"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
@@ -154,7 +155,7 @@ func checkConcurrency(t *testing.T, a Adapter, client *http.Client) {
 	const limit, workers, each = 20, 8, 10
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingLog} {
 		t.Run(alg.String(), func(t *testing.T) {
-			clock := core.NewFakeClock(T0)
+			clock := clocktest.New(T0)
 			l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(limit).Using(alg)}, core.WithClock(clock))
 			require.NoError(t, err)
 			base, err := a.Mount(t, l, []ratewindow.Option{ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", nil))})
@@ -199,7 +200,7 @@ func closeIdleFirst(t *testing.T, client *http.Client) {
 // a panic.
 func checkLimit(t *testing.T, a Adapter, client *http.Client) {
 	require.NotNil(t, a.MountLimit, "Adapter.MountLimit")
-	clock := core.NewFakeClock(T0)
+	clock := clocktest.New(T0)
 	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.FixedWindow).Named("minute")}, core.WithClock(clock))
 	require.NoError(t, err)
 	base := a.MountLimit(t, l)

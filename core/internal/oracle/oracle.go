@@ -1,4 +1,8 @@
-package storetest
+// Package oracle is a deliberately naive model of a core.Store, written from
+// the algorithm definitions, and the fuzz body that replays byte strings
+// against a store and the model. core/storetest's suite and the stores'
+// fuzz targets use it.
+package oracle
 
 import (
 	"time"
@@ -9,14 +13,15 @@ import (
 // charge is one admitted request: cost units at t (Unix ms).
 type charge struct{ t, cost int64 }
 
-// oracle is a deliberately naive model of a Store, written from the
+// Oracle is a deliberately naive model of a Store, written from the
 // algorithm definitions rather than from the state types the stores use.
 // It is not safe for concurrent use.
-type oracle struct {
+type Oracle struct {
 	charges map[string][]charge // key + "\x00" + policy name
 }
 
-func newOracle() *oracle { return &oracle{charges: map[string][]charge{}} }
+// New returns an Oracle with no charges.
+func New() *Oracle { return &Oracle{charges: map[string][]charge{}} }
 
 func floorDiv(a, b int64) int64 {
 	q := a / b
@@ -82,8 +87,9 @@ func state(p core.Policy, cs []charge, now, cost int64) core.PolicyState {
 	return ps
 }
 
-// take mirrors Store.Take (charge) and Store.Peek (no charge).
-func (o *oracle) take(key string, policies []core.Policy, cost, now int64, charge_ bool) core.Result {
+// Take mirrors Store.Take (charge) and Store.Peek (no charge), at now in
+// Unix milliseconds.
+func (o *Oracle) Take(key string, policies []core.Policy, cost, now int64, charge_ bool) core.Result {
 	var r core.Result
 	all := true
 	for i, p := range policies {
@@ -112,7 +118,8 @@ func prune(cs []charge, before int64) []charge {
 	return cs[i:]
 }
 
-func (o *oracle) reset(key string, policies []core.Policy) {
+// Reset mirrors Store.Reset.
+func (o *Oracle) Reset(key string, policies []core.Policy) {
 	for _, p := range policies {
 		delete(o.charges, key+"\x00"+p.Name)
 	}

@@ -1,4 +1,4 @@
-package storetest
+package oracle
 
 import (
 	"context"
@@ -7,7 +7,15 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
+
+// Base is an instant aligned to every window core/storetest and
+// CheckSequence use.
+var Base = time.UnixMilli(1_800_000_000_000)
+
+// At is the instant ms milliseconds after Base.
+func At(ms int64) time.Time { return Base.Add(time.Duration(ms) * time.Millisecond) }
 
 // AddSeeds adds to f a seed corpus for CheckSequence: sequences that reach
 // every algorithm, several policies at once and window boundaries. Every
@@ -28,9 +36,9 @@ func AddSeeds(f *testing.F) {
 // byte string is a valid input, which makes it a fuzz target's body:
 //
 //	func FuzzStore(f *testing.F) {
-//		storetest.AddSeeds(f)
+//		oracle.AddSeeds(f)
 //		f.Fuzz(func(t *testing.T, data []byte) {
-//			storetest.CheckSequence(t, memory.New(), data)
+//			oracle.CheckSequence(t, memory.New(), data)
 //		})
 //	}
 //
@@ -55,14 +63,14 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 		raw[i] = core.Per(limit, window).Using(alg).Named("p" + strconv.Itoa(i))
 		minLimit = min(minLimit, limit)
 	}
-	policies, err := core.ValidatePolicies(raw)
+	policies, err := policytest.Validate(raw)
 	if err != nil {
 		t.Fatalf("decoded policies are invalid: %v", err)
 	}
 	ctx := context.Background()
-	// The oracle sees absolute Unix milliseconds, as the stores do: base is
+	// The oracle sees absolute Unix milliseconds, as the stores do: Base is
 	// aligned only to the suite's own windows, not to the ones decoded here.
-	o := newOracle()
+	o := New()
 	now := int64(0)
 	for step := 0; len(data) >= 3 && step < 400; step++ {
 		a, b, c := next(), next(), next()
@@ -73,20 +81,20 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 		var want core.Result
 		switch b >> 6 {
 		case 3:
-			got, err = s.Peek(ctx, key, policies, cost, at(now))
-			want = o.take(key, policies, cost, base.UnixMilli()+now, false)
+			got, err = s.Peek(ctx, key, policies, cost, At(now))
+			want = o.Take(key, policies, cost, Base.UnixMilli()+now, false)
 		case 2:
 			if c&1 == 1 {
 				if err = s.Reset(ctx, key, policies); err != nil {
 					t.Fatalf("step %d: Reset: %v", step, err)
 				}
-				o.reset(key, policies)
+				o.Reset(key, policies)
 				continue
 			}
 			fallthrough
 		default:
-			got, err = s.Take(ctx, key, policies, cost, at(now))
-			want = o.take(key, policies, cost, base.UnixMilli()+now, true)
+			got, err = s.Take(ctx, key, policies, cost, At(now))
+			want = o.Take(key, policies, cost, Base.UnixMilli()+now, true)
 		}
 		if err != nil {
 			t.Fatalf("step %d: %v", step, err)

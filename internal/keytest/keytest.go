@@ -1,15 +1,16 @@
-package keyfuncs
+// Package keytest is the keyfuncs.Request of the module's tests: a request
+// built from plain fields.
+package keytest
 
 import (
 	"context"
 	"net/textproto"
 )
 
-// StaticRequest is a Request built from plain fields, for tests (yours and
-// ours) and for callers that already hold the values.
+// Request is a keyfuncs.Request built from plain fields.
 //
 // Header names in Headers are matched case-insensitively, as HTTP does.
-type StaticRequest struct {
+type Request struct {
 	// MethodValue is returned by Method.
 	MethodValue string
 	// PathValue is returned by Path.
@@ -25,28 +26,28 @@ type StaticRequest struct {
 	Ctx context.Context
 }
 
-// Method implements Request.
-func (r *StaticRequest) Method() string { return r.MethodValue }
+// Method implements keyfuncs.Request.
+func (r *Request) Method() string { return r.MethodValue }
 
-// Path implements Request.
-func (r *StaticRequest) Path() string { return r.PathValue }
+// Path implements keyfuncs.Request.
+func (r *Request) Path() string { return r.PathValue }
 
-// Route implements Request.
-func (r *StaticRequest) Route() string { return r.RouteValue }
+// Route implements keyfuncs.Request.
+func (r *Request) Route() string { return r.RouteValue }
 
-// RemoteAddr implements Request.
-func (r *StaticRequest) RemoteAddr() string { return r.RemoteAddrValue }
+// RemoteAddr implements keyfuncs.Request.
+func (r *Request) RemoteAddr() string { return r.RemoteAddrValue }
 
-// Header implements Request.
-func (r *StaticRequest) Header(name string) string {
+// Header implements keyfuncs.Request.
+func (r *Request) Header(name string) string {
 	if v := r.HeaderValues(name); len(v) > 0 {
 		return v[0]
 	}
 	return ""
 }
 
-// HeaderValues implements Request.
-func (r *StaticRequest) HeaderValues(name string) []string {
+// HeaderValues implements keyfuncs.Request.
+func (r *Request) HeaderValues(name string) []string {
 	if v, ok := r.Headers[name]; ok {
 		return v
 	}
@@ -62,8 +63,8 @@ func (r *StaticRequest) HeaderValues(name string) []string {
 	return nil
 }
 
-// Context implements Request.
-func (r *StaticRequest) Context() context.Context {
+// Context implements keyfuncs.Request.
+func (r *Request) Context() context.Context {
 	if r.Ctx == nil {
 		return context.Background()
 	}

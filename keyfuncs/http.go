@@ -1,0 +1,29 @@
+package keyfuncs
+
+import (
+	"context"
+	"net/http"
+)
+
+// HTTPRequest returns r as a Request whose Route is route (the pattern the
+// router matched, "" for none). It is how to unit-test a KeyFunc, or call
+// one outside the middleware:
+//
+//	r := httptest.NewRequest("GET", "/users/42", nil)
+//	key, err := keyfuncs.Route(keyfuncs.HTTPRequest(r, "/users/{id}"))
+func HTTPRequest(r *http.Request, route string) Request {
+	return httpRequest{r: r, route: route}
+}
+
+type httpRequest struct {
+	r     *http.Request
+	route string
+}
+
+func (x httpRequest) Method() string                    { return x.r.Method }
+func (x httpRequest) Path() string                      { return x.r.URL.Path }
+func (x httpRequest) Route() string                     { return x.route }
+func (x httpRequest) Header(name string) string         { return x.r.Header.Get(name) }
+func (x httpRequest) HeaderValues(name string) []string { return x.r.Header.Values(name) }
+func (x httpRequest) RemoteAddr() string                { return x.r.RemoteAddr }
+func (x httpRequest) Context() context.Context          { return x.r.Context() }
