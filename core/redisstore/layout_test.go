@@ -104,19 +104,43 @@ func TestStoredLayoutClockBehind(t *testing.T) {
 	}
 }
 
-// A value the script cannot read counts as no state rather than an error.
+// A value the script cannot read counts as no state rather than an error:
+// a string that is neither form, or an integer whose key has no expiry, or
+// one that is no window's end.
 func TestUnreadableStateStartsOver(t *testing.T) {
 	c := testredis.Standalone(t)
-	s, prefix := store(t, c)
 	ctx := context.Background()
-	ps := policies(t, core.PerMinute(5).Named("fixed").Using(core.FixedWindow), core.PerMinute(5).Named("sliding"))
-	require.NoError(t, c.Set(ctx, prefix+":{u}:f1m:eoeJpP", "not a state", time.Minute).Err())
-	require.NoError(t, c.Set(ctx, prefix+":{u}:s1m:CgPxMi", "-", time.Minute).Err())
-	r, err := s.Take(ctx, "u", ps, 1, base)
-	require.NoError(t, err)
-	assert.Equal(t, core.PolicyState{Allowed: true, Remaining: 4, ResetAfter: time.Minute}, r.States[0])
-	assert.True(t, r.States[1].Allowed)
-	assert.EqualValues(t, 4, r.States[1].Remaining)
+	now := soonAfter(time.Minute)
+	end := now.Add(time.Minute + time.Second) // now's window's end, as a compact key's expiry
+	for _, tt := range []struct {
+		name  string
+		value string
+		ttl   time.Duration // 0: none
+		at    time.Time     // the expiry, unless ttl is set
+	}{
+		{"not a state", "not a state", time.Minute, time.Time{}},
+		{"dash", "-", time.Minute, time.Time{}},
+		{"integer, no expiry", "3", 0, time.Time{}},
+		{"integer, expiry off the window", "3", 0, end.Add(time.Millisecond)},
+		{"fraction", "1.5", 0, end},
+		{"negative", "-2", 0, end},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, prefix := store(t, c)
+			ps := policies(t, core.PerMinute(5).Named("fixed").Using(core.FixedWindow), core.PerMinute(5).Named("sliding"))
+			for _, k := range []string{prefix + ":{u}:f1m:eoeJpP", prefix + ":{u}:s1m:CgPxMi"} {
+				require.NoError(t, c.Set(ctx, k, tt.value, tt.ttl).Err())
+				if !tt.at.IsZero() {
+					require.NoError(t, c.PExpireAt(ctx, k, tt.at).Err())
+				}
+			}
+			r, err := s.Take(ctx, "u", ps, 1, now)
+			require.NoError(t, err)
+			assert.Equal(t, core.PolicyState{Allowed: true, Remaining: 4, ResetAfter: time.Minute}, r.States[0])
+			assert.True(t, r.States[1].Allowed)
+			assert.EqualValues(t, 4, r.States[1].Remaining)
+		})
+	}
 }
 
 // A request of any weight is one member of a few bytes: the log's memory
