@@ -11,10 +11,12 @@
 --            count, packed with cmsgpack, with a TTL of window + ttl_slack
 --            from the write (SET ... PX).
 --
--- A write uses the compact form when the caller's clock is at most
--- ttl_slack / 2 behind Redis's (always with server time), so the key
--- outlives its window on the caller's clock; the full form otherwise, so
--- any clock keeps its counts. A charge in the window a compact key already
+-- A write uses the compact form when the window is a second or more and
+-- the caller's clock is at most ttl_slack / 2 behind Redis's (always with
+-- server time), so the key outlives its window on the caller's clock; the
+-- full form otherwise, so any clock keeps its counts. A compact key's
+-- expiry may move by up to a quarter window (see the eval block) and still
+-- name its window. A charge in the window a compact key already
 -- holds is an INCRBY, which keeps the expiry.
 --
 -- Two blocks that go generate pastes into the drivers (see docs/redis-scripts.md).
@@ -28,9 +30,14 @@ if e > 0 then
   local v = redis.call('GET', key)
   local n = tonumber(v)
   if n then
-    e = e - ttl_slack - window -- the window's start, if the expiry is one
-    if e % window == 0 and n >= 0 and n % 1 == 0 then
-      start, count, compact = e, n, true
+    -- The window's start, give or take a shift: MIGRATE (a cluster
+    -- reshard) and RESTORE carry a TTL, not an instant, so the expiry may
+    -- move by the time in transit. off is the distance to the nearest
+    -- window start, accepted up to a quarter window.
+    e = e - ttl_slack - window
+    local off = (e + window / 2) % window - window / 2
+    if 4 * off <= window and -4 * off <= window and n >= 0 and n % 1 == 0 then
+      start, count, compact = e - off, n, true
     end
   else
     local ok, index, n, extra = pcall(cmsgpack.unpack, v)
@@ -46,14 +53,19 @@ elseif now < start - window then
   -- The clock stepped back more than a window: the count moves to now's
   -- window (kept, even on a denial).
   start, compact = s, false
-  if not redis_ms then
-    local t = redis.call('TIME')
-    redis_ms = t[1] * 1000 + t[2] / 1000
+  local full = window < 1000
+  if not full then
+    -- redis_ms: Redis's clock (Unix ms), read once per call.
+    if not redis_ms then
+      local t = redis.call('TIME')
+      redis_ms = t[1] * 1000 + t[2] / 1000
+    end
+    full = now + ttl_slack / 2 < redis_ms
   end
-  if now + ttl_slack / 2 >= redis_ms then
-    redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', start + window + ttl_slack))
-  else
+  if full then
     redis.call('SET', key, cmsgpack.pack(start / window, count), 'PX', string.format('%d', window + ttl_slack))
+  else
+    redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', start + window + ttl_slack))
   end
 end
 remaining, reset = limit - count, 0
@@ -74,15 +86,19 @@ local count = b + cost
 if c then
   redis.call('INCRBY', key, string.format('%d', cost))
 else
-  -- redis_ms: Redis's clock (Unix ms), read once per call.
-  if not redis_ms then
-    local t = redis.call('TIME')
-    redis_ms = t[1] * 1000 + t[2] / 1000
+  local full = window < 1000
+  if not full then
+    -- redis_ms: Redis's clock (Unix ms), read once per call.
+    if not redis_ms then
+      local t = redis.call('TIME')
+      redis_ms = t[1] * 1000 + t[2] / 1000
+    end
+    full = now + ttl_slack / 2 < redis_ms
   end
-  if now + ttl_slack / 2 >= redis_ms then
-    redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', a + window + ttl_slack))
-  else
+  if full then
     redis.call('SET', key, cmsgpack.pack(a / window, count), 'PX', string.format('%d', window + ttl_slack))
+  else
+    redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', a + window + ttl_slack))
   end
 end
 remaining, reset = limit - count, a + window - now

@@ -106,7 +106,7 @@ func TestStoredLayoutClockBehind(t *testing.T) {
 
 // A value the script cannot read counts as no state rather than an error:
 // a string that is neither form, or an integer whose key has no expiry, or
-// one that is no window's end.
+// one more than a quarter window from any window's end.
 func TestUnreadableStateStartsOver(t *testing.T) {
 	c := testredis.Standalone(t)
 	ctx := context.Background()
@@ -121,7 +121,7 @@ func TestUnreadableStateStartsOver(t *testing.T) {
 		{"not a state", "not a state", time.Minute, time.Time{}},
 		{"dash", "-", time.Minute, time.Time{}},
 		{"integer, no expiry", "3", 0, time.Time{}},
-		{"integer, expiry off the window", "3", 0, end.Add(time.Millisecond)},
+		{"integer, expiry off the window", "3", 0, end.Add(15*time.Second + time.Millisecond)},
 		{"fraction", "1.5", 0, end},
 		{"negative", "-2", 0, end},
 	} {

@@ -146,12 +146,12 @@ func TestKeysExpire(t *testing.T) {
 		{"in step", 0, map[string]bounds{
 			"f1m": {time.Second, time.Minute + time.Second},
 			"s1m": {time.Minute + time.Second, 2*time.Minute + time.Second},
-			"l1m": {time.Minute, time.Minute + time.Second},
+			"l1m": {time.Minute, time.Minute + time.Second + time.Millisecond}, // the instant rounded up
 		}},
 		{"behind", -time.Hour, map[string]bounds{
 			"f1m": {time.Minute, time.Minute + time.Second},
 			"s1m": {2 * time.Minute, 2*time.Minute + time.Second},
-			"l1m": {time.Minute, time.Minute + time.Second},
+			"l1m": {time.Minute, time.Minute + time.Second + time.Millisecond}, // the instant rounded up
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,9 +14,9 @@
 --            packed with cmsgpack, with a TTL of 2 × window + ttl_slack
 --            from the write (SET ... PX).
 --
--- A write uses the compact form when both counts are below 2^26 and the
--- caller's clock is at most ttl_slack / 2 behind Redis's (always with
--- server time); the full form otherwise. A charge in the bucket a compact
+-- A write uses the compact form when the window is a second or more, both
+-- counts are below 2^26 and the caller's clock is at most ttl_slack / 2
+-- behind Redis's (always with server time); the full form otherwise. A charge in the bucket a compact
 -- key already holds is an INCRBY of the cost, which keeps the expiry.
 --
 -- Two blocks that go generate pastes into the drivers (see
@@ -33,10 +33,13 @@ if e > 0 then
   local v = redis.call('GET', key)
   local n = tonumber(v)
   if n then
-    e = e - ttl_slack - 2 * window -- the bucket's start, if the expiry is one
-    if e % window == 0 and n >= 0 and n % 1 == 0 and n < 4503599627370496 then
+    -- The bucket's start, give or take a shift of up to a quarter window
+    -- (see fixedwindow.lua).
+    e = e - ttl_slack - 2 * window
+    local off = (e + window / 2) % window - window / 2
+    if 4 * off <= window and -4 * off <= window and n >= 0 and n % 1 == 0 and n < 4503599627370496 then
       curr = n % 67108864 -- 2^26
-      start, prev, compact = e, (n - curr) / 67108864, true
+      start, prev, compact = e - off, (n - curr) / 67108864, true
     end
   else
     local ok, index, p, q, extra = pcall(cmsgpack.unpack, v)
@@ -51,14 +54,19 @@ if now < start - window then
   -- The clock stepped back more than a window: both buckets move back to
   -- the one holding now, counts kept (even on a denial).
   start, compact = s, false
-  if not redis_ms then
-    local t = redis.call('TIME')
-    redis_ms = t[1] * 1000 + t[2] / 1000
+  local full = window < 1000 or prev >= 67108864 or curr >= 67108864
+  if not full then
+    -- redis_ms: Redis's clock (Unix ms), read once per call.
+    if not redis_ms then
+      local t = redis.call('TIME')
+      redis_ms = t[1] * 1000 + t[2] / 1000
+    end
+    full = now + ttl_slack / 2 < redis_ms
   end
-  if now + ttl_slack / 2 >= redis_ms and prev < 67108864 and curr < 67108864 then
-    redis.call('SET', key, string.format('%d', prev * 67108864 + curr), 'PXAT', string.format('%d', start + 2 * window + ttl_slack))
-  else
+  if full then
     redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+  else
+    redis.call('SET', key, string.format('%d', prev * 67108864 + curr), 'PXAT', string.format('%d', start + 2 * window + ttl_slack))
   end
 elseif s > start then
   compact = false
@@ -124,15 +132,19 @@ local curr = c + cost
 if d and curr < 67108864 then
   redis.call('INCRBY', key, string.format('%d', cost))
 else
-  -- redis_ms: Redis's clock (Unix ms), read once per call.
-  if not redis_ms then
-    local t = redis.call('TIME')
-    redis_ms = t[1] * 1000 + t[2] / 1000
+  local full = window < 1000 or b >= 67108864 or curr >= 67108864
+  if not full then
+    -- redis_ms: Redis's clock (Unix ms), read once per call.
+    if not redis_ms then
+      local t = redis.call('TIME')
+      redis_ms = t[1] * 1000 + t[2] / 1000
+    end
+    full = now + ttl_slack / 2 < redis_ms
   end
-  if now + ttl_slack / 2 >= redis_ms and b < 67108864 and curr < 67108864 then
-    redis.call('SET', key, string.format('%d', b * 67108864 + curr), 'PXAT', string.format('%d', a + 2 * window + ttl_slack))
-  else
+  if full then
     redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+  else
+    redis.call('SET', key, string.format('%d', b * 67108864 + curr), 'PXAT', string.format('%d', a + 2 * window + ttl_slack))
   end
 end
 local elapsed = 0

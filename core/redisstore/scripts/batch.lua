@@ -81,10 +81,13 @@ local function decide(arg, k)
           local v = redis.call('GET', key)
           local n = tonumber(v)
           if n then
-            e = e - ttl_slack - 2 * window -- the bucket's start, if the expiry is one
-            if e % window == 0 and n >= 0 and n % 1 == 0 and n < 4503599627370496 then
+            -- The bucket's start, give or take a shift of up to a quarter window
+            -- (see fixedwindow.lua).
+            e = e - ttl_slack - 2 * window
+            local off = (e + window / 2) % window - window / 2
+            if 4 * off <= window and -4 * off <= window and n >= 0 and n % 1 == 0 and n < 4503599627370496 then
               curr = n % 67108864 -- 2^26
-              start, prev, compact = e, (n - curr) / 67108864, true
+              start, prev, compact = e - off, (n - curr) / 67108864, true
             end
           else
             local ok, index, p, q, extra = pcall(cmsgpack.unpack, v)
@@ -99,14 +102,19 @@ local function decide(arg, k)
           -- The clock stepped back more than a window: both buckets move back to
           -- the one holding now, counts kept (even on a denial).
           start, compact = s, false
-          if not redis_ms then
-            local t = redis.call('TIME')
-            redis_ms = t[1] * 1000 + t[2] / 1000
+          local full = window < 1000 or prev >= 67108864 or curr >= 67108864
+          if not full then
+            -- redis_ms: Redis's clock (Unix ms), read once per call.
+            if not redis_ms then
+              local t = redis.call('TIME')
+              redis_ms = t[1] * 1000 + t[2] / 1000
+            end
+            full = now + ttl_slack / 2 < redis_ms
           end
-          if now + ttl_slack / 2 >= redis_ms and prev < 67108864 and curr < 67108864 then
-            redis.call('SET', key, string.format('%d', prev * 67108864 + curr), 'PXAT', string.format('%d', start + 2 * window + ttl_slack))
-          else
+          if full then
             redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+          else
+            redis.call('SET', key, string.format('%d', prev * 67108864 + curr), 'PXAT', string.format('%d', start + 2 * window + ttl_slack))
           end
         elseif s > start then
           compact = false
@@ -178,9 +186,14 @@ local function decide(arg, k)
           local v = redis.call('GET', key)
           local n = tonumber(v)
           if n then
-            e = e - ttl_slack - window -- the window's start, if the expiry is one
-            if e % window == 0 and n >= 0 and n % 1 == 0 then
-              start, count, compact = e, n, true
+            -- The window's start, give or take a shift: MIGRATE (a cluster
+            -- reshard) and RESTORE carry a TTL, not an instant, so the expiry may
+            -- move by the time in transit. off is the distance to the nearest
+            -- window start, accepted up to a quarter window.
+            e = e - ttl_slack - window
+            local off = (e + window / 2) % window - window / 2
+            if 4 * off <= window and -4 * off <= window and n >= 0 and n % 1 == 0 then
+              start, count, compact = e - off, n, true
             end
           else
             local ok, index, n, extra = pcall(cmsgpack.unpack, v)
@@ -196,14 +209,19 @@ local function decide(arg, k)
           -- The clock stepped back more than a window: the count moves to now's
           -- window (kept, even on a denial).
           start, compact = s, false
-          if not redis_ms then
-            local t = redis.call('TIME')
-            redis_ms = t[1] * 1000 + t[2] / 1000
+          local full = window < 1000
+          if not full then
+            -- redis_ms: Redis's clock (Unix ms), read once per call.
+            if not redis_ms then
+              local t = redis.call('TIME')
+              redis_ms = t[1] * 1000 + t[2] / 1000
+            end
+            full = now + ttl_slack / 2 < redis_ms
           end
-          if now + ttl_slack / 2 >= redis_ms then
-            redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', start + window + ttl_slack))
-          else
+          if full then
             redis.call('SET', key, cmsgpack.pack(start / window, count), 'PX', string.format('%d', window + ttl_slack))
+          else
+            redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', start + window + ttl_slack))
           end
         end
         remaining, reset = limit - count, 0
@@ -300,15 +318,19 @@ local function decide(arg, k)
           if d and curr < 67108864 then
             redis.call('INCRBY', key, string.format('%d', cost))
           else
-            -- redis_ms: Redis's clock (Unix ms), read once per call.
-            if not redis_ms then
-              local t = redis.call('TIME')
-              redis_ms = t[1] * 1000 + t[2] / 1000
+            local full = window < 1000 or b >= 67108864 or curr >= 67108864
+            if not full then
+              -- redis_ms: Redis's clock (Unix ms), read once per call.
+              if not redis_ms then
+                local t = redis.call('TIME')
+                redis_ms = t[1] * 1000 + t[2] / 1000
+              end
+              full = now + ttl_slack / 2 < redis_ms
             end
-            if now + ttl_slack / 2 >= redis_ms and b < 67108864 and curr < 67108864 then
-              redis.call('SET', key, string.format('%d', b * 67108864 + curr), 'PXAT', string.format('%d', a + 2 * window + ttl_slack))
-            else
+            if full then
               redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+            else
+              redis.call('SET', key, string.format('%d', b * 67108864 + curr), 'PXAT', string.format('%d', a + 2 * window + ttl_slack))
             end
           end
           local elapsed = 0
@@ -332,15 +354,19 @@ local function decide(arg, k)
           if c then
             redis.call('INCRBY', key, string.format('%d', cost))
           else
-            -- redis_ms: Redis's clock (Unix ms), read once per call.
-            if not redis_ms then
-              local t = redis.call('TIME')
-              redis_ms = t[1] * 1000 + t[2] / 1000
+            local full = window < 1000
+            if not full then
+              -- redis_ms: Redis's clock (Unix ms), read once per call.
+              if not redis_ms then
+                local t = redis.call('TIME')
+                redis_ms = t[1] * 1000 + t[2] / 1000
+              end
+              full = now + ttl_slack / 2 < redis_ms
             end
-            if now + ttl_slack / 2 >= redis_ms then
-              redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', a + window + ttl_slack))
-            else
+            if full then
               redis.call('SET', key, cmsgpack.pack(a / window, count), 'PX', string.format('%d', window + ttl_slack))
+            else
+              redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', a + window + ttl_slack))
             end
           end
           remaining, reset = limit - count, a + window - now
