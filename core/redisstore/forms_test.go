@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,4 +166,87 @@ func TestCompactKeyRestored(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Random sequences on windows of a second or more, where keys take the
+// compact form, decide exactly as the same sequences on a caller a day
+// behind Redis's clock, whose keys take the full form (the form the
+// conformance suite checks on every clock): time mostly moves forward and
+// sometimes steps back, beyond a window too, under every algorithm and
+// both drivers. The two clocks differ by whole minutes, a multiple of
+// every window here.
+func TestCompactMatchesFull(t *testing.T) {
+	c := testredis.Standalone(t)
+	ctx := context.Background()
+	ahead := time.Now().Add(24 * time.Hour).Truncate(time.Minute)
+	behind := time.Now().Add(-24 * time.Hour).Truncate(time.Minute)
+	windows := []time.Duration{time.Second, 1500 * time.Millisecond, 2 * time.Second, 5 * time.Second}
+	for seed := range uint64(12) {
+		rng := rand.New(rand.NewPCG(seed, 19))
+		var ps []core.Policy
+		for i := range 1 + rng.IntN(3) {
+			alg := core.Algorithm(rng.IntN(3))
+			w := windows[rng.IntN(len(windows))]
+			ps = append(ps, core.Per(1+rng.Int64N(8), w).Using(alg).Named(strconv.Itoa(i)))
+		}
+		ps = policies(t, ps...)
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			compactStore, compactPrefix := store(t, c)
+			fullStore, fullPrefix := store(t, c)
+			at := time.Duration(rng.IntN(1000)) * time.Microsecond
+			for step := range 300 {
+				if rng.IntN(20) == 0 {
+					at -= time.Duration(rng.IntN(12_000)) * time.Millisecond // a step back
+				} else {
+					at += time.Duration(rng.IntN(700_000)) * time.Microsecond
+				}
+				key := "k" + strconv.Itoa(rng.IntN(2))
+				cost := 1 + rng.Int64N(3)
+				var got, want core.Result
+				var err error
+				switch rng.IntN(10) {
+				case 0:
+					got, err = compactStore.Peek(ctx, key, ps, cost, ahead.Add(at))
+					require.NoError(t, err)
+					want, err = fullStore.Peek(ctx, key, ps, cost, behind.Add(at))
+				case 1:
+					require.NoError(t, compactStore.Reset(ctx, key, ps))
+					require.NoError(t, fullStore.Reset(ctx, key, ps))
+					continue
+				default:
+					got, err = compactStore.Take(ctx, key, ps, cost, ahead.Add(at))
+					require.NoError(t, err)
+					want, err = fullStore.Take(ctx, key, ps, cost, behind.Add(at))
+				}
+				require.NoError(t, err)
+				require.Equal(t, want, got, "step %d: %s at %v cost %d", step, key, at, cost)
+			}
+			// Both forms were written.
+			var compactKeys, fullKeys int
+			for _, k := range prefixKeys(t, c, compactPrefix) {
+				if c.Type(ctx, k).Val() == "string" && compact(t, c, k) {
+					compactKeys++
+				}
+			}
+			for _, k := range prefixKeys(t, c, fullPrefix) {
+				if c.Type(ctx, k).Val() == "string" && !compact(t, c, k) {
+					fullKeys++
+				}
+			}
+			if hasCounter(ps) {
+				assert.Positive(t, compactKeys, "compact keys")
+				assert.Positive(t, fullKeys, "full keys")
+			}
+		})
+	}
+}
+
+// hasCounter reports whether ps holds a fixed window or a sliding counter.
+func hasCounter(ps []core.Policy) bool {
+	for _, p := range ps {
+		if p.Algorithm != core.SlidingLog {
+			return true
+		}
+	}
+	return false
 }
