@@ -119,9 +119,9 @@
 // the running total up to it. Its size and the script's work do not grow
 // with a request's cost: a key holds at most one member per admitted
 // request still in the window (so at most Limit, and at most one per
-// millisecond of the window). Expired members are pruned
-// (ZREMRANGEBYSCORE) on every call; a denial's RetryAfter is a binary
-// search by rank on the running sums. Its TTL is the newest member's
+// millisecond of the window). Members that left the window are skipped
+// by score on every call and pruned (ZREMRANGEBYSCORE) on every charge; a
+// denial's RetryAfter is a binary search by rank on the running sums. Its TTL is the newest member's
 // instant plus the window plus one second, from the write.
 //
 // To read a state by hand: GET and PEXPIRETIME for a compact key, and for
