@@ -19,9 +19,9 @@ import (
 // conformance runs the suite twice: once with the callers' clock at least a
 // day ahead of Redis's, so every key is written in its compact form, and
 // once at least a day behind, so every key is written in its full form (see
-// docs/redis.md, Keys and memory). The suite's instants (from base, which
-// is the suite's too) move by a whole number of weeks, which keeps them
-// aligned to every window it uses.
+// docs/redis.md, Keys and memory). The suite's instants (from suiteBase)
+// move by a whole number of weeks, which keeps them aligned to every window
+// it uses.
 func conformance(t *testing.T, client redis.UniversalClient, opts ...redisstore.Option) {
 	const week = 7 * 24 * time.Hour
 	for name, ahead := range map[string]bool{"ClockAhead": true, "ClockBehind": false} {
@@ -36,18 +36,21 @@ func conformance(t *testing.T, client redis.UniversalClient, opts ...redisstore.
 	}
 }
 
-// clockShift returns the whole number of units that moves base at least a
-// day ahead of the real clock (ahead) or at least a day behind it.
+// suiteBase is the instant core/storetest's calls are relative to.
+var suiteBase = time.UnixMilli(1_800_000_000_000)
+
+// clockShift returns the whole number of units that moves suiteBase at
+// least a day ahead of the real clock (ahead) or at least a day behind it.
 func clockShift(unit time.Duration, ahead bool) time.Duration {
 	if ahead {
-		target := time.Now().Add(24 * time.Hour).Sub(base)
+		target := time.Now().Add(24 * time.Hour).Sub(suiteBase)
 		by := target / unit * unit
 		if by < target {
 			by += unit
 		}
 		return by
 	}
-	target := time.Now().Add(-24 * time.Hour).Sub(base)
+	target := time.Now().Add(-24 * time.Hour).Sub(suiteBase)
 	by := target / unit * unit
 	if by > target {
 		by -= unit
