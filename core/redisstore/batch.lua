@@ -18,7 +18,9 @@
 -- so that pcall can catch one request's error.
 
 local out, m = {}, 0
-local server_now
+-- server_now: Redis TIME in µs with server time; redis_ms: Redis's clock
+-- in ms (see one.lua). Each is read once per call, for all its requests.
+local server_now, redis_ms
 
 -- decide decides the request whose argument is arg and whose keys start
 -- after KEYS[k], writes its results to out after out[m] and returns the
@@ -41,13 +43,16 @@ local function decide(arg, k)
     up = now
   end
   local ttl_slack = 1000
+  if arg[4] then
+    redis_ms = now
+  end
 
   local n = (#arg - 4) / 3
   local states = {}
   local all = true
   for i = 1, n do
     local key, alg, limit, window = KEYS[k + i], arg[3 * i + 2], arg[3 * i + 3], arg[3 * i + 4]
-    local a, b, c, allowed, remaining, reset, retry
+    local a, b, c, d, allowed, remaining, reset, retry
     if alg == 's' then
       -- @eval slidingwindow.lua
     elseif alg == 'f' then
@@ -57,8 +62,8 @@ local function decide(arg, k)
     else
       error('ratewindow: unknown algorithm ' .. tostring(alg))
     end
-    local o = 3 * i
-    states[o - 2], states[o - 1], states[o] = a, b, c
+    local o = 4 * i
+    states[o - 3], states[o - 2], states[o - 1], states[o] = a, b, c, d
     o = m + 4 * i
     out[o - 3], out[o - 2], out[o - 1], out[o] = allowed and 1 or 0, remaining, reset, retry
     all = all and allowed
@@ -67,8 +72,8 @@ local function decide(arg, k)
   if all and charge then
     for i = 1, n do
       local key, alg, limit, window = KEYS[k + i], arg[3 * i + 2], arg[3 * i + 3], arg[3 * i + 4]
-      local o = 3 * i
-      local a, b, c = states[o - 2], states[o - 1], states[o]
+      local o = 4 * i
+      local a, b, c, d = states[o - 3], states[o - 2], states[o - 1], states[o]
       local remaining, reset
       if alg == 's' then
         -- @charge slidingwindow.lua

@@ -1,9 +1,11 @@
 package redisstore_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -15,12 +17,61 @@ import (
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
+// conformance runs the suite twice: once with the callers' clock at least a
+// day ahead of Redis's, so every key is written in its compact form, and
+// once at least a day behind, so every key is written in its full form (see
+// docs/redis.md, Keys and memory). The suite's instants (from suiteBase)
+// move by a whole number of weeks, which keeps them aligned to every window
+// it uses.
 func conformance(t *testing.T, client redis.UniversalClient, opts ...redisstore.Option) {
-	storetest.Run(t, func(t *testing.T) core.Store {
-		s, err := redisstore.New(client, append(opts, redisstore.WithPrefix(testredis.Prefix(t)))...)
-		require.NoError(t, err)
-		return s
-	})
+	const week = 7 * 24 * time.Hour
+	for name, ahead := range map[string]bool{"ClockAhead": true, "ClockBehind": false} {
+		t.Run(name, func(t *testing.T) {
+			by := clockShift(week, ahead)
+			storetest.Run(t, func(t *testing.T) core.Store {
+				s, err := redisstore.New(client, append(opts, redisstore.WithPrefix(testredis.Prefix(t)))...)
+				require.NoError(t, err)
+				return shifted{s, by}
+			})
+		})
+	}
+}
+
+// suiteBase is the instant core/storetest's calls are relative to.
+var suiteBase = time.UnixMilli(1_800_000_000_000)
+
+// clockShift returns the whole number of units that moves suiteBase at
+// least a day ahead of the real clock (ahead) or at least a day behind it.
+func clockShift(unit time.Duration, ahead bool) time.Duration {
+	if ahead {
+		target := time.Now().Add(24 * time.Hour).Sub(suiteBase)
+		by := target / unit * unit
+		if by < target {
+			by += unit
+		}
+		return by
+	}
+	target := time.Now().Add(-24 * time.Hour).Sub(suiteBase)
+	by := target / unit * unit
+	if by > target {
+		by -= unit
+	}
+	return by
+}
+
+// shifted is a Store whose callers' clock reads by later than the now
+// they pass.
+type shifted struct {
+	core.Store
+	by time.Duration
+}
+
+func (s shifted) Take(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	return s.Store.Take(ctx, key, ps, cost, now.Add(s.by))
+}
+
+func (s shifted) Peek(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	return s.Store.Peek(ctx, key, ps, cost, now.Add(s.by))
 }
 
 func TestConformanceStandalone(t *testing.T) {
@@ -34,7 +85,9 @@ func TestConformanceCluster(t *testing.T) {
 // Every mix of algorithms, one to three policies (each algorithm alone,
 // twice, with each other), runs through the script that serves it (one.lua
 // for one policy, many.lua for more) and decides as the conformance
-// suite's oracle does, on random sequences of Take, Peek and Reset.
+// suite's oracle does, on random sequences of Take, Peek and Reset, with
+// the callers' clock ahead of Redis's (compact keys) and behind it (full
+// keys): moved by a multiple of every window of the mix.
 func TestEveryAlgorithmMix(t *testing.T) {
 	algs := []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog}
 	var mixes [][]core.Algorithm
@@ -50,11 +103,18 @@ func TestEveryAlgorithmMix(t *testing.T) {
 	for name, c := range testredis.Universal(t) {
 		t.Run(name, func(t *testing.T) {
 			for i, mix := range mixes {
-				t.Run(fmt.Sprint(mix), func(t *testing.T) {
-					s, err := redisstore.New(c, redisstore.WithPrefix(testredis.Prefix(t)))
-					require.NoError(t, err)
-					oracle.CheckSequence(t, s, sequence(uint64(i), mix))
-				})
+				data := sequence(uint64(i), mix)
+				unit := int64(1)
+				for j := range mix {
+					unit = lcm(unit, 1+int64(data[3+3*j]%40)) // the window, as CheckSequence decodes it
+				}
+				for _, ahead := range []bool{true, false} {
+					t.Run(fmt.Sprint(mix, ahead), func(t *testing.T) {
+						s, err := redisstore.New(c, redisstore.WithPrefix(testredis.Prefix(t)))
+						require.NoError(t, err)
+						oracle.CheckSequence(t, shifted{s, clockShift(time.Duration(unit)*time.Millisecond, ahead)}, data)
+					})
+				}
 			}
 		})
 	}
@@ -73,4 +133,12 @@ func sequence(seed uint64, mix []core.Algorithm) []byte {
 		data = append(data, byte(rng.IntN(256)), byte(rng.IntN(256)), byte(rng.IntN(256)))
 	}
 	return data
+}
+
+func lcm(a, b int64) int64 {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return a / x * b
 }

@@ -88,48 +88,55 @@
 // # Data layout
 //
 // Memory per tracked key is mostly Redis's own per-key overhead, so each
-// state is one key with the shortest value that holds it: integers packed
-// with the script's MessagePack library (cmsgpack, one C call each way), a
-// window's start written as its index (start = index × window). A typical
-// value is 6 to 9 bytes, so it fits Redis's smallest string allocation.
+// state is one key with the smallest value that holds it. The fixed window
+// and the sliding counter write one of two forms:
 //
-//   - Fixed window: the string pack(index, count). One GET, one SET with PX
-//     per charged call.
-//   - Sliding window counter: the string pack(index, prev, curr): both
-//     buckets in one key, so one read and one write per call, not two of
-//     each.
-//   - Sliding log: a sorted set with one member per admitted request
-//     (requests in one millisecond share one), scored by its instant in ms
-//     rounded up; the member is pack(sum, w), w the request's units and sum
-//     the running total up to it. Its size and the script's work do not
-//     grow with a request's cost: a key holds at most one member per
-//     admitted request still in the window (so at most Limit, and at most
-//     one per millisecond of the window). Expired members are pruned
-//     (ZREMRANGEBYSCORE) on every call; a denial's RetryAfter is a binary
-//     search by rank on the running sums.
+//   - Compact: the value is a plain integer and the window is the key's
+//     expiry, an absolute instant (SET ... PXAT; read back with
+//     PEXPIRETIME): the window's end plus one second for the fixed window,
+//     whose value is the count; the current bucket's end plus a window
+//     plus one second for the sliding counter, whose value is
+//     prev × 2^26 + curr. An integer below 10,000 (a new key's) is an
+//     object Redis shares: the value costs no memory. A charge in the
+//     window the key holds is one INCRBY, which keeps the expiry.
+//   - Full: the window's index (start = index × window) and the counts,
+//     packed with the script's MessagePack library (cmsgpack), with a TTL
+//     of what the state needs plus one second from the write (SET ... PX).
 //
-// To read a state by hand:
+// The scripts write the compact form when the window is a second or more,
+// the caller's clock (the now of Take and Peek) is at most half a second
+// behind Redis's (read with TIME, once per call, only when a write sets a
+// new expiry; always so with WithServerTime), and the sliding counter's
+// counts are below 2^26; the full form otherwise. Either is read by every
+// caller, so a caller on any clock keeps every count. A compact key's
+// expiry names its window even when moved by up to a quarter window, as
+// MIGRATE and RESTORE may move it (they carry a TTL, not an instant).
+// docs/redis.md in the repository has the clock-skew bound.
+//
+// The sliding log is a sorted set with one member per admitted request
+// (requests in one millisecond share one), scored by its instant in ms
+// rounded up; the member is pack(sum, w), w the request's units and sum
+// the running total up to it. Its size and the script's work do not grow
+// with a request's cost: a key holds at most one member per admitted
+// request still in the window (so at most Limit, and at most one per
+// millisecond of the window). Members that left the window are skipped
+// by score on every call and pruned (ZREMRANGEBYSCORE) on every charge; a
+// denial's RetryAfter is a binary search by rank on the running sums. Its TTL is the newest member's
+// instant plus the window plus one second, from the write.
+//
+// To read a state by hand: GET and PEXPIRETIME for a compact key, and for
+// a full one
 //
 //	EVAL "return {cmsgpack.unpack(redis.call('GET', KEYS[1]))}" 1 <key>
 //
-// Every write sets a TTL of what the state needs plus one second: the window
-// for the fixed window and the log, two windows for the sliding counter. Idle
-// keys vanish on their own.
-//
-// Measured on Redis 7.0 (bench module, 100,000 keys of 12 bytes, the default
-// prefix and policy name, e.g. "rw:{user:0000042}:s1h:Cl6Qcx"), MEMORY USAGE
-// per key is 88 bytes for the fixed window and the sliding counter and 104
-// bytes for a sliding log holding one unit; the growth of INFO used_memory,
-// which adds the key space's hash tables and expiry entries, is about 140,
-// 140 and 156 bytes. Of the 140, Redis's allocator (jemalloc) gives 32 bytes
-// each to the key's entry, its expiry entry, its name (up to 30 bytes) and
-// its value (a string of up to 12 bytes: windows of a second or more and
-// counts below 65,536); the rest is the hash tables. A bare INCR counter
-// measures about 108, because Redis shares the objects of integers below
-// 10,000; go-redis/redis_rate's key measures 104 (MEMORY USAGE) and 156
-// (INFO) in the same run. Each further request held in a sliding log adds a
-// member of a few tens of bytes (more once the set outgrows Redis's
-// zset-max-listpack-entries, 128 by default).
+// Idle keys vanish on their own. Measured on Redis 7.0 (bench module,
+// 100,000 keys of 12 bytes, the default prefix and policy name, e.g.
+// "rw:{user:0000042}:s1h:Cl6Qcx"), the growth of INFO used_memory, which
+// counts the key's entry, its expiry entry, its name, its value and the
+// key space's hash tables, is about 117 bytes per key for the fixed window
+// and the sliding counter (a bare INCR counter: 111) and 165 for a sliding
+// log holding one request. docs/redis.md in the repository says where the
+// bytes go.
 //
 // # Time
 //

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -24,9 +25,11 @@ func unpack(t *testing.T, c redis.UniversalClient, v string) []int64 {
 
 // The keys and stored values are what the package doc says: the policy
 // part of a key is the algorithm's letter, the window in its largest whole
-// unit and the code of the policy's name; integers packed with
-// cmsgpack, the window given by its index; one log member per request (or
-// per millisecond), holding the running sum and the request's units.
+// unit and the code of the policy's name. A caller whose clock agrees with
+// Redis's writes the compact forms: the fixed window's count and the
+// sliding counter's prev × 2^26 + curr as plain integers, the window in the
+// key's expiry. One log member per request (or per millisecond), holding
+// the running sum and the request's units.
 func TestStoredLayout(t *testing.T) {
 	c := testredis.Standalone(t)
 	s, prefix := store(t, c)
@@ -36,8 +39,11 @@ func TestStoredLayout(t *testing.T) {
 		core.PerMinute(50).Named("sliding"),
 		core.PerMinute(50).Named("log").Using(core.SlidingLog),
 	)
-	now := base.Add(90 * time.Second) // minute index i+1, 30 s in
-	i := base.UnixMilli() / 60000
+	// A clock ahead of Redis's by up to a day, so the keys are written in
+	// compact form whatever the date.
+	start := time.Now().Add(24 * time.Hour).Truncate(time.Hour)
+	now := start.Add(90 * time.Second) // minute index i+1, 30 s in
+	i := start.UnixMilli() / 60000
 	earlier := now.Add(-45 * time.Second) // minute i, still in the log's window
 	_, err := s.Take(ctx, "u", ps, 2, earlier)
 	require.NoError(t, err)
@@ -47,9 +53,11 @@ func TestStoredLayout(t *testing.T) {
 	require.NoError(t, err)
 
 	k := prefix + ":{u}:"
-	assert.Equal(t, []int64{i + 1, 4}, unpack(t, c, c.Get(ctx, k+"f1m:eoeJpP").Val()))
-	assert.Equal(t, []int64{i + 1, 2, 4}, unpack(t, c, c.Get(ctx, k+"s1m:CgPxMi").Val()))
-	assert.LessOrEqual(t, len(c.Get(ctx, k+"s1m:CgPxMi").Val()), 12, "fits Redis's smallest string allocation")
+	const slack = 1000 // ms the key outlives its state
+	assert.Equal(t, "4", c.Get(ctx, k+"f1m:eoeJpP").Val())
+	assert.Equal(t, (i+2)*60000+slack, c.PExpireTime(ctx, k+"f1m:eoeJpP").Val().Milliseconds(), "the window's end")
+	assert.Equal(t, fmt.Sprint(2<<26+4), c.Get(ctx, k+"s1m:CgPxMi").Val())
+	assert.Equal(t, (i+3)*60000+slack, c.PExpireTime(ctx, k+"s1m:CgPxMi").Val().Milliseconds(), "the current bucket's end + a window")
 
 	members, err := c.ZRangeWithScores(ctx, k+"l1m:e8i8Su", 0, -1).Result()
 	require.NoError(t, err)
@@ -63,19 +71,76 @@ func TestStoredLayout(t *testing.T) {
 	}
 }
 
-// A value the script cannot read counts as no state rather than an error.
-func TestUnreadableStateStartsOver(t *testing.T) {
+// A caller whose clock runs more than half a second behind Redis's writes
+// the full forms, which keep the window's index in the value and expire
+// relative to the write: integers packed with cmsgpack, short enough for
+// Redis's smallest string allocation.
+func TestStoredLayoutClockBehind(t *testing.T) {
 	c := testredis.Standalone(t)
 	s, prefix := store(t, c)
 	ctx := context.Background()
-	ps := policies(t, core.PerMinute(5).Named("fixed").Using(core.FixedWindow), core.PerMinute(5).Named("sliding"))
-	require.NoError(t, c.Set(ctx, prefix+":{u}:f1m:eoeJpP", "not a state", time.Minute).Err())
-	require.NoError(t, c.Set(ctx, prefix+":{u}:s1m:CgPxMi", "-", time.Minute).Err())
-	r, err := s.Take(ctx, "u", ps, 1, base)
+	ps := policies(t,
+		core.PerMinute(50).Named("fixed").Using(core.FixedWindow),
+		core.PerMinute(50).Named("sliding"),
+	)
+	start := time.Now().Add(-24 * time.Hour).Truncate(time.Hour)
+	now := start.Add(90 * time.Second)
+	i := start.UnixMilli() / 60000
+	_, err := s.Take(ctx, "u", ps, 2, now.Add(-45*time.Second))
 	require.NoError(t, err)
-	assert.Equal(t, core.PolicyState{Allowed: true, Remaining: 4, ResetAfter: time.Minute}, r.States[0])
-	assert.True(t, r.States[1].Allowed)
-	assert.EqualValues(t, 4, r.States[1].Remaining)
+	_, err = s.Take(ctx, "u", ps, 3, now)
+	require.NoError(t, err)
+	_, err = s.Take(ctx, "u", ps, 1, now)
+	require.NoError(t, err)
+
+	k := prefix + ":{u}:"
+	assert.Equal(t, []int64{i + 1, 4}, unpack(t, c, c.Get(ctx, k+"f1m:eoeJpP").Val()))
+	assert.Equal(t, []int64{i + 1, 2, 4}, unpack(t, c, c.Get(ctx, k+"s1m:CgPxMi").Val()))
+	assert.LessOrEqual(t, len(c.Get(ctx, k+"s1m:CgPxMi").Val()), 12, "fits Redis's smallest string allocation")
+	for name, ttl := range map[string]time.Duration{"f1m:eoeJpP": time.Minute, "s1m:CgPxMi": 2 * time.Minute} {
+		got := c.PTTL(ctx, k+name).Val()
+		assert.Greater(t, got, ttl, name)
+		assert.LessOrEqual(t, got, ttl+time.Second, name)
+	}
+}
+
+// A value the script cannot read counts as no state rather than an error:
+// a string that is neither form, or an integer whose key has no expiry, or
+// one more than a quarter window from any window's end.
+func TestUnreadableStateStartsOver(t *testing.T) {
+	c := testredis.Standalone(t)
+	ctx := context.Background()
+	now := soonAfter(time.Minute)
+	end := now.Add(time.Minute + time.Second) // now's window's end, as a compact key's expiry
+	for _, tt := range []struct {
+		name  string
+		value string
+		ttl   time.Duration // 0: none
+		at    time.Time     // the expiry, unless ttl is set
+	}{
+		{"not a state", "not a state", time.Minute, time.Time{}},
+		{"dash", "-", time.Minute, time.Time{}},
+		{"integer, no expiry", "3", 0, time.Time{}},
+		{"integer, expiry off the window", "3", 0, end.Add(15*time.Second + time.Millisecond)},
+		{"fraction", "1.5", 0, end},
+		{"negative", "-2", 0, end},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, prefix := store(t, c)
+			ps := policies(t, core.PerMinute(5).Named("fixed").Using(core.FixedWindow), core.PerMinute(5).Named("sliding"))
+			for _, k := range []string{prefix + ":{u}:f1m:eoeJpP", prefix + ":{u}:s1m:CgPxMi"} {
+				require.NoError(t, c.Set(ctx, k, tt.value, tt.ttl).Err())
+				if !tt.at.IsZero() {
+					require.NoError(t, c.PExpireAt(ctx, k, tt.at).Err())
+				}
+			}
+			r, err := s.Take(ctx, "u", ps, 1, now)
+			require.NoError(t, err)
+			assert.Equal(t, core.PolicyState{Allowed: true, Remaining: 4, ResetAfter: time.Minute}, r.States[0])
+			assert.True(t, r.States[1].Allowed)
+			assert.EqualValues(t, 4, r.States[1].Remaining)
+		})
+	}
 }
 
 // A request of any weight is one member of a few bytes: the log's memory

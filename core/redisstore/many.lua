@@ -29,17 +29,21 @@ if up > 0 then
 else
   up = now
 end
--- ttl_slack: see one.lua.
+-- ttl_slack, redis_ms: see one.lua.
 local ttl_slack = 1000
+local redis_ms
+if arg[4] then
+  redis_ms = now
+end
 
 local n = #KEYS
--- states holds each policy's algorithm state as three values, out the
+-- states holds each policy's algorithm state as four values, out the
 -- reply: two flat tables, whatever the number of policies.
 local states, out = {}, {}
 local all = true
 for i = 1, n do
   local key, alg, limit, window = KEYS[i], arg[3 * i + 2], arg[3 * i + 3], arg[3 * i + 4]
-  local a, b, c, allowed, remaining, reset, retry
+  local a, b, c, d, allowed, remaining, reset, retry
   if alg == 's' then
     -- @eval slidingwindow.lua
   elseif alg == 'f' then
@@ -49,8 +53,8 @@ for i = 1, n do
   else
     return redis.error_reply('ratewindow: unknown algorithm ' .. tostring(alg))
   end
-  local o = 3 * i
-  states[o - 2], states[o - 1], states[o] = a, b, c
+  local o = 4 * i
+  states[o - 3], states[o - 2], states[o - 1], states[o] = a, b, c, d
   o = 4 * i
   out[o - 3], out[o - 2], out[o - 1], out[o] = allowed and 1 or 0, remaining, reset, retry
   all = all and allowed
@@ -59,8 +63,8 @@ end
 if all and charge then
   for i = 1, n do
     local key, alg, limit, window = KEYS[i], arg[3 * i + 2], arg[3 * i + 3], arg[3 * i + 4]
-    local o = 3 * i
-    local a, b, c = states[o - 2], states[o - 1], states[o]
+    local o = 4 * i
+    local a, b, c, d = states[o - 3], states[o - 2], states[o - 1], states[o]
     local remaining, reset
     if alg == 's' then
       -- @charge slidingwindow.lua

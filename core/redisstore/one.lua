@@ -40,13 +40,20 @@ if up > 0 then
 else
   up = now
 end
--- ttl_slack is added to every key's TTL (ms), so a key never vanishes
+-- ttl_slack (ms) is added to every key's expiry, so a key never vanishes
 -- while its state still matters, even with some clock skew between the
--- callers and Redis.
+-- callers and Redis. redis_ms is Redis's clock in Unix ms, read (TIME) by
+-- the first block that needs it: a key's compact form (see
+-- fixedwindow.lua) is written only when now is at most ttl_slack / 2
+-- behind it.
 local ttl_slack = 1000
+local redis_ms
+if server then
+  redis_ms = now
+end
 
 local key = KEYS[1]
-local a, b, c, allowed, remaining, reset, retry
+local a, b, c, d, allowed, remaining, reset, retry
 if alg == 's' then
   -- @eval slidingwindow.lua
   if allowed and charge then

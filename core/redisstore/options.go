@@ -28,7 +28,8 @@ func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = pref
 
 // WithServerTime makes the script read the time from Redis (the TIME
 // command) instead of using the now passed to Take and Peek, so application
-// nodes whose clocks disagree still agree on every window.
+// nodes whose clocks disagree still agree on every window. Every key is
+// then written in its compact form (see the package doc, Data layout).
 func WithServerTime() Option { return func(c *config) { c.serverTime = true } }
 
 func (c *config) validate() error {

@@ -122,33 +122,60 @@ func TestOddKeysOnCluster(t *testing.T) {
 	}
 }
 
-// Every key a call writes has a TTL of a little over what its state needs.
+// Every key a call writes expires a little after its state stops
+// mattering: a second after the window's end (the fixed window), the
+// current bucket's end plus a window (the sliding counter) or the newest
+// request's instant plus a window (the log). A caller whose clock agrees
+// with Redis's writes the compact forms, whose expiry is that instant on
+// Redis's clock; one whose clock is behind, the full forms, with the TTL the
+// state needs from the write on.
 func TestKeysExpire(t *testing.T) {
 	c := testredis.Standalone(t)
-	s, prefix := store(t, c)
 	ctx := context.Background()
 	ps := policies(t,
 		core.PerMinute(5).Named("fixed").Using(core.FixedWindow),
 		core.PerMinute(5).Named("sliding"),
 		core.PerMinute(5).Named("log").Using(core.SlidingLog),
 	)
-	_, err := s.Take(ctx, "ttl", ps, 1, base)
-	require.NoError(t, err)
-	want := map[string]time.Duration{"f1m": time.Minute, "s1m": 2 * time.Minute, "l1m": time.Minute}
-	keys := prefixKeys(t, c, prefix)
-	require.Len(t, keys, 3)
-	for _, k := range keys {
-		parts := strings.Split(k, ":")
-		name := parts[len(parts)-2] // <algorithm><window>
-		ttl, err := c.PTTL(ctx, k).Result()
-		require.NoError(t, err)
-		assert.Greater(t, ttl, want[name], name)
-		assert.LessOrEqual(t, ttl, want[name]+time.Second, name)
+	type bounds struct{ min, max time.Duration } // min < TTL ≤ max
+	for _, tt := range []struct {
+		name  string
+		clock time.Duration // the caller's clock minus Redis's
+		want  map[string]bounds
+	}{
+		{"in step", 0, map[string]bounds{
+			"f1m": {time.Second, time.Minute + time.Second},
+			"s1m": {time.Minute + time.Second, 2*time.Minute + time.Second},
+			"l1m": {time.Minute, time.Minute + time.Second + time.Millisecond}, // the instant rounded up
+		}},
+		{"behind", -time.Hour, map[string]bounds{
+			"f1m": {time.Minute, time.Minute + time.Second},
+			"s1m": {2 * time.Minute, 2*time.Minute + time.Second},
+			"l1m": {time.Minute, time.Minute + time.Second + time.Millisecond}, // the instant rounded up
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, prefix := store(t, c)
+			_, err := s.Take(ctx, "ttl", ps, 1, time.Now().Add(tt.clock))
+			require.NoError(t, err)
+			keys := prefixKeys(t, c, prefix)
+			require.Len(t, keys, 3)
+			for _, k := range keys {
+				parts := strings.Split(k, ":")
+				name := parts[len(parts)-2] // <algorithm><window>
+				ttl, err := c.PTTL(ctx, k).Result()
+				require.NoError(t, err)
+				// A margin for the time the call took.
+				assert.Greater(t, ttl, tt.want[name].min-100*time.Millisecond, name)
+				assert.LessOrEqual(t, ttl, tt.want[name].max, name)
+			}
+		})
 	}
+	s, prefix := store(t, c)
 
 	// A key whose TTL ran out is gone from Redis.
 	short := policies(t, core.Per(5, 10*time.Millisecond).Using(core.FixedWindow))
-	_, err = s.Take(ctx, "short", short, 1, base)
+	_, err := s.Take(ctx, "short", short, 1, base)
 	require.NoError(t, err)
 	k := prefix + ":{short}:f10ms:"
 	for _, stored := range prefixKeys(t, c, prefix) {

@@ -1,22 +1,51 @@
 -- Sliding window counter, mirroring core/slidingwindow.go.
 --
--- State: one string key holding three integers packed with cmsgpack: the
--- current bucket's index (its start is index × window, in Unix ms), the
--- units of the bucket before it and of the current one.
+-- State: one string key holding the current bucket's start (Unix ms, a
+-- multiple of window), the units of the bucket before it (prev) and of the
+-- current one (curr), in one of two forms (see docs/redis.md, Keys and
+-- memory):
+--
+--   compact  prev × 2^26 + curr, a plain integer (exact: below 2^52), and
+--            the bucket in the key's expiry: the key expires at
+--            start + 2 × window + ttl_slack, in Unix ms on Redis's clock
+--            (SET ... PXAT). A key with prev 0 and curr below 10,000 is an
+--            integer whose object Redis shares: its value costs no memory.
+--   full     the bucket's index (start = index × window), prev and curr,
+--            packed with cmsgpack, with a TTL of 2 × window + ttl_slack
+--            from the write (SET ... PX).
+--
+-- A write uses the compact form when the window is a second or more, both
+-- counts are below 2^26 and the caller's clock is at most ttl_slack / 2
+-- behind Redis's (always with server time); the full form otherwise. A charge in the bucket a compact
+-- key already holds is an INCRBY of the cost, which keeps the expiry.
 --
 -- Two blocks that go generate pastes into the drivers (see
 -- docs/redis-scripts.md). Go's integer division truncates toward zero;
 -- floor agrees wherever the quotient cannot be negative, and the one that
 -- can is truncated by hand.
 
--- @eval: SlidingWindowState.Eval. a, b, c = start, prev, curr.
-local start, prev, curr = 0, 0, 0
-local v = redis.call('GET', key)
-if v then
-  -- Anything but three packed numbers reads as no state: it starts over.
-  local ok, index, p, q, extra = pcall(cmsgpack.unpack, v)
-  if ok and type(index) == 'number' and type(p) == 'number' and type(q) == 'number' and extra == nil then
-    start, prev, curr = index * window, p, q
+-- @eval: SlidingWindowState.Eval. a, b, c = start, prev, curr; d = the
+-- key holds them in compact form (a charge may INCRBY it).
+local start, prev, curr, compact = 0, 0, 0, false
+local e = redis.call('PEXPIRETIME', key) -- -2: no key, -1: no expiry
+if e > 0 then
+  -- Anything but the two forms reads as no state: it starts over.
+  local v = redis.call('GET', key)
+  local n = tonumber(v)
+  if n then
+    -- The bucket's start, give or take a shift of up to a quarter window
+    -- (see fixedwindow.lua).
+    e = e - ttl_slack - 2 * window
+    local off = (e + window / 2) % window - window / 2
+    if 4 * off <= window and -4 * off <= window and n >= 0 and n % 1 == 0 and n < 4503599627370496 then
+      curr = n % 67108864 -- 2^26
+      start, prev, compact = e - off, (n - curr) / 67108864, true
+    end
+  else
+    local ok, index, p, q, extra = pcall(cmsgpack.unpack, v)
+    if ok and type(index) == 'number' and type(p) == 'number' and type(q) == 'number' and extra == nil then
+      start, prev, curr = index * window, p, q
+    end
   end
 end
 -- advance
@@ -24,9 +53,23 @@ local s = now - now % window -- windowStart (Lua's % is never negative here)
 if now < start - window then
   -- The clock stepped back more than a window: both buckets move back to
   -- the one holding now, counts kept (even on a denial).
-  start = s
-  redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+  start, compact = s, false
+  local full = window < 1000 or prev >= 67108864 or curr >= 67108864
+  if not full then
+    -- redis_ms: Redis's clock (Unix ms), read once per call.
+    if not redis_ms then
+      local t = redis.call('TIME')
+      redis_ms = t[1] * 1000 + t[2] / 1000
+    end
+    full = now + ttl_slack / 2 < redis_ms
+  end
+  if full then
+    redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+  else
+    redis.call('SET', key, string.format('%d', prev * 67108864 + curr), 'PXAT', string.format('%d', start + 2 * window + ttl_slack))
+  end
 elseif s > start then
+  compact = false
   if s == start + window then
     prev, curr = curr, 0
   else
@@ -82,11 +125,28 @@ if t > now then
     reset = reset + t - now
   end
 end
-a, b, c = start, prev, curr
+a, b, c, d = start, prev, curr, compact
 
 -- @charge: SlidingWindowState.Charge, then the state is stored.
 local curr = c + cost
-redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+if d and curr < 67108864 then
+  redis.call('INCRBY', key, string.format('%d', cost))
+else
+  local full = window < 1000 or b >= 67108864 or curr >= 67108864
+  if not full then
+    -- redis_ms: Redis's clock (Unix ms), read once per call.
+    if not redis_ms then
+      local t = redis.call('TIME')
+      redis_ms = t[1] * 1000 + t[2] / 1000
+    end
+    full = now + ttl_slack / 2 < redis_ms
+  end
+  if full then
+    redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+  else
+    redis.call('SET', key, string.format('%d', b * 67108864 + curr), 'PXAT', string.format('%d', a + 2 * window + ttl_slack))
+  end
+end
 local elapsed = 0
 if now > a then
   elapsed = now - a

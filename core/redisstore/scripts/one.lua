@@ -57,23 +57,44 @@ if up > 0 then
 else
   up = now
 end
--- ttl_slack is added to every key's TTL (ms), so a key never vanishes
+-- ttl_slack (ms) is added to every key's expiry, so a key never vanishes
 -- while its state still matters, even with some clock skew between the
--- callers and Redis.
+-- callers and Redis. redis_ms is Redis's clock in Unix ms, read (TIME) by
+-- the first block that needs it: a key's compact form (see
+-- fixedwindow.lua) is written only when now is at most ttl_slack / 2
+-- behind it.
 local ttl_slack = 1000
+local redis_ms
+if server then
+  redis_ms = now
+end
 
 local key = KEYS[1]
-local a, b, c, allowed, remaining, reset, retry
+local a, b, c, d, allowed, remaining, reset, retry
 if alg == 's' then
   do -- slidingwindow.lua
-    -- @eval: SlidingWindowState.Eval. a, b, c = start, prev, curr.
-    local start, prev, curr = 0, 0, 0
-    local v = redis.call('GET', key)
-    if v then
-      -- Anything but three packed numbers reads as no state: it starts over.
-      local ok, index, p, q, extra = pcall(cmsgpack.unpack, v)
-      if ok and type(index) == 'number' and type(p) == 'number' and type(q) == 'number' and extra == nil then
-        start, prev, curr = index * window, p, q
+    -- @eval: SlidingWindowState.Eval. a, b, c = start, prev, curr; d = the
+    -- key holds them in compact form (a charge may INCRBY it).
+    local start, prev, curr, compact = 0, 0, 0, false
+    local e = redis.call('PEXPIRETIME', key) -- -2: no key, -1: no expiry
+    if e > 0 then
+      -- Anything but the two forms reads as no state: it starts over.
+      local v = redis.call('GET', key)
+      local n = tonumber(v)
+      if n then
+        -- The bucket's start, give or take a shift of up to a quarter window
+        -- (see fixedwindow.lua).
+        e = e - ttl_slack - 2 * window
+        local off = (e + window / 2) % window - window / 2
+        if 4 * off <= window and -4 * off <= window and n >= 0 and n % 1 == 0 and n < 4503599627370496 then
+          curr = n % 67108864 -- 2^26
+          start, prev, compact = e - off, (n - curr) / 67108864, true
+        end
+      else
+        local ok, index, p, q, extra = pcall(cmsgpack.unpack, v)
+        if ok and type(index) == 'number' and type(p) == 'number' and type(q) == 'number' and extra == nil then
+          start, prev, curr = index * window, p, q
+        end
       end
     end
     -- advance
@@ -81,9 +102,23 @@ if alg == 's' then
     if now < start - window then
       -- The clock stepped back more than a window: both buckets move back to
       -- the one holding now, counts kept (even on a denial).
-      start = s
-      redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+      start, compact = s, false
+      local full = window < 1000 or prev >= 67108864 or curr >= 67108864
+      if not full then
+        -- redis_ms: Redis's clock (Unix ms), read once per call.
+        if not redis_ms then
+          local t = redis.call('TIME')
+          redis_ms = t[1] * 1000 + t[2] / 1000
+        end
+        full = now + ttl_slack / 2 < redis_ms
+      end
+      if full then
+        redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+      else
+        redis.call('SET', key, string.format('%d', prev * 67108864 + curr), 'PXAT', string.format('%d', start + 2 * window + ttl_slack))
+      end
     elseif s > start then
+      compact = false
       if s == start + window then
         prev, curr = curr, 0
       else
@@ -139,13 +174,30 @@ if alg == 's' then
         reset = reset + t - now
       end
     end
-    a, b, c = start, prev, curr
+    a, b, c, d = start, prev, curr, compact
   end
   if allowed and charge then
     do -- slidingwindow.lua
       -- @charge: SlidingWindowState.Charge, then the state is stored.
       local curr = c + cost
-      redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+      if d and curr < 67108864 then
+        redis.call('INCRBY', key, string.format('%d', cost))
+      else
+        local full = window < 1000 or b >= 67108864 or curr >= 67108864
+        if not full then
+          -- redis_ms: Redis's clock (Unix ms), read once per call.
+          if not redis_ms then
+            local t = redis.call('TIME')
+            redis_ms = t[1] * 1000 + t[2] / 1000
+          end
+          full = now + ttl_slack / 2 < redis_ms
+        end
+        if full then
+          redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
+        else
+          redis.call('SET', key, string.format('%d', b * 67108864 + curr), 'PXAT', string.format('%d', a + 2 * window + ttl_slack))
+        end
+      end
       local elapsed = 0
       if now > a then
         elapsed = now - a
@@ -163,24 +215,52 @@ if alg == 's' then
   end
 elseif alg == 'f' then
   do -- fixedwindow.lua
-    -- @eval: FixedWindowState.Eval. a, b = the window's start and count.
-    local start, count = 0, 0
-    local v = redis.call('GET', key)
-    if v then
-      -- Anything but two packed numbers reads as no state: it starts over.
-      local ok, index, n, extra = pcall(cmsgpack.unpack, v)
-      if ok and type(index) == 'number' and type(n) == 'number' and extra == nil then
-        start, count = index * window, n
+    -- @eval: FixedWindowState.Eval. a, b = the window's start and count; c =
+    -- the key holds a and b in compact form (a charge may INCRBY it).
+    local start, count, compact = 0, 0, false
+    local e = redis.call('PEXPIRETIME', key) -- -2: no key, -1: no expiry
+    if e > 0 then
+      -- Anything but the two forms reads as no state: it starts over.
+      local v = redis.call('GET', key)
+      local n = tonumber(v)
+      if n then
+        -- The window's start, give or take a shift: MIGRATE (a cluster
+        -- reshard) and RESTORE carry a TTL, not an instant, so the expiry may
+        -- move by the time in transit. off is the distance to the nearest
+        -- window start, accepted up to a quarter window.
+        e = e - ttl_slack - window
+        local off = (e + window / 2) % window - window / 2
+        if 4 * off <= window and -4 * off <= window and n >= 0 and n % 1 == 0 then
+          start, count, compact = e - off, n, true
+        end
+      else
+        local ok, index, n, extra = pcall(cmsgpack.unpack, v)
+        if ok and type(index) == 'number' and type(n) == 'number' and extra == nil then
+          start, count = index * window, n
+        end
       end
     end
     local s = now - now % window -- windowStart (Lua's % is never negative here)
     if s > start then
-      start, count = s, 0
+      start, count, compact = s, 0, false
     elseif now < start - window then
       -- The clock stepped back more than a window: the count moves to now's
       -- window (kept, even on a denial).
-      start = s
-      redis.call('SET', key, cmsgpack.pack(start / window, count), 'PX', string.format('%d', window + ttl_slack))
+      start, compact = s, false
+      local full = window < 1000
+      if not full then
+        -- redis_ms: Redis's clock (Unix ms), read once per call.
+        if not redis_ms then
+          local t = redis.call('TIME')
+          redis_ms = t[1] * 1000 + t[2] / 1000
+        end
+        full = now + ttl_slack / 2 < redis_ms
+      end
+      if full then
+        redis.call('SET', key, cmsgpack.pack(start / window, count), 'PX', string.format('%d', window + ttl_slack))
+      else
+        redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', start + window + ttl_slack))
+      end
     end
     remaining, reset = limit - count, 0
     if remaining < 0 then
@@ -193,13 +273,30 @@ elseif alg == 'f' then
     if not allowed then
       retry = start + window - now
     end
-    a, b = start, count
+    a, b, c = start, count, compact
   end
   if allowed and charge then
     do -- fixedwindow.lua
       -- @charge: FixedWindowState.Charge, then the state is stored.
       local count = b + cost
-      redis.call('SET', key, cmsgpack.pack(a / window, count), 'PX', string.format('%d', window + ttl_slack))
+      if c then
+        redis.call('INCRBY', key, string.format('%d', cost))
+      else
+        local full = window < 1000
+        if not full then
+          -- redis_ms: Redis's clock (Unix ms), read once per call.
+          if not redis_ms then
+            local t = redis.call('TIME')
+            redis_ms = t[1] * 1000 + t[2] / 1000
+          end
+          full = now + ttl_slack / 2 < redis_ms
+        end
+        if full then
+          redis.call('SET', key, cmsgpack.pack(a / window, count), 'PX', string.format('%d', window + ttl_slack))
+        else
+          redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', a + window + ttl_slack))
+        end
+      end
       remaining, reset = limit - count, a + window - now
       if remaining < 0 then
         remaining = 0
