@@ -71,6 +71,7 @@ type clientIP struct {
 	hops    int
 	headers []sourceHeader
 	v6bits  int
+	keys    keyCache // recent clients' keys
 }
 
 // NewClientIP returns a KeyFunc that keys requests by client address,
@@ -195,13 +196,25 @@ func (c *clientIP) isTrusted(a netip.Addr) bool {
 	return false
 }
 
-// format renders a as a key: IPv4 as is, IPv6 masked to the prefix.
+// format renders a as a key: IPv4 as is, IPv6 masked to the prefix. The
+// key of a client seen recently comes from the cache, without allocating.
 func (c *clientIP) format(a netip.Addr) string {
+	var p netip.Prefix
+	if !a.Is4() && c.v6bits != 128 {
+		p, _ = a.Prefix(c.v6bits)
+		a = p.Addr()
+	}
+	if k, ok := c.keys.get(a); ok {
+		return k
+	}
 	var buf [64]byte
 	b := append(buf[:0], tagIP...)
-	if a.Is4() || c.v6bits == 128 {
-		return string(a.AppendTo(b))
+	if p.IsValid() {
+		b = p.AppendTo(b)
+	} else {
+		b = a.AppendTo(b)
 	}
-	p, _ := a.Prefix(c.v6bits)
-	return string(p.AppendTo(b))
+	k := string(b)
+	c.keys.put(a, k)
+	return k
 }
