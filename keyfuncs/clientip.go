@@ -83,6 +83,10 @@ type clientIP struct {
 // the masked prefix ("ip:2001:db8:1:2::/64") for IPv6. When no address can be found at
 // all (a peer address that does not parse, such as a Unix socket) the
 // KeyFunc returns ErrNoKey.
+//
+// The KeyFunc remembers the keys of up to 256 recent clients (a few tens
+// of KB at most), so that a returning client's key is not built again: it
+// costs no allocation.
 func NewClientIP(cfg ClientIPConfig) (KeyFunc, error) {
 	c, err := compileClientIP(cfg)
 	if err != nil {
