@@ -19,9 +19,11 @@ import (
 // sends b.N pipelined keep-alive GET requests and discards the answers. It
 // is the wrk comparison without the kernel and without the load
 // generator's own CPU: the difference to the floor row is the per-request
-// cost the middleware adds to the server.
+// cost the middleware adds to the server. The "-bare-fields" rows
+// (httpbench.FieldFloors) split that cost: what the framework spends on two
+// more response fields, and what the middleware spends on its own work.
 func BenchmarkServe(b *testing.B) {
-	for _, s := range httpbench.Servers() {
+	for _, s := range append(httpbench.Servers(), httpbench.FieldFloors()...) {
 		b.Run(s.Name, func(b *testing.B) {
 			ln := newMemListener()
 			stop, err := s.Start(ln)

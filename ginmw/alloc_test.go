@@ -22,7 +22,9 @@ func (w *headerOnly) WriteHeader(int)             {}
 
 // The rate-limit fields of one response share one value block, as in the
 // other adapters, instead of one []string per field: the middleware adds
-// the two formatted field values and that block, nothing more.
+// the RateLimit value and that block, nothing more (the policy field is
+// formatted once per policy set, and a returning client's key comes from
+// the key cache).
 func TestAllocsHeaderFields(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
@@ -50,5 +52,5 @@ func TestAllocsHeaderFields(t *testing.T) {
 	w := &headerOnly{h: http.Header{}}
 	limited.ServeHTTP(w, r)
 	require.NotEmpty(t, w.h.Get("RateLimit"), "the fields are written")
-	assert.LessOrEqual(t, extra, 3.0, "allocations the middleware adds per request")
+	assert.LessOrEqual(t, extra, 2.0, "allocations the middleware adds per request")
 }

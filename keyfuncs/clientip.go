@@ -71,6 +71,7 @@ type clientIP struct {
 	hops    int
 	headers []sourceHeader
 	v6bits  int
+	keys    keyCache // recent clients' keys
 }
 
 // NewClientIP returns a KeyFunc that keys requests by client address,
@@ -82,6 +83,10 @@ type clientIP struct {
 // the masked prefix ("ip:2001:db8:1:2::/64") for IPv6. When no address can be found at
 // all (a peer address that does not parse, such as a Unix socket) the
 // KeyFunc returns ErrNoKey.
+//
+// The KeyFunc remembers the keys of up to 256 recent clients (a few tens
+// of KB at most), so that a returning client's key is not built again: it
+// costs no allocation.
 func NewClientIP(cfg ClientIPConfig) (KeyFunc, error) {
 	c, err := compileClientIP(cfg)
 	if err != nil {
@@ -195,13 +200,25 @@ func (c *clientIP) isTrusted(a netip.Addr) bool {
 	return false
 }
 
-// format renders a as a key: IPv4 as is, IPv6 masked to the prefix.
+// format renders a as a key: IPv4 as is, IPv6 masked to the prefix. The
+// key of a client seen recently comes from the cache, without allocating.
 func (c *clientIP) format(a netip.Addr) string {
+	var p netip.Prefix
+	if !a.Is4() && c.v6bits != 128 {
+		p, _ = a.Prefix(c.v6bits)
+		a = p.Addr()
+	}
+	if k, ok := c.keys.get(a); ok {
+		return k
+	}
 	var buf [64]byte
 	b := append(buf[:0], tagIP...)
-	if a.Is4() || c.v6bits == 128 {
-		return string(a.AppendTo(b))
+	if p.IsValid() {
+		b = p.AppendTo(b)
+	} else {
+		b = a.AppendTo(b)
 	}
-	p, _ := a.Prefix(c.v6bits)
-	return string(p.AppendTo(b))
+	k := string(b)
+	c.keys.put(a, k)
+	return k
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -55,3 +56,46 @@ func TestServers(t *testing.T) {
 		})
 	}
 }
+
+// TestFieldFloors: the field floors answer like the bare server, with the
+// fields ratewindow's middleware writes on its first request (up to t,
+// which depends on the algorithm and the time).
+func TestFieldFloors(t *testing.T) {
+	client := &http.Client{Timeout: 5 * time.Second}
+	get := func(s Server) http.Header {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		stop, err := s.Start(ln)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, stop()) }()
+		resp, err := client.Get("http://" + ln.Addr().String() + "/")
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Equal(t, "ok\n", string(body))
+		return resp.Header
+	}
+	servers := map[string]Server{}
+	for _, s := range Servers() {
+		servers[s.Name] = s
+	}
+	for _, floor := range FieldFloors() {
+		t.Run(floor.Name, func(t *testing.T) {
+			framework, _, _ := strings.Cut(floor.Name, "-")
+			for _, alg := range algorithms {
+				want := get(servers[framework+"-ratewindow-"+alg.name])
+				got := get(floor)
+				for _, name := range []string{"RateLimit-Policy", "RateLimit"} {
+					require.NotEmpty(t, want.Get(name))
+					assert.Equal(t, anyT.ReplaceAllString(want.Get(name), ";t=N"), anyT.ReplaceAllString(got.Get(name), ";t=N"),
+						"%s vs %s", name, alg.name)
+				}
+			}
+		})
+	}
+}
+
+// anyT matches the t parameter of a RateLimit item.
+var anyT = regexp.MustCompile(`;t=[0-9]+`)

@@ -20,7 +20,7 @@ func (w *Writer) writeIETF(set func(name, value string), setBytes func(name stri
 	// The common case: the limiter's policies, no pk. The policy field and
 	// the encoded names come formatted from the cache.
 	var names []string
-	if pk == nil && v.policies != nil {
+	if pk == nil && v.cached {
 		e := policySetFor(v)
 		set(FieldPolicy, e.field)
 		names = e.names
@@ -95,7 +95,7 @@ func appendPolicyField(b []byte, v *decisionView, pk []byte) []byte {
 // writeDraftPolicy writes the RateLimit-Policy of drafts 06 and 07: one
 // quota;w=window item per policy, no names.
 func writeDraftPolicy(set func(name, value string), v *decisionView) {
-	if v.policies != nil {
+	if v.cached {
 		set(FieldPolicy, policySetFor(v).draftField)
 		return
 	}

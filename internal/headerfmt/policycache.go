@@ -24,8 +24,8 @@ type policySet struct {
 // written, whoever built the decision.
 var policySets [64]atomic.Pointer[policySet]
 
-// policySetFor returns the formatted set of v's policies (v.policies must
-// not be nil).
+// policySetFor returns the formatted set of v's policies (a limiter's:
+// v.cached).
 func policySetFor(v *decisionView) *policySet {
 	ps := v.policies
 	slot := &policySets[(ps[0].Fingerprint()^uint64(len(ps)))&uint64(len(policySets)-1)]

@@ -58,7 +58,8 @@ func TestPolicySetReused(t *testing.T) {
 	ps, err := policytest.Validate([]core.Policy{core.PerSecond(10).Named("burst"), core.PerMinute(600).Named("steady")})
 	require.NoError(t, err)
 	d := core.Decision{Allowed: true, Policies: ps}
-	v := view(&d)
+	var one onePolicy
+	v := view(&d, &one)
 	first := policySetFor(&v)
 	allocs := testing.AllocsPerRun(100, func() {
 		if policySetFor(&v) != first {

@@ -11,57 +11,56 @@ const maxInteger = 999_999_999_999_999
 
 // decisionView is a decision seen as n policies with their states, so a
 // hand-made Decision without Policies is handled like a one-policy one. It
-// reads the decision's states in place and holds no pointer into itself,
-// so it stays on the stack.
+// reads the decision's policies and states in place. It is small (three
+// words per slice and two more), so building and returning one costs a few
+// register moves.
 type decisionView struct {
-	policies []core.Policy      // nil: the single policy and state below
-	states   []core.PolicyState // nil: the single state below
-	single   core.Policy
-	state    core.PolicyState
+	policies []core.Policy
+	states   []core.PolicyState
 	bind     int
+	// cached: policies are a limiter's, whose formatted set is worth
+	// caching; false for a hand-made decision's stand-in policy.
+	cached bool
 }
 
-func view(d *core.Decision) decisionView {
-	v := decisionView{policies: d.Policies, states: d.States(), bind: d.Index}
-	if len(v.policies) == 0 || len(v.policies) > core.MaxPolicies {
-		v.policies = nil
-		v.states = nil
-		v.single = d.Policy()
-		if v.single.Limit == 0 {
-			v.single.Limit = d.Limit
-		}
-		v.state = core.PolicyState{Allowed: d.Allowed, Remaining: d.Remaining, ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter}
-		v.bind = 0
+// onePolicy holds the stand-in policy and state of a hand-made decision.
+type onePolicy struct {
+	policy [1]core.Policy
+	state  [1]core.PolicyState
+}
+
+// view returns the view of d. A hand-made d (no Policies, or more than a
+// Decision holds states for) is seen as the one policy and state written
+// into one, which must outlive the view.
+func view(d *core.Decision, one *onePolicy) decisionView {
+	if n := len(d.Policies); n == 0 || n > core.MaxPolicies {
+		return oneView(d, one)
 	}
-	if v.bind < 0 || v.bind >= v.len() {
-		v.bind = 0
+	bind := d.Index
+	if uint(bind) >= uint(len(d.Policies)) {
+		bind = 0
 	}
-	return v
+	return decisionView{policies: d.Policies, states: d.States(), bind: bind, cached: true}
+}
+
+// oneView is the view of a hand-made d, as one policy.
+func oneView(d *core.Decision, one *onePolicy) decisionView {
+	one.policy[0] = d.Policy()
+	if one.policy[0].Limit == 0 {
+		one.policy[0].Limit = d.Limit
+	}
+	one.state[0] = core.PolicyState{Allowed: d.Allowed, Remaining: d.Remaining, ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter}
+	return decisionView{policies: one.policy[:], states: one.state[:]}
 }
 
 // len is the number of policies.
-func (v *decisionView) len() int {
-	if v.policies == nil {
-		return 1
-	}
-	return len(v.policies)
-}
+func (v *decisionView) len() int { return len(v.policies) }
 
 // stateOf returns policy i's state.
-func (v *decisionView) stateOf(i int) *core.PolicyState {
-	if v.states == nil {
-		return &v.state
-	}
-	return &v.states[i]
-}
+func (v *decisionView) stateOf(i int) *core.PolicyState { return &v.states[i] }
 
 // policy returns policy i.
-func (v *decisionView) policy(i int) *core.Policy {
-	if v.policies == nil {
-		return &v.single
-	}
-	return &v.policies[i]
-}
+func (v *decisionView) policy(i int) *core.Policy { return &v.policies[i] }
 
 // limit is policy i's quota.
 func (v *decisionView) limit(i int) int64 { return clampInt(v.policy(i).Limit) }

@@ -56,7 +56,8 @@ func (w *Writer) Write(set func(name, value string), setBytes func(name string, 
 	if d == nil || set == nil {
 		return
 	}
-	v := view(d)
+	var one onePolicy
+	v := view(d, &one)
 	switch w.Mode {
 	case Draft8:
 		w.writeIETF(set, setBytes, &v, key)
@@ -95,7 +96,8 @@ func RetryAfterSeconds(d *core.Decision) int64 {
 		return 0
 	}
 	s := ceilSeconds(d.RetryAfter)
-	v := view(d)
+	var one onePolicy
+	v := view(d, &one)
 	if t := v.reset(v.bind); t > s {
 		s = t
 	}

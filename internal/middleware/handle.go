@@ -60,7 +60,18 @@ func (f *Flow) Handle(x Exchange) bool {
 	if f.hook != nil {
 		start = time.Now()
 	}
-	d, err := f.allow(x.Context(), l, key, cost)
+	// The one store call of the flow, under the configured timeout if
+	// any. Circuit breaking, local fallback and the deny cache live below
+	// it, in the store (core/resilient), so every framework and any direct
+	// Limiter user get them alike. Called here rather than in a helper: a
+	// Decision is over 200 bytes, and each function it is returned through
+	// copies it.
+	var d core.Decision
+	if f.timeout <= 0 {
+		d, err = l.AllowN(x.Context(), key, cost)
+	} else {
+		d, err = allowWithin(x.Context(), f.timeout, l, key, cost)
+	}
 	var latency time.Duration
 	if f.hook != nil {
 		latency = time.Since(start)
@@ -82,17 +93,6 @@ func (f *Flow) Handle(x Exchange) bool {
 	}
 	f.denied(x, key, cost, &d, latency)
 	return false
-}
-
-// allow asks the limiter, under the configured timeout if any. This is the
-// one store call of the flow. Circuit breaking, local fallback and the deny
-// cache live below it, in the store (core/resilient), so every framework
-// and any direct Limiter user get them alike.
-func (f *Flow) allow(ctx context.Context, l *core.Limiter, key string, cost int64) (core.Decision, error) {
-	if f.timeout <= 0 {
-		return l.AllowN(ctx, key, cost)
-	}
-	return allowWithin(ctx, f.timeout, l, key, cost)
 }
 
 // allowWithin is kept apart so the derived context is only built when a
