@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -90,7 +91,7 @@ func TestReturningClientKeyAllocatesNothing(t *testing.T) {
 	v6 := mustClientIP(t, keyfuncs.ClientIPConfig{})
 	for name, c := range map[string]struct {
 		f keyfuncs.KeyFunc
-		r *keyfuncs.StaticRequest
+		r *keytest.Request
 	}{
 		"RemoteIP v4":  {keyfuncs.RemoteIP, req("192.0.2.1:1234")},
 		"RemoteIP v6":  {keyfuncs.RemoteIP, req("[2001:db8:1:2:3:4:5:6]:443")},

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
 var sinkLen int
@@ -15,7 +16,7 @@ var sinkLen int
 // limiter with one policy, for an adapter that takes bytes (Fiber): the
 // policy field from the cache, RateLimit formatted per call.
 func BenchmarkWriteBytes(b *testing.B) {
-	ps, err := core.ValidatePolicies([]core.Policy{core.PerHour(1_000_000_000)})
+	ps, err := policytest.Validate([]core.Policy{core.PerHour(1_000_000_000)})
 	require.NoError(b, err)
 	d := core.Decision{Allowed: true, Policies: ps, Remaining: 999_999_999, ResetAfter: time.Hour, Limit: 1_000_000_000}
 	d.States()[0] = core.PolicyState{Allowed: true, Remaining: 999_999_999, ResetAfter: time.Hour}
