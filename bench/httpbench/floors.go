@@ -19,9 +19,8 @@ import (
 // handler) and "fiber-bare-fields" (set by a middleware in front of the
 // route, as fibermw is mounted). They do no limiting and no formatting, so
 // their distance to the bare floors is what the fields alone cost the
-// framework, and the middleware's distance to them is its own work. They
-// are in-process rows only (BenchmarkServe), not part of the wrk
-// comparison.
+// framework, and the middleware's distance to them is its own work. Each
+// is compared with its bare floor ("nethttp-bare", "fiber-bare").
 func FieldFloors() []Server {
 	policy, rateLimit := draft8Fields()
 	policyName := textproto.CanonicalMIMEHeaderKey("RateLimit-Policy")
@@ -43,8 +42,8 @@ func FieldFloors() []Server {
 		}, nil
 	}
 	return []Server{
-		{Name: "nethttp-bare-fields", Start: serveNetHTTP(bareNetHTTP(netHTTP))},
-		{Name: "fiber-bare-fields", Start: serveFiber(fiberFields)},
+		{Name: "nethttp-bare-fields", Floor: "nethttp-bare", Start: serveNetHTTP(bareNetHTTP(netHTTP))},
+		{Name: "fiber-bare-fields", Floor: "fiber-bare", Start: serveFiber(fiberFields)},
 	}
 }
 

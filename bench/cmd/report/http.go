@@ -64,7 +64,7 @@ var profiledServers = []string{"nethttp-ratewindow-sliding", "fiber-ratewindow-s
 // in-process servers) during the last round of each of profiledServers.
 func runHTTP(ctx context.Context, load httpbench.Load, rounds int, profile bool, log io.Writer) ([]httpRow, map[string][]byte) {
 	profiles := map[string][]byte{}
-	servers := httpbench.Servers()
+	servers := append(httpbench.Servers(), httpbench.FieldFloors()...)
 	rows := make([]httpRow, len(servers))
 	for i, s := range servers {
 		rows[i] = httpRow{Name: s.Name, Floor: s.Floor}

@@ -25,11 +25,16 @@ var summaryRows = []struct{ title, group, ref string }{
 }
 
 // summaryHTTP are the HTTP rows of the summary: ratewindow's servers are
-// named prefix + algorithm + suffix and compared with the floor.
-var summaryHTTP = []struct{ title, prefix, suffix, floor, peer string }{
-	{"net/http, handler sets Content-Type", "nethttp-ratewindow-", "", "nethttp-bare", "nethttp-httprate"},
-	{"net/http, handler sets no header", "nethttp-ratewindow-", "-noheader", "nethttp-bare-noheader", ""},
-	{"Fiber", "fiber-ratewindow-", "", "fiber-bare", "fiber-limiter"},
+// named prefix + algorithm + suffix and compared with the floor; peers are
+// the other servers the last column quotes against the same floor (a peer
+// limiter, a bare server that sets the two fields itself).
+var summaryHTTP = []struct {
+	title, prefix, suffix, floor string
+	peers                        []string
+}{
+	{"net/http, handler sets Content-Type", "nethttp-ratewindow-", "", "nethttp-bare", []string{"nethttp-httprate", "nethttp-bare-fields"}},
+	{"net/http, handler sets no header", "nethttp-ratewindow-", "-noheader", "nethttp-bare-noheader", nil},
+	{"Fiber", "fiber-ratewindow-", "", "fiber-bare", []string{"fiber-limiter", "fiber-bare-fields"}},
 }
 
 // writeSummary writes one table of ratios, ratewindow's algorithms side by
@@ -88,9 +93,15 @@ func writeSummary(w io.Writer, rep report) {
 			}
 			cells = append(cells, cell)
 		}
+		var quoted []string
+		for _, name := range s.peers {
+			if p, ok := findHTTP(rep.HTTP, name); ok && p.ratio(f) > 0 {
+				quoted = append(quoted, fmt.Sprintf("%s: %s", p.Name, fmtRatio(p.ratio(f))))
+			}
+		}
 		what := "the bare server"
-		if p, ok := findHTTP(rep.HTTP, s.peer); ok && p.ratio(f) > 0 {
-			what += fmt.Sprintf(" (%s: %s)", p.Name, fmtRatio(p.ratio(f)))
+		if len(quoted) > 0 {
+			what += " (" + strings.Join(quoted, ", ") + ")"
 		}
 		rows = append(rows, append(cells, what))
 	}
