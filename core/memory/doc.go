@@ -49,7 +49,10 @@
 // sweep goes on while all it examines are dead, so the remains of a flood
 // go quickly), and a table shrinks when a quarter full: dead entries stay a
 // bounded fraction of each table, and memory taken by a flood of keys is
-// given back once it is over.
+// given back once it is over. An entry is expired once the clock of a call
+// has passed the end of its window. One that lies ahead of the clock (the
+// clock stepped back) is kept: its key's next call moves its counts to the
+// present, so the requests admitted just before the step still count.
 //
 // With WithMaxKeys, a shard over its share of the cap evicts entries of
 // other keys (expired ones if a small sample finds them, else any) until it

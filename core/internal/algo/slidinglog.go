@@ -184,15 +184,15 @@ func (l *SlidingLogState) renumber() {
 	l.base = 0
 }
 
-// Expired reports whether the log holds nothing that counts at now: it is
-// empty, every record has left the window, or it lies more than a window
-// in the future (a clock stepped back; see settle).
+// Expired reports whether the log holds nothing that counts at now or
+// later: it is empty, or every record has left the window. A log in the
+// future is not expired: the clock stepped back, and the next Eval
+// rebases it with its counts.
 func (l *SlidingLogState) Expired(now, window int64) bool {
 	if l.n == 0 {
 		return true
 	}
-	t := l.newest().t
-	return t <= now-window || t > now+window
+	return l.newest().t <= now-window
 }
 
 // resize moves the records to a buffer of c ≥ n records.
