@@ -13,8 +13,8 @@
 //     87% full, so about 28 to 41 bytes per tracked key, with no pointer
 //     per key;
 //   - sliding log: a 16-byte slot (key hash, pointer) to a ring buffer of
-//     16-byte records, one per admitted request still in the window (see
-//     algo.SlidingLogState): at most min(Limit, Window/1ms + 1) records per
+//     16-byte records, one per request admitted within a window of the
+//     key's last admission (see algo.SlidingLogState): at most min(Limit, Window/1ms + 1) records per
 //     key, whatever the requests' costs; the buffer doubles as it fills
 //     and halves when a quarter full. A key's log costs about 64 bytes
 //     plus 16 per record held.
