@@ -40,9 +40,10 @@ import "github.com/ratewindow/ratewindow/core"
 // back by more than a window), the log is rebased: the units of every
 // record it holds (those that counted at its last admission) are kept in
 // one record at now, so the key recovers one window later instead of when
-// the clock reaches the old records again. No admission is forgotten that
-// counted when the clock last moved forward, so the log never admits more
-// than L within W of real time across the step.
+// the clock reaches the old records again. Nothing that counted at the
+// last admission is forgotten, and what is kept counts for a full window
+// from now, so across the step the log still never admits more than L
+// within W of real time.
 //
 // The zero value is an empty log. A SlidingLogState is not safe for
 // concurrent use; stores guard it.
