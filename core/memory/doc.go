@@ -13,11 +13,11 @@
 //     87% full, so about 28 to 41 bytes per tracked key, with no pointer
 //     per key;
 //   - sliding log: a 16-byte slot (key hash, pointer) to a ring buffer of
-//     16-byte records, one per admitted request still in the window (see
-//     algo.SlidingLogState): at most min(Limit, Window/1ms + 1) records per
-//     key, whatever the requests' costs; the buffer doubles as it fills
-//     and halves when a quarter full. A key's log costs about 64 bytes
-//     plus 16 per record held.
+//     16-byte records, one per request admitted within a window of the
+//     key's last admission (see algo.SlidingLogState): at most
+//     min(Limit, Window/1ms + 1) records per key, whatever the requests'
+//     costs; the buffer doubles as it fills and halves when a quarter
+//     full. A key's log costs about 64 bytes plus 16 per record held.
 //
 // Keys themselves are not stored, only their 64-bit hash: two distinct keys
 // share counters only if their hashes collide (about one chance in 2^64 per
@@ -49,7 +49,10 @@
 // sweep goes on while all it examines are dead, so the remains of a flood
 // go quickly), and a table shrinks when a quarter full: dead entries stay a
 // bounded fraction of each table, and memory taken by a flood of keys is
-// given back once it is over.
+// given back once it is over. An entry is expired once the clock of a call
+// has passed the end of its window. One that lies ahead of the clock (the
+// clock stepped back) is kept: its key's next call moves its counts to the
+// present, so the requests admitted just before the step still count.
 //
 // With WithMaxKeys, a shard over its share of the cap evicts entries of
 // other keys (expired ones if a small sample finds them, else any) until it

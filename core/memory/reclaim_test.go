@@ -96,3 +96,32 @@ func TestSlidingLogMemoryBoundedByLimit(t *testing.T) {
 	}
 	assert.LessOrEqual(t, memory.LogCapForTest(s, "k", ps[0]), 100)
 }
+
+// A key whose state lies more than a window in the future (the clock
+// stepped back) is not reclaimed by the sweeps that other keys' calls run:
+// its next Take rebases it with its counts, as the Redis store does, so
+// the requests admitted just before the step still count.
+func TestFutureStatesAreKept(t *testing.T) {
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		t.Run(alg.String(), func(t *testing.T) {
+			s := memory.New(memory.WithShards(1))
+			ps := policies(t, core.PerMinute(2).Using(alg))
+			ahead := t0.Add(24 * time.Hour)
+			for range 2 {
+				r, err := s.Take(ctx, "stepped", ps, 1, ahead)
+				require.NoError(t, err)
+				require.True(t, r.States[0].Allowed)
+			}
+			// The clock steps back a day; other keys come and go.
+			for i := range 200 {
+				_, err := s.Take(ctx, "other-"+strconv.Itoa(i), ps, 1, t0)
+				require.NoError(t, err)
+			}
+			assert.Equal(t, 201, memory.Len(s), "no state has expired")
+			r, err := s.Take(ctx, "stepped", ps, 1, t0)
+			require.NoError(t, err)
+			assert.False(t, r.States[0].Allowed, "the two requests before the step count")
+		})
+	}
+}

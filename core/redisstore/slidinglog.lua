@@ -1,4 +1,4 @@
--- Sliding log, mirroring core/slidinglog.go.
+-- Sliding log, mirroring core/internal/algo/slidinglog.go.
 --
 -- State: one sorted set with one member per admitted request (requests in
 -- one millisecond share one), scored by its instant (Unix ms, rounded up).
@@ -21,9 +21,11 @@
 -- Two blocks that go generate pastes into the drivers (see docs/redis-scripts.md).
 
 -- @eval: SlidingLogState.Eval: rebase a log more than a window in the
--- future (the clock stepped back), then read the members still in the
--- window (t > now - W) without removing the others (the charge block
--- prunes them). a, b, c = newest instant (or nil), count, newest sum.
+-- future (the clock stepped back), keeping the units of every member (the
+-- set holds those that counted at its last charge: nothing else removes
+-- any), then read the members still in the window (t > now - W) without
+-- removing the others (the charge block prunes them). a, b, c = newest
+-- instant (or nil), count, newest sum.
 local newest, count, top, base = nil, 0, 0, 0
 local edge = string.format('(%d', now - window)
 local r = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')

@@ -77,9 +77,10 @@ func (s FixedWindowState) report(now, limit, window int64) core.PolicyState {
 	return ps
 }
 
-// Expired reports whether s holds nothing that counts at now: its window
-// has ended, or it lies more than a window in the future (a clock stepped
-// back; see the type's doc).
+// Expired reports whether s holds nothing that counts at now or later: its
+// window has ended. A state in the future is not expired: the clock
+// stepped back, and the next Eval moves its count to now (see the type's
+// doc).
 func (s FixedWindowState) Expired(now, window int64) bool {
-	return s.Start+window <= now || s.Start-window > now
+	return s.Start+window <= now
 }

@@ -19,20 +19,31 @@ import "github.com/ratewindow/ratewindow/core"
 // instant r leaves the window no earlier than r + W. Requests admitted in
 // the same millisecond share one record.
 //
-// Memory: the log holds at most one record per admitted request still in
-// the window, so never more than L records, and never more than one per
-// millisecond of the window (W/1ms + 1): 16 bytes each. Its buffer grows by
-// doubling up to that bound and shrinks to half when a quarter or less of
-// it is used. Denied requests are never recorded. Work per request
-// is O(log n) in the records held (a binary search when denied), and
-// pruning is amortised over the admitted requests.
+// Records leave the log only when a request is admitted (Charge drops
+// those out of the window at its now) or when the log is rebased; Eval
+// skips them without dropping them. So the log holds exactly the records
+// that counted at its last admission (or rebase), whatever Evals, denied
+// or not, came after.
+//
+// Memory: the log holds at most one record per request admitted within a
+// window of its last admission, so never more than L records, and never
+// more than one per millisecond of the window (W/1ms + 1): 16 bytes each.
+// Its buffer grows by doubling up to that bound and shrinks to half when a
+// quarter or less of it is used. Denied requests are never recorded. Work
+// per request is O(log n) in the records held (a binary search when denied
+// or when records left the window since the last admission), and dropping
+// records is amortised over the admitted requests.
 //
 // Clock steps: a request at an earlier time than the newest record is
 // recorded at the newest record's instant, so the log stays sorted. When
 // the newest record lies more than a window after now (the clock stepped
-// back by more than a window), the log is rebased: its count is kept in one
-// record at now, so the key recovers one window later instead of when the
-// clock reaches the old records again.
+// back by more than a window), the log is rebased: the units of every
+// record it holds (those that counted at its last admission) are kept in
+// one record at now, so the key recovers one window later instead of when
+// the clock reaches the old records again. Nothing that counted at the
+// last admission is forgotten, and what is kept counts for a full window
+// from now, so across the step the log still never admits more than L
+// within W of real time.
 //
 // The zero value is an empty log. A SlidingLogState is not safe for
 // concurrent use; stores guard it.
@@ -63,7 +74,8 @@ func (l *SlidingLogState) Len() int { return l.n }
 // Cap returns the capacity of the log's buffer, in records.
 func (l *SlidingLogState) Cap() int { return len(l.buf) }
 
-// Count returns the units the log holds (it does not prune).
+// Count returns the units the log holds, those out of the window not yet
+// dropped included.
 func (l *SlidingLogState) Count() int64 {
 	if l.n == 0 {
 		return 0
@@ -81,15 +93,49 @@ func (l *SlidingLogState) at(i int) *logRecord {
 
 func (l *SlidingLogState) newest() *logRecord { return l.at(l.n - 1) }
 
-// settle brings the log to now: a log more than a window in the future is
-// rebased to now, then the records that left the window (t ≤ now − W) are
-// dropped.
-func (l *SlidingLogState) settle(now, window int64) {
+// rebase moves a log more than a window in the future (the clock stepped
+// back by more than a window) to now: every record it holds is kept, in
+// one record at now.
+func (l *SlidingLogState) rebase(now, window int64) {
 	if l.n > 0 && l.newest().t > now+window {
 		count := l.Count()
 		l.head, l.n, l.base = 0, 1, 0
 		l.buf[0] = logRecord{t: now, sum: count}
+		l.shrink()
 	}
+}
+
+// firstIn returns the index of the oldest record still in the window at
+// now (t > now − W), or n when none is. The records that left it stay
+// until a charge prunes them.
+func (l *SlidingLogState) firstIn(now, window int64) int {
+	edge := now - window
+	if l.n == 0 || l.buf[l.head].t > edge {
+		return 0 // the common case: nothing left since the last charge
+	}
+	lo, hi := 1, l.n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if l.at(mid).t > edge {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// before returns the running total before the record at index i.
+func (l *SlidingLogState) before(i int) int64 {
+	if i == 0 {
+		return l.base
+	}
+	return l.at(i - 1).sum
+}
+
+// prune drops the records that left the window at now (t ≤ now − W) and
+// shrinks the buffer when it is mostly empty.
+func (l *SlidingLogState) prune(now, window int64) {
 	for l.n > 0 && l.buf[l.head].t <= now-window {
 		l.base = l.buf[l.head].sum
 		if l.head++; l.head == len(l.buf) {
@@ -100,22 +146,35 @@ func (l *SlidingLogState) settle(now, window int64) {
 	if l.n == 0 {
 		l.head, l.base = 0, 0
 	}
+	l.shrink()
+}
+
+// shrink halves the buffer when a quarter or less of it is used.
+func (l *SlidingLogState) shrink() {
 	if len(l.buf) > minLogCap && 4*l.n <= len(l.buf) {
 		l.resize(max(minLogCap, len(l.buf)/2))
 	}
 }
 
-// Eval prunes the log at now and reports whether cost more units fit under
-// limit. It charges nothing.
+// Eval reports whether cost more units fit under limit at now. It charges
+// nothing, and changes the log only to rebase it (see the type's doc): the
+// records that left the window are skipped, not dropped, so what a later
+// rebase keeps does not depend on the Evals in between.
 func (l *SlidingLogState) Eval(now, limit, window, cost int64) core.PolicyState {
-	l.settle(now, window)
-	ps := l.report(now, limit, window)
-	count := l.Count()
+	l.rebase(now, window)
+	first := l.firstIn(now, window)
+	var ps core.PolicyState
+	count := int64(0)
+	if first < l.n {
+		count = l.newest().sum - l.before(first)
+		ps.ResetAfter = millis(l.newest().t + window - now)
+	}
+	ps.Remaining = max(0, limit-count)
 	ps.Allowed = count+cost <= limit
 	if !ps.Allowed {
-		at := now // an empty log denies only a cost above the limit
-		if l.n > 0 {
-			at = l.freedAt(count + cost - limit)
+		at := now // an empty window denies only a cost above the limit
+		if first < l.n {
+			at = l.freedAt(first, count+cost-limit)
 		}
 		ps.RetryAfter = millis(at + window - now)
 	}
@@ -123,14 +182,16 @@ func (l *SlidingLogState) Eval(now, limit, window, cost int64) core.PolicyState 
 }
 
 // freedAt returns the instant of the oldest record whose leaving frees
-// need units: the first whose running total reaches base + need, or the
+// need units, counting from the record at index first: the first whose
+// running total reaches need more than the total before first, or the
 // newest when even all of them do not (a limit lowered below the cost in
 // flight).
-func (l *SlidingLogState) freedAt(need int64) int64 {
-	lo, hi := 0, l.n-1
+func (l *SlidingLogState) freedAt(first int, need int64) int64 {
+	base := l.before(first)
+	lo, hi := first, l.n-1
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if l.at(mid).sum-l.base >= need {
+		if l.at(mid).sum-base >= need {
 			hi = mid
 		} else {
 			lo = mid + 1
@@ -141,8 +202,10 @@ func (l *SlidingLogState) freedAt(need int64) int64 {
 
 // Charge records a request of cost units admitted at the instant at (Unix
 // milliseconds rounded up; at ≥ now), after an Eval at now that allowed
-// it, and reports the state after the charge.
+// it, drops the records that left the window, and reports the state after
+// the charge.
 func (l *SlidingLogState) Charge(now, at, limit, window, cost int64) core.PolicyState {
+	l.prune(now, window)
 	if l.n > 0 {
 		last := l.newest()
 		at = max(at, last.t)
@@ -170,10 +233,14 @@ func (l *SlidingLogState) Charge(now, at, limit, window, cost int64) core.Policy
 	return l.charged(now, limit, window)
 }
 
+// charged reports the state after a charge at now: every record is in the
+// window.
 func (l *SlidingLogState) charged(now, limit, window int64) core.PolicyState {
-	ps := l.report(now, limit, window)
-	ps.Allowed = true
-	return ps
+	return core.PolicyState{
+		Allowed:    true,
+		Remaining:  max(0, limit-l.Count()),
+		ResetAfter: millis(l.newest().t + window - now),
+	}
 }
 
 // renumber restarts the running totals from zero.
@@ -184,15 +251,15 @@ func (l *SlidingLogState) renumber() {
 	l.base = 0
 }
 
-// Expired reports whether the log holds nothing that counts at now: it is
-// empty, every record has left the window, or it lies more than a window
-// in the future (a clock stepped back; see settle).
+// Expired reports whether the log holds nothing that counts at now or
+// later: it is empty, or every record has left the window. A log in the
+// future is not expired: the clock stepped back, and the next Eval
+// rebases it with its counts.
 func (l *SlidingLogState) Expired(now, window int64) bool {
 	if l.n == 0 {
 		return true
 	}
-	t := l.newest().t
-	return t <= now-window || t > now+window
+	return l.newest().t <= now-window
 }
 
 // resize moves the records to a buffer of c ≥ n records.
@@ -202,13 +269,4 @@ func (l *SlidingLogState) resize(c int) {
 		buf[i] = *l.at(i)
 	}
 	l.buf, l.head = buf, 0
-}
-
-func (l *SlidingLogState) report(now, limit, window int64) core.PolicyState {
-	var ps core.PolicyState
-	ps.Remaining = max(0, limit-l.Count())
-	if l.n > 0 {
-		ps.ResetAfter = millis(l.newest().t + window - now)
-	}
-	return ps
 }

@@ -39,5 +39,52 @@ func TestSlidingLogRecordsRequestsNotUnits(t *testing.T) {
 
 	ps = l.Eval(1010, 4_000_000_000, w, 1_000_000_000)
 	assert.True(t, ps.Allowed)
-	assert.Equal(t, 1, l.Len())
+	assert.Equal(t, 2, l.Len(), "an Eval skips the record that left the window")
+	l.Charge(1010, 1010, 4_000_000_000, w, 1_000_000_000)
+	assert.Equal(t, 2, l.Len(), "a charge drops it")
+	assert.Equal(t, int64(1_000_000_003), l.Count())
+}
+
+// After a clock step back of more than a window, the log is rebased with
+// the units that counted at its last admission, whatever Evals (a Peek, a
+// denial) came between: they skip the records that left the window, they
+// do not forget them. So two logs with the same admissions decide alike
+// after the step, one of them evaluated often, the other never.
+func TestSlidingLogRebaseIgnoresEvals(t *testing.T) {
+	const lim, w = 5, 1000
+	var quiet, busy algo.SlidingLogState
+	for _, at := range []int64{100, 600, 900} {
+		require.True(t, quiet.Eval(at, lim, w, 1).Allowed)
+		quiet.Charge(at, at, lim, w, 1)
+		require.True(t, busy.Eval(at, lim, w, 1).Allowed)
+		busy.Charge(at, at, lim, w, 1)
+	}
+	// Later, the first two records have left the window; the Evals (one
+	// denied) must not drop them.
+	assert.Equal(t, int64(4), busy.Eval(1700, lim, w, 1).Remaining)
+	assert.False(t, busy.Eval(1700, lim, w, 5).Allowed)
+	assert.Equal(t, 3, busy.Len())
+
+	// The clock steps back by more than a window: both logs are rebased
+	// with the three units that counted at their last admission.
+	for name, l := range map[string]*algo.SlidingLogState{"quiet": &quiet, "busy": &busy} {
+		ps := l.Eval(-500, lim, w, 3)
+		assert.False(t, ps.Allowed, name)
+		assert.Equal(t, int64(2), ps.Remaining, name)
+		assert.Equal(t, time.Second, ps.RetryAfter, name)
+		assert.Equal(t, 1, l.Len(), name)
+		assert.False(t, l.Expired(-500, w), name)
+	}
+}
+
+// A log more than a window in the future is not expired: a store must not
+// reclaim it, since the next Eval rebases it with its counts.
+func TestSlidingLogFutureIsNotExpired(t *testing.T) {
+	var l algo.SlidingLogState
+	require.True(t, l.Eval(5000, 1, 1000, 1).Allowed)
+	l.Charge(5000, 5000, 1, 1000, 1)
+	assert.False(t, l.Expired(0, 1000), "a clock stepped back")
+	assert.False(t, l.Expired(5999, 1000))
+	assert.True(t, l.Expired(6000, 1000))
+	assert.False(t, l.Eval(0, 1, 1000, 1).Allowed, "rebased with its count")
 }

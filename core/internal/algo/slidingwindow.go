@@ -97,11 +97,12 @@ func (s SlidingWindowState) Take(now, limit, window, cost int64) (SlidingWindowS
 	return s, ps
 }
 
-// Expired reports whether s holds nothing that counts at now: both buckets
-// are out of the rolling window, or they lie more than a window in the
-// future (a clock stepped back; see the type's doc).
+// Expired reports whether s holds nothing that counts at now or later:
+// both buckets are out of the rolling window. A state in the future is not
+// expired: the clock stepped back, and the next Eval moves its counts to
+// now (see the type's doc).
 func (s SlidingWindowState) Expired(now, window int64) bool {
-	return s.Start+2*window <= now || s.Start-window > now
+	return s.Start+2*window <= now
 }
 
 func (s SlidingWindowState) advance(now, window int64) SlidingWindowState {
