@@ -1,4 +1,4 @@
--- Fixed window, mirroring core/fixedwindow.go.
+-- Fixed window, mirroring core/internal/algo/fixedwindow.go.
 --
 -- State: one string key, in one of two forms (see docs/redis.md, Keys and
 -- memory):

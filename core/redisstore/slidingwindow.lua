@@ -1,4 +1,4 @@
--- Sliding window counter, mirroring core/slidingwindow.go.
+-- Sliding window counter, mirroring core/internal/algo/slidingwindow.go.
 --
 -- State: one string key holding the current bucket's start (Unix ms, a
 -- multiple of window), the units of the bucket before it (prev) and of the
