@@ -14,7 +14,7 @@
 //     per key;
 //   - sliding log: a 16-byte slot (key hash, pointer) to a ring buffer of
 //     16-byte records, one per request admitted within a window of the
-//     key's last admission (see algo.SlidingLogState): at most
+//     key's last admission (see docs/algorithms.md): at most
 //     min(Limit, Window/1ms + 1) records per key, whatever the requests'
 //     costs; the buffer doubles as it fills and halves when a quarter
 //     full. A key's log costs about 64 bytes plus 16 per record held.

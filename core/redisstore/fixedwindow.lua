@@ -54,14 +54,7 @@ elseif now < start - window then
   -- window (kept, even on a denial).
   start, compact = s, false
   local full = window < 1000
-  if not full then
-    -- redis_ms: Redis's clock (Unix ms), read once per call.
-    if not redis_ms then
-      local t = redis.call('TIME')
-      redis_ms = t[1] * 1000 + t[2] / 1000
-    end
-    full = now + ttl_slack / 2 < redis_ms
-  end
+  -- @full keyform.lua
   if full then
     redis.call('SET', key, cmsgpack.pack(start / window, count), 'PX', string.format('%d', window + ttl_slack))
   else
@@ -87,14 +80,7 @@ if c then
   redis.call('INCRBY', key, string.format('%d', cost))
 else
   local full = window < 1000
-  if not full then
-    -- redis_ms: Redis's clock (Unix ms), read once per call.
-    if not redis_ms then
-      local t = redis.call('TIME')
-      redis_ms = t[1] * 1000 + t[2] / 1000
-    end
-    full = now + ttl_slack / 2 < redis_ms
-  end
+  -- @full keyform.lua
   if full then
     redis.call('SET', key, cmsgpack.pack(a / window, count), 'PX', string.format('%d', window + ttl_slack))
   else

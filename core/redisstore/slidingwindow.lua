@@ -55,14 +55,7 @@ if now < start - window then
   -- the one holding now, counts kept (even on a denial).
   start, compact = s, false
   local full = window < 1000 or prev >= 67108864 or curr >= 67108864
-  if not full then
-    -- redis_ms: Redis's clock (Unix ms), read once per call.
-    if not redis_ms then
-      local t = redis.call('TIME')
-      redis_ms = t[1] * 1000 + t[2] / 1000
-    end
-    full = now + ttl_slack / 2 < redis_ms
-  end
+  -- @full keyform.lua
   if full then
     redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
   else
@@ -133,14 +126,7 @@ if d and curr < 67108864 then
   redis.call('INCRBY', key, string.format('%d', cost))
 else
   local full = window < 1000 or b >= 67108864 or curr >= 67108864
-  if not full then
-    -- redis_ms: Redis's clock (Unix ms), read once per call.
-    if not redis_ms then
-      local t = redis.call('TIME')
-      redis_ms = t[1] * 1000 + t[2] / 1000
-    end
-    full = now + ttl_slack / 2 < redis_ms
-  end
+  -- @full keyform.lua
   if full then
     redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
   else

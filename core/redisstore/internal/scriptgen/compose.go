@@ -13,51 +13,84 @@ import (
 //	-- @NAME FILE
 //
 // replaced by the block NAME of FILE (see blocks), inside do ... end so the
-// block's locals stay its own, indented as the placeholder was. The files
-// are read from dir.
+// block's locals stay its own, indented as the placeholder was. A block may
+// hold placeholders too, expanded the same way, up to maxDepth deep. The
+// files are read from dir.
 func compose(dir fs.FS, driver string) (string, error) {
 	src, err := fs.ReadFile(dir, driver)
 	if err != nil {
 		return "", err
 	}
-	library := map[string]map[string]string{}
-	var body strings.Builder
-	for _, line := range strings.SplitAfter(string(src), "\n") {
-		name, file, ok := placeholder(line)
-		if !ok {
-			body.WriteString(line)
-			continue
-		}
-		if library[file] == nil {
-			text, err := fs.ReadFile(dir, file)
-			if err != nil {
-				return "", fmt.Errorf("%s: %w", driver, err)
-			}
-			if library[file], err = blocks(file, string(text)); err != nil {
-				return "", err
-			}
-		}
-		block, found := library[file][name]
-		if !found {
-			return "", fmt.Errorf("%s: no block @%s in %s", driver, name, file)
-		}
-		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
-		body.WriteString(indent + "do -- " + file + "\n")
-		for _, l := range strings.SplitAfter(block, "\n") {
-			if strings.TrimSpace(l) != "" {
-				body.WriteString(indent + "  " + l)
-			} else {
-				body.WriteString(l)
-			}
-		}
-		body.WriteString(indent + "end\n")
+	c := composer{dir: dir, driver: driver, library: map[string]map[string]string{}}
+	if err := c.expand(string(src), "", 0); err != nil {
+		return "", err
 	}
-	sources := make([]string, 0, len(library))
-	for file := range library {
+	sources := make([]string, 0, len(c.library))
+	for file := range c.library {
 		sources = append(sources, file)
 	}
 	sort.Strings(sources)
-	return header(driver, sources) + body.String(), nil
+	return header(driver, sources) + c.body.String(), nil
+}
+
+// maxDepth bounds how deep placeholders may nest (a block that names
+// itself would never end).
+const maxDepth = 3
+
+// composer assembles one driver's script.
+type composer struct {
+	dir     fs.FS
+	driver  string
+	library map[string]map[string]string // file → block name → block
+	body    strings.Builder
+}
+
+// expand writes text to the body, each line prefixed with indent (blank
+// lines as they are), and each placeholder line replaced by its block.
+func (c *composer) expand(text, indent string, depth int) error {
+	for _, line := range strings.SplitAfter(text, "\n") {
+		name, file, ok := placeholder(line)
+		if !ok {
+			if strings.TrimSpace(line) != "" {
+				c.body.WriteString(indent + line)
+			} else {
+				c.body.WriteString(line)
+			}
+			continue
+		}
+		if depth == maxDepth {
+			return fmt.Errorf("%s: placeholders nested more than %d deep at %q", c.driver, maxDepth, strings.TrimSpace(line))
+		}
+		block, err := c.block(name, file)
+		if err != nil {
+			return err
+		}
+		inner := indent + line[:len(line)-len(strings.TrimLeft(line, " "))]
+		c.body.WriteString(inner + "do -- " + file + "\n")
+		if err := c.expand(block, inner+"  ", depth+1); err != nil {
+			return err
+		}
+		c.body.WriteString(inner + "end\n")
+	}
+	return nil
+}
+
+// block returns the block name of file, reading the file once.
+func (c *composer) block(name, file string) (string, error) {
+	if c.library[file] == nil {
+		text, err := fs.ReadFile(c.dir, file)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", c.driver, err)
+		}
+		if c.library[file], err = blocks(file, string(text)); err != nil {
+			return "", err
+		}
+	}
+	block, found := c.library[file][name]
+	if !found {
+		return "", fmt.Errorf("%s: no block @%s in %s", c.driver, name, file)
+	}
+	return block, nil
 }
 
 // header starts every generated script. Its first line, the shebang with

@@ -44,9 +44,13 @@ func TestComposedScripts(t *testing.T) {
 			b := fileBlocks(t, file)
 			assert.Len(t, b, 2, "%s: an eval and a charge block", file)
 			for _, name := range []string{"eval", "charge"} {
-				assert.True(t, strings.Contains(flat, unindent(b[name])), "%s: block %s of %s", driver, name, file)
+				for _, part := range aroundPlaceholders(b[name]) {
+					assert.True(t, strings.Contains(flat, unindent(part)), "%s: block %s of %s", driver, name, file)
+				}
 			}
 		}
+		full := fileBlocks(t, "keyform.lua")["full"]
+		assert.True(t, strings.Contains(flat, unindent(full)), "%s: block full of keyform.lua", driver)
 		now := fileBlocks(t, "servertime.lua")["now"]
 		assert.True(t, strings.Contains(flat, unindent(now)), "%s: block now of servertime.lua", driver)
 	}
@@ -65,6 +69,45 @@ func TestComposeErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.lua"), []byte("-- @eval: x\nlocal x = 1\n"), 0o644))
 	_, err = compose(os.DirFS(dir), "d.lua")
 	assert.ErrorContains(t, err, "no block @nope in b.lua")
+}
+
+// TestNestedPlaceholders: a block's own placeholders are expanded, indented
+// under it; a block that names itself is an error, not an endless script.
+func TestNestedPlaceholders(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("d.lua", "x()\n  -- @outer a.lua\n")
+	write("a.lua", "-- @outer: calls inner\ny()\nif z then\n  -- @inner b.lua\nend\n-- @loop: names itself\n  -- @loop a.lua\n")
+	write("b.lua", "-- @inner: the innermost\nw()\n")
+	got, err := compose(os.DirFS(dir), "d.lua")
+	require.NoError(t, err)
+	want := "x()\n" +
+		"  do -- a.lua\n    -- @outer: calls inner\n    y()\n    if z then\n" +
+		"      do -- b.lua\n        -- @inner: the innermost\n        w()\n      end\n" +
+		"    end\n  end\n"
+	assert.Equal(t, header("d.lua", []string{"a.lua", "b.lua"})+want, got)
+
+	write("d.lua", "-- @loop a.lua\n")
+	_, err = compose(os.DirFS(dir), "d.lua")
+	assert.ErrorContains(t, err, "nested more than")
+}
+
+// aroundPlaceholders splits a block at its own placeholder lines: the
+// parts a composed script holds as they are.
+func aroundPlaceholders(block string) []string {
+	var parts []string
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(block, "\n") {
+		if _, _, ok := placeholder(l); ok {
+			parts = append(parts, b.String())
+			b.Reset()
+			continue
+		}
+		b.WriteString(l)
+	}
+	return append(parts, b.String())
 }
 
 func fileBlocks(t *testing.T, file string) map[string]string {

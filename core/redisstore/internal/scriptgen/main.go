@@ -3,11 +3,13 @@
 // The store's scripts are assembled from small files: a driver per script
 // (one.lua, many.lua, ...), whose placeholder lines "-- @NAME FILE" stand
 // for the block NAME of a block file (fixedwindow.lua, slidingwindow.lua,
-// slidinglog.lua, servertime.lua). The algorithms are pasted in as plain
-// statements, not Lua functions, because a script's functions are created
-// anew on every call. Run from core/redisstore (go generate does), it
-// writes each assembled script to scripts/, where the store embeds it from;
-// docs/redis-scripts.md lists the variables the blocks share.
+// slidinglog.lua, servertime.lua). A block may hold placeholders too, as
+// the fixed window's and the sliding counter's do for keyform.lua. The
+// algorithms are pasted in as plain statements, not Lua functions, because
+// a script's functions are created anew on every call. Run from
+// core/redisstore (go generate does), it writes each assembled script to
+// scripts/, where the store embeds it from; docs/redis-scripts.md lists the
+// variables the blocks share.
 package main
 
 import (
