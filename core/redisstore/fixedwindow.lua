@@ -53,13 +53,8 @@ elseif now < start - window then
   -- The clock stepped back more than a window: the count moves to now's
   -- window (kept, even on a denial).
   start, compact = s, false
-  local full = window < 1000
-  -- @full keyform.lua
-  if full then
-    redis.call('SET', key, cmsgpack.pack(start / window, count), 'PX', string.format('%d', window + ttl_slack))
-  else
-    redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', start + window + ttl_slack))
-  end
+  local ws, wc = start, count
+  -- @fixed keyform.lua
 end
 remaining, reset = limit - count, 0
 if remaining < 0 then
@@ -79,13 +74,8 @@ local count = b + cost
 if c then
   redis.call('INCRBY', key, string.format('%d', cost))
 else
-  local full = window < 1000
-  -- @full keyform.lua
-  if full then
-    redis.call('SET', key, cmsgpack.pack(a / window, count), 'PX', string.format('%d', window + ttl_slack))
-  else
-    redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', a + window + ttl_slack))
-  end
+  local ws, wc = a, count
+  -- @fixed keyform.lua
 end
 remaining, reset = limit - count, a + window - now
 if remaining < 0 then

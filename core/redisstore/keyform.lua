@@ -1,9 +1,30 @@
--- Which form a fixed-window or sliding-counter key is written in (see
--- docs/redis.md, "Keys and memory"): compact (a plain integer, the window
--- in the key's absolute expiry) or full (MessagePack, a relative TTL).
+-- How a fixed-window or sliding-counter state is written (see docs/redis.md,
+-- "Keys and memory"): in the compact form (a plain integer, the window in
+-- the key's absolute expiry) or the full form (MessagePack, a relative TTL).
 --
--- A block that go generate pastes into the algorithms' blocks (see
--- docs/redis-scripts.md).
+-- Blocks that go generate pastes into the algorithms' blocks (see
+-- docs/redis-scripts.md). Each writer reads locals its caller declares
+-- (ws, the window's start, and the counts) and writes key.
+
+-- @fixed: stores a fixed window: ws (its start) and wc (its count).
+local full = window < 1000
+-- @full keyform.lua
+if full then
+  redis.call('SET', key, cmsgpack.pack(ws / window, wc), 'PX', string.format('%d', window + ttl_slack))
+else
+  redis.call('SET', key, string.format('%d', wc), 'PXAT', string.format('%d', ws + window + ttl_slack))
+end
+
+-- @sliding: stores a sliding counter: ws (its current bucket's start), wp
+-- and wc (the previous and current buckets' counts). Counts of 2^26 or
+-- more take the full form: the compact one packs both in wp × 2^26 + wc.
+local full = window < 1000 or wp >= 67108864 or wc >= 67108864
+-- @full keyform.lua
+if full then
+  redis.call('SET', key, cmsgpack.pack(ws / window, wp, wc), 'PX', string.format('%d', 2 * window + ttl_slack))
+else
+  redis.call('SET', key, string.format('%d', wp * 67108864 + wc), 'PXAT', string.format('%d', ws + 2 * window + ttl_slack))
+end
 
 -- @full: full becomes true when now is more than ttl_slack / 2 behind
 -- Redis's clock: a compact key written with that now could expire before

@@ -54,13 +54,8 @@ if now < start - window then
   -- The clock stepped back more than a window: both buckets move back to
   -- the one holding now, counts kept (even on a denial).
   start, compact = s, false
-  local full = window < 1000 or prev >= 67108864 or curr >= 67108864
-  -- @full keyform.lua
-  if full then
-    redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
-  else
-    redis.call('SET', key, string.format('%d', prev * 67108864 + curr), 'PXAT', string.format('%d', start + 2 * window + ttl_slack))
-  end
+  local ws, wp, wc = start, prev, curr
+  -- @sliding keyform.lua
 elseif s > start then
   compact = false
   if s == start + window then
@@ -125,13 +120,8 @@ local curr = c + cost
 if d and curr < 67108864 then
   redis.call('INCRBY', key, string.format('%d', cost))
 else
-  local full = window < 1000 or b >= 67108864 or curr >= 67108864
-  -- @full keyform.lua
-  if full then
-    redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
-  else
-    redis.call('SET', key, string.format('%d', b * 67108864 + curr), 'PXAT', string.format('%d', a + 2 * window + ttl_slack))
-  end
+  local ws, wp, wc = a, b, curr
+  -- @sliding keyform.lua
 end
 local elapsed = 0
 if now > a then

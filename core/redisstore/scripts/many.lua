@@ -93,24 +93,30 @@ for i = 1, n do
         -- The clock stepped back more than a window: both buckets move back to
         -- the one holding now, counts kept (even on a denial).
         start, compact = s, false
-        local full = window < 1000 or prev >= 67108864 or curr >= 67108864
+        local ws, wp, wc = start, prev, curr
         do -- keyform.lua
-          -- @full: full becomes true when now is more than ttl_slack / 2 behind
-          -- Redis's clock: a compact key written with that now could expire before
-          -- its window ends. Reads TIME at most once per call (redis_ms); a full that
-          -- is already true is left as it is.
-          if not full then
-            if not redis_ms then
-              local t = redis.call('TIME')
-              redis_ms = t[1] * 1000 + t[2] / 1000
+          -- @sliding: stores a sliding counter: ws (its current bucket's start), wp
+          -- and wc (the previous and current buckets' counts). Counts of 2^26 or
+          -- more take the full form: the compact one packs both in wp × 2^26 + wc.
+          local full = window < 1000 or wp >= 67108864 or wc >= 67108864
+          do -- keyform.lua
+            -- @full: full becomes true when now is more than ttl_slack / 2 behind
+            -- Redis's clock: a compact key written with that now could expire before
+            -- its window ends. Reads TIME at most once per call (redis_ms); a full that
+            -- is already true is left as it is.
+            if not full then
+              if not redis_ms then
+                local t = redis.call('TIME')
+                redis_ms = t[1] * 1000 + t[2] / 1000
+              end
+              full = now + ttl_slack / 2 < redis_ms
             end
-            full = now + ttl_slack / 2 < redis_ms
           end
-        end
-        if full then
-          redis.call('SET', key, cmsgpack.pack(start / window, prev, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
-        else
-          redis.call('SET', key, string.format('%d', prev * 67108864 + curr), 'PXAT', string.format('%d', start + 2 * window + ttl_slack))
+          if full then
+            redis.call('SET', key, cmsgpack.pack(ws / window, wp, wc), 'PX', string.format('%d', 2 * window + ttl_slack))
+          else
+            redis.call('SET', key, string.format('%d', wp * 67108864 + wc), 'PXAT', string.format('%d', ws + 2 * window + ttl_slack))
+          end
         end
       elseif s > start then
         compact = false
@@ -205,24 +211,28 @@ for i = 1, n do
         -- The clock stepped back more than a window: the count moves to now's
         -- window (kept, even on a denial).
         start, compact = s, false
-        local full = window < 1000
+        local ws, wc = start, count
         do -- keyform.lua
-          -- @full: full becomes true when now is more than ttl_slack / 2 behind
-          -- Redis's clock: a compact key written with that now could expire before
-          -- its window ends. Reads TIME at most once per call (redis_ms); a full that
-          -- is already true is left as it is.
-          if not full then
-            if not redis_ms then
-              local t = redis.call('TIME')
-              redis_ms = t[1] * 1000 + t[2] / 1000
+          -- @fixed: stores a fixed window: ws (its start) and wc (its count).
+          local full = window < 1000
+          do -- keyform.lua
+            -- @full: full becomes true when now is more than ttl_slack / 2 behind
+            -- Redis's clock: a compact key written with that now could expire before
+            -- its window ends. Reads TIME at most once per call (redis_ms); a full that
+            -- is already true is left as it is.
+            if not full then
+              if not redis_ms then
+                local t = redis.call('TIME')
+                redis_ms = t[1] * 1000 + t[2] / 1000
+              end
+              full = now + ttl_slack / 2 < redis_ms
             end
-            full = now + ttl_slack / 2 < redis_ms
           end
-        end
-        if full then
-          redis.call('SET', key, cmsgpack.pack(start / window, count), 'PX', string.format('%d', window + ttl_slack))
-        else
-          redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', start + window + ttl_slack))
+          if full then
+            redis.call('SET', key, cmsgpack.pack(ws / window, wc), 'PX', string.format('%d', window + ttl_slack))
+          else
+            redis.call('SET', key, string.format('%d', wc), 'PXAT', string.format('%d', ws + window + ttl_slack))
+          end
         end
       end
       remaining, reset = limit - count, 0
@@ -321,24 +331,30 @@ if all and charge then
         if d and curr < 67108864 then
           redis.call('INCRBY', key, string.format('%d', cost))
         else
-          local full = window < 1000 or b >= 67108864 or curr >= 67108864
+          local ws, wp, wc = a, b, curr
           do -- keyform.lua
-            -- @full: full becomes true when now is more than ttl_slack / 2 behind
-            -- Redis's clock: a compact key written with that now could expire before
-            -- its window ends. Reads TIME at most once per call (redis_ms); a full that
-            -- is already true is left as it is.
-            if not full then
-              if not redis_ms then
-                local t = redis.call('TIME')
-                redis_ms = t[1] * 1000 + t[2] / 1000
+            -- @sliding: stores a sliding counter: ws (its current bucket's start), wp
+            -- and wc (the previous and current buckets' counts). Counts of 2^26 or
+            -- more take the full form: the compact one packs both in wp × 2^26 + wc.
+            local full = window < 1000 or wp >= 67108864 or wc >= 67108864
+            do -- keyform.lua
+              -- @full: full becomes true when now is more than ttl_slack / 2 behind
+              -- Redis's clock: a compact key written with that now could expire before
+              -- its window ends. Reads TIME at most once per call (redis_ms); a full that
+              -- is already true is left as it is.
+              if not full then
+                if not redis_ms then
+                  local t = redis.call('TIME')
+                  redis_ms = t[1] * 1000 + t[2] / 1000
+                end
+                full = now + ttl_slack / 2 < redis_ms
               end
-              full = now + ttl_slack / 2 < redis_ms
             end
-          end
-          if full then
-            redis.call('SET', key, cmsgpack.pack(a / window, b, curr), 'PX', string.format('%d', 2 * window + ttl_slack))
-          else
-            redis.call('SET', key, string.format('%d', b * 67108864 + curr), 'PXAT', string.format('%d', a + 2 * window + ttl_slack))
+            if full then
+              redis.call('SET', key, cmsgpack.pack(ws / window, wp, wc), 'PX', string.format('%d', 2 * window + ttl_slack))
+            else
+              redis.call('SET', key, string.format('%d', wp * 67108864 + wc), 'PXAT', string.format('%d', ws + 2 * window + ttl_slack))
+            end
           end
         end
         local elapsed = 0
@@ -362,24 +378,28 @@ if all and charge then
         if c then
           redis.call('INCRBY', key, string.format('%d', cost))
         else
-          local full = window < 1000
+          local ws, wc = a, count
           do -- keyform.lua
-            -- @full: full becomes true when now is more than ttl_slack / 2 behind
-            -- Redis's clock: a compact key written with that now could expire before
-            -- its window ends. Reads TIME at most once per call (redis_ms); a full that
-            -- is already true is left as it is.
-            if not full then
-              if not redis_ms then
-                local t = redis.call('TIME')
-                redis_ms = t[1] * 1000 + t[2] / 1000
+            -- @fixed: stores a fixed window: ws (its start) and wc (its count).
+            local full = window < 1000
+            do -- keyform.lua
+              -- @full: full becomes true when now is more than ttl_slack / 2 behind
+              -- Redis's clock: a compact key written with that now could expire before
+              -- its window ends. Reads TIME at most once per call (redis_ms); a full that
+              -- is already true is left as it is.
+              if not full then
+                if not redis_ms then
+                  local t = redis.call('TIME')
+                  redis_ms = t[1] * 1000 + t[2] / 1000
+                end
+                full = now + ttl_slack / 2 < redis_ms
               end
-              full = now + ttl_slack / 2 < redis_ms
             end
-          end
-          if full then
-            redis.call('SET', key, cmsgpack.pack(a / window, count), 'PX', string.format('%d', window + ttl_slack))
-          else
-            redis.call('SET', key, string.format('%d', count), 'PXAT', string.format('%d', a + window + ttl_slack))
+            if full then
+              redis.call('SET', key, cmsgpack.pack(ws / window, wc), 'PX', string.format('%d', window + ttl_slack))
+            else
+              redis.call('SET', key, string.format('%d', wc), 'PXAT', string.format('%d', ws + window + ttl_slack))
+            end
           end
         end
         remaining, reset = limit - count, a + window - now

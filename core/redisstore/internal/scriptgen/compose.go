@@ -140,8 +140,9 @@ func placeholder(line string) (name, file string, ok bool) {
 }
 
 // blocks splits a block file into its blocks: each starts at a line
-// "-- @NAME: comment" at the start of a line and runs to the next one. What
-// comes before the first (the file's own comment) is no block.
+// "-- @NAME: comment" at the start of a line and runs to the next one; a
+// placeholder line "-- @NAME FILE" within it is part of it. What comes
+// before the first (the file's own comment) is no block.
 func blocks(file, src string) (map[string]string, error) {
 	out := map[string]string{}
 	name := ""
@@ -153,6 +154,10 @@ func blocks(file, src string) (map[string]string, error) {
 		b.Reset()
 	}
 	for _, line := range strings.SplitAfter(src, "\n") {
+		if _, _, nested := placeholder(line); nested {
+			b.WriteString(line) // a placeholder within the block
+			continue
+		}
 		if rest, ok := strings.CutPrefix(line, "-- @"); ok {
 			n, _, found := strings.Cut(rest, ":")
 			if !found || n == "" || strings.Contains(n, " ") {

@@ -49,8 +49,11 @@ func TestComposedScripts(t *testing.T) {
 				}
 			}
 		}
-		full := fileBlocks(t, "keyform.lua")["full"]
-		assert.True(t, strings.Contains(flat, unindent(full)), "%s: block full of keyform.lua", driver)
+		for name, block := range fileBlocks(t, "keyform.lua") {
+			for _, part := range aroundPlaceholders(block) {
+				assert.True(t, strings.Contains(flat, unindent(part)), "%s: block %s of keyform.lua", driver, name)
+			}
+		}
 		now := fileBlocks(t, "servertime.lua")["now"]
 		assert.True(t, strings.Contains(flat, unindent(now)), "%s: block now of servertime.lua", driver)
 	}
@@ -88,6 +91,10 @@ func TestNestedPlaceholders(t *testing.T) {
 		"      do -- b.lua\n        -- @inner: the innermost\n        w()\n      end\n" +
 		"    end\n  end\n"
 	assert.Equal(t, header("d.lua", []string{"a.lua", "b.lua"})+want, got)
+
+	b, err := blocks("x.lua", "-- @a: first\n-- @b y.lua\n-- @c: second\n")
+	require.NoError(t, err, "a placeholder at the start of a line is not a block line")
+	assert.Equal(t, map[string]string{"a": "-- @a: first\n-- @b y.lua\n", "c": "-- @c: second\n"}, b)
 
 	write("d.lua", "-- @loop a.lua\n")
 	_, err = compose(os.DirFS(dir), "d.lua")
