@@ -117,8 +117,12 @@ func (s *store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uin
 		return
 	}
 	before := logWeight(l)
-	if *ps = l.Eval(now, lim, w, cost); ps.Allowed && charge {
-		*ps = l.Charge(now, up, lim, w, cost)
+	if charge {
+		*ps = l.Take(now, up, lim, w, cost)
+	} else {
+		*ps = l.Eval(now, lim, w, cost)
 	}
-	s.reweigh(sh, h, now, logWeight(l)-before)
+	if d := logWeight(l) - before; d != 0 {
+		s.reweigh(sh, h, now, d)
+	}
 }

@@ -149,6 +149,23 @@ func (l *SlidingLogState) prune(now, window int64) {
 	l.shrink()
 }
 
+// drop is prune when the k oldest records are known to be those that left
+// the window (Take found them with firstIn): it drops them without looking
+// at each.
+func (l *SlidingLogState) drop(k int) {
+	if k > 0 {
+		l.base = l.at(k - 1).sum
+		if l.head += k; l.head >= len(l.buf) {
+			l.head -= len(l.buf)
+		}
+		l.n -= k
+	}
+	if l.n == 0 {
+		l.head, l.base = 0, 0
+	}
+	l.shrink()
+}
+
 // shrink halves the buffer when a quarter or less of it is used.
 func (l *SlidingLogState) shrink() {
 	if len(l.buf) > minLogCap && 4*l.n <= len(l.buf) {
@@ -163,10 +180,36 @@ func (l *SlidingLogState) shrink() {
 func (l *SlidingLogState) Eval(now, limit, window, cost int64) core.PolicyState {
 	l.rebase(now, window)
 	first := l.firstIn(now, window)
+	return l.eval(now, limit, window, cost, first, l.countFrom(first))
+}
+
+// Take is Eval followed, when it allows, by Charge at the instant at (Unix
+// milliseconds rounded up; at ≥ now): it changes the log and reports the
+// same as those two calls, in one pass over the window.
+func (l *SlidingLogState) Take(now, at, limit, window, cost int64) core.PolicyState {
+	l.rebase(now, window)
+	first := l.firstIn(now, window)
+	count := l.countFrom(first)
+	if count+cost > limit {
+		return l.eval(now, limit, window, cost, first, count)
+	}
+	l.drop(first)
+	return l.record(now, at, limit, window, cost)
+}
+
+// countFrom returns the units held by the records from index first on.
+func (l *SlidingLogState) countFrom(first int) int64 {
+	if first >= l.n {
+		return 0
+	}
+	return l.newest().sum - l.before(first)
+}
+
+// eval is Eval's report, given the index of the oldest record in the
+// window and the units from it on.
+func (l *SlidingLogState) eval(now, limit, window, cost int64, first int, count int64) core.PolicyState {
 	var ps core.PolicyState
-	count := int64(0)
 	if first < l.n {
-		count = l.newest().sum - l.before(first)
 		ps.ResetAfter = millis(l.newest().t + window - now)
 	}
 	ps.Remaining = max(0, limit-count)
@@ -206,6 +249,11 @@ func (l *SlidingLogState) freedAt(first int, need int64) int64 {
 // the charge.
 func (l *SlidingLogState) Charge(now, at, limit, window, cost int64) core.PolicyState {
 	l.prune(now, window)
+	return l.record(now, at, limit, window, cost)
+}
+
+// record is Charge once the records out of the window are dropped.
+func (l *SlidingLogState) record(now, at, limit, window, cost int64) core.PolicyState {
 	if l.n > 0 {
 		last := l.newest()
 		at = max(at, last.t)
@@ -214,7 +262,7 @@ func (l *SlidingLogState) Charge(now, at, limit, window, cost int64) core.Policy
 		}
 		if last.t == at {
 			last.sum += cost
-			return l.charged(now, limit, window)
+			return l.charged(now, limit, window, last)
 		}
 	}
 	if l.n == len(l.buf) {
@@ -229,17 +277,18 @@ func (l *SlidingLogState) Charge(now, at, limit, window, cost int64) core.Policy
 		sum = l.newest().sum + cost
 	}
 	l.n++
-	*l.newest() = logRecord{t: at, sum: sum}
-	return l.charged(now, limit, window)
+	last := l.newest()
+	*last = logRecord{t: at, sum: sum}
+	return l.charged(now, limit, window, last)
 }
 
-// charged reports the state after a charge at now: every record is in the
-// window.
-func (l *SlidingLogState) charged(now, limit, window int64) core.PolicyState {
+// charged reports the state after a charge at now, given the newest record:
+// every record is in the window.
+func (l *SlidingLogState) charged(now, limit, window int64, last *logRecord) core.PolicyState {
 	return core.PolicyState{
 		Allowed:    true,
-		Remaining:  max(0, limit-l.Count()),
-		ResetAfter: millis(l.newest().t + window - now),
+		Remaining:  max(0, limit-(last.sum-l.base)),
+		ResetAfter: millis(last.t + window - now),
 	}
 }
 

@@ -1,6 +1,7 @@
 package algo_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,4 +61,50 @@ func TestSlidingWindowTakeIsEvalThenCharge(t *testing.T) {
 	takeGrid(t, func(start, prev, curr, now, limit, window, cost int64) {
 		requireTakeIsEvalThenCharge(t, algo.SlidingWindowState{Start: start, Prev: prev, Curr: curr}, now, limit, window, cost)
 	})
+}
+
+// TestSlidingLogTakeIsEvalThenCharge checks Take against Eval followed,
+// when it allows, by Charge, on logs built by random charges and clock
+// steps, pruning and rebasing included.
+func TestSlidingLogTakeIsEvalThenCharge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, window := range []int64{1, 7, 1000} {
+		for _, limit := range []int64{1, 3, 10, 100} {
+			var got, want algo.SlidingLogState
+			now := int64(5000)
+			for range 2000 {
+				switch rng.IntN(10) {
+				case 0:
+					now -= rng.Int64N(3 * window) // the clock steps back
+				default:
+					now += rng.Int64N(window/3 + 2)
+				}
+				up := now + rng.Int64N(2)
+				cost := 1 + rng.Int64N(limit)
+				gotPS := got.Take(now, up, limit, window, cost)
+				wantPS := want.Eval(now, limit, window, cost)
+				if wantPS.Allowed {
+					wantPS = want.Charge(now, up, limit, window, cost)
+				}
+				require.Equal(t, wantPS, gotPS, "now %d limit %d window %d cost %d", now, limit, window, cost)
+				require.Equal(t, want, got, "now %d limit %d window %d cost %d", now, limit, window, cost)
+			}
+		}
+	}
+}
+
+// BenchmarkSlidingLogTake is an admission on a log that never fills, a
+// millisecond later every 64 calls: the work a hot key does under the
+// store's lock.
+func BenchmarkSlidingLogTake(b *testing.B) {
+	var l algo.SlidingLogState
+	now := int64(1_700_000_000_000)
+	for i := 0; b.Loop(); i++ {
+		if i&63 == 0 {
+			now++
+		}
+		if !l.Take(now, now+1, 1_000_000_000, 3_600_000, 1).Allowed {
+			b.Fatal("denied")
+		}
+	}
 }
