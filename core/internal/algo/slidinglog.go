@@ -133,25 +133,8 @@ func (l *SlidingLogState) before(i int) int64 {
 	return l.at(i - 1).sum
 }
 
-// prune drops the records that left the window at now (t ≤ now − W) and
-// shrinks the buffer when it is mostly empty.
-func (l *SlidingLogState) prune(now, window int64) {
-	for l.n > 0 && l.buf[l.head].t <= now-window {
-		l.base = l.buf[l.head].sum
-		if l.head++; l.head == len(l.buf) {
-			l.head = 0
-		}
-		l.n--
-	}
-	if l.n == 0 {
-		l.head, l.base = 0, 0
-	}
-	l.shrink()
-}
-
-// drop is prune when the k oldest records are known to be those that left
-// the window (Take found them with firstIn): it drops them without looking
-// at each.
+// drop drops the k oldest records (those that left the window, as firstIn
+// counts them) and shrinks the buffer when it is mostly empty.
 func (l *SlidingLogState) drop(k int) {
 	if k > 0 {
 		l.base = l.at(k - 1).sum
@@ -248,7 +231,7 @@ func (l *SlidingLogState) freedAt(first int, need int64) int64 {
 // it, drops the records that left the window, and reports the state after
 // the charge.
 func (l *SlidingLogState) Charge(now, at, limit, window, cost int64) core.PolicyState {
-	l.prune(now, window)
+	l.drop(l.firstIn(now, window))
 	return l.record(now, at, limit, window, cost)
 }
 
