@@ -34,14 +34,8 @@ local function decide(arg, k)
     end
     now = server_now
   end
-  -- now arrives in Unix microseconds: see one.lua.
-  local up = now % 1000
-  now = (now - up) / 1000
-  if up > 0 then
-    up = now + 1
-  else
-    up = now
-  end
+  local up
+  -- @millis servertime.lua
   local ttl_slack = 1000
   if arg[4] then
     redis_ms = now

@@ -19,16 +19,8 @@ local now, cost, charge = arg[1], arg[2], arg[3]
 if arg[4] then
   -- @now servertime.lua
 end
--- now arrives in Unix microseconds. The algorithms count in whole
--- milliseconds: now rounded down, and up, the instant a sliding log
--- records a request at, rounded up (so it is exact in real time).
-local up = now % 1000
-now = (now - up) / 1000
-if up > 0 then
-  up = now + 1
-else
-  up = now
-end
+local up
+-- @millis servertime.lua
 -- ttl_slack, redis_ms: see one.lua.
 local ttl_slack = 1000
 local redis_ms

@@ -30,16 +30,8 @@ local now, cost, charge, server, alg, limit, window = cmsgpack.unpack(ARGV[1])
 if server then
   -- @now servertime.lua
 end
--- now arrives in Unix microseconds. The algorithms count in whole
--- milliseconds: now rounded down, and up, the instant a sliding log
--- records a request at, rounded up (so it is exact in real time).
-local up = now % 1000
-now = (now - up) / 1000
-if up > 0 then
-  up = now + 1
-else
-  up = now
-end
+local up
+-- @millis servertime.lua
 -- ttl_slack (ms) is added to every key's expiry, so a key never vanishes
 -- while its state still matters, even with some clock skew between the
 -- callers and Redis. redis_ms is Redis's clock in Unix ms, read (TIME) by

@@ -51,13 +51,19 @@ local function decide(arg, k)
     end
     now = server_now
   end
-  -- now arrives in Unix microseconds: see one.lua.
-  local up = now % 1000
-  now = (now - up) / 1000
-  if up > 0 then
-    up = now + 1
-  else
-    up = now
+  local up
+  do -- servertime.lua
+    -- @millis: now arrives in Unix microseconds; the algorithms count in whole
+    -- milliseconds. Sets now to it rounded down, and up (declared by the
+    -- driver) to it rounded up: the instant a sliding log records a request
+    -- at, so that it is exact in real time.
+    up = now % 1000
+    now = (now - up) / 1000
+    if up > 0 then
+      up = now + 1
+    else
+      up = now
+    end
   end
   local ttl_slack = 1000
   if arg[4] then

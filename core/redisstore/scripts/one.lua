@@ -47,15 +47,19 @@ if server then
     now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   end
 end
--- now arrives in Unix microseconds. The algorithms count in whole
--- milliseconds: now rounded down, and up, the instant a sliding log
--- records a request at, rounded up (so it is exact in real time).
-local up = now % 1000
-now = (now - up) / 1000
-if up > 0 then
-  up = now + 1
-else
-  up = now
+local up
+do -- servertime.lua
+  -- @millis: now arrives in Unix microseconds; the algorithms count in whole
+  -- milliseconds. Sets now to it rounded down, and up (declared by the
+  -- driver) to it rounded up: the instant a sliding log records a request
+  -- at, so that it is exact in real time.
+  up = now % 1000
+  now = (now - up) / 1000
+  if up > 0 then
+    up = now + 1
+  else
+    up = now
+  end
 end
 -- ttl_slack (ms) is added to every key's expiry, so a key never vanishes
 -- while its state still matters, even with some clock skew between the
