@@ -14,36 +14,22 @@ import (
 // httpRow is one server of the HTTP comparison over all rounds.
 type httpRow struct {
 	Name, Floor string
-	RPS         []float64 // one per round, 0 for a round that failed
-	Latency     string    // average latency of the last round
-	Err         string    // the last error, if a round failed
+	// RPS holds the req/s of every run that succeeded: one per round for
+	// a server with a floor, one per pair it took part in for a floor.
+	RPS []float64
+	// Ratios holds, for a server with a floor, its req/s over the floor's
+	// in each pair that measured both.
+	Ratios  []float64
+	Latency string // average latency of the last run
+	Err     string // the last error, if a run failed
 }
 
-// measured returns the req/s of the rounds that succeeded.
-func (h httpRow) measured() []float64 {
-	var out []float64
-	for _, v := range h.RPS {
-		if v > 0 {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+// median returns the median req/s over the runs that succeeded.
+func (h httpRow) median() float64 { return median(h.RPS) }
 
-func (h httpRow) median() float64 { return median(h.measured()) }
-
-// ratio returns the median over rounds of h's req/s over f's in the same
-// round (servers of one round run minutes apart at most, so a slow phase
-// of the machine hurts both), 0 when no round measured both.
-func (h httpRow) ratio(f httpRow) float64 {
-	var rs []float64
-	for i := range min(len(h.RPS), len(f.RPS)) {
-		if h.RPS[i] > 0 && f.RPS[i] > 0 {
-			rs = append(rs, h.RPS[i]/f.RPS[i])
-		}
-	}
-	return median(rs)
-}
+// ratio returns the median over rounds of h's req/s over its floor's, the
+// two measured back to back, or 0 when no round measured both.
+func (h httpRow) ratio() float64 { return median(h.Ratios) }
 
 func findHTTP(rows []httpRow, name string) (httpRow, bool) {
 	for _, r := range rows {
@@ -58,39 +44,63 @@ func findHTTP(rows []httpRow, name string) (httpRow, bool) {
 // shows: where the time goes with ratewindow in front.
 var profiledServers = []string{"nethttp-ratewindow-sliding", "fiber-ratewindow-sliding"}
 
-// runHTTP measures every server rounds times, the servers interleaved in
-// each round so that a noisy neighbour hurts all of them alike. With
-// profile set, it also returns the CPU profile of this process (the
-// in-process servers) during the last round of each of profiledServers.
-func runHTTP(ctx context.Context, load httpbench.Load, rounds int, profile bool, log io.Writer) ([]httpRow, map[string][]byte) {
+// measureFunc measures one server under wrk.
+type measureFunc func(context.Context, httpbench.Server) (httpbench.Result, error)
+
+// runHTTP measures every server that has a floor against it, rounds times.
+// In each round, every such server and its floor run back to back, in an
+// order that alternates from round to round, and the round's ratio is the
+// pair's: on a shared machine, load that comes and goes over minutes then
+// hurts both sides of a ratio alike. Floors are measured in every pair.
+// With profile set, runHTTP also returns the CPU profile of this process
+// (the in-process servers) during the last round of each of
+// profiledServers.
+func runHTTP(ctx context.Context, servers []httpbench.Server, measure measureFunc, rounds int, profile bool, log io.Writer) ([]httpRow, map[string][]byte) {
 	profiles := map[string][]byte{}
-	servers := append(httpbench.Servers(), httpbench.FieldFloors()...)
 	rows := make([]httpRow, len(servers))
+	index := map[string]int{}
 	for i, s := range servers {
 		rows[i] = httpRow{Name: s.Name, Floor: s.Floor}
+		index[s.Name] = i
+	}
+	run := func(i, round int) float64 {
+		s := servers[i]
+		var prof bytes.Buffer
+		profiling := profile && round == rounds && slices.Contains(profiledServers, s.Name) &&
+			pprof.StartCPUProfile(&prof) == nil
+		r, err := measure(ctx, s)
+		if profiling {
+			pprof.StopCPUProfile()
+			profiles[s.Name] = prof.Bytes()
+		}
+		if err != nil {
+			rows[i].Err = err.Error()
+			fmt.Fprintf(log, "http %s round %d: %v\n", s.Name, round, err)
+			return 0
+		}
+		rows[i].RPS = append(rows[i].RPS, r.ReqPerSec)
+		rows[i].Latency = r.Latency
+		fmt.Fprintf(log, "http %s round %d: %.0f req/s\n", s.Name, round, r.ReqPerSec)
+		return r.ReqPerSec
 	}
 	for round := 1; round <= rounds; round++ {
 		for i, s := range servers {
+			f, ok := index[s.Floor]
+			if !ok || f == i {
+				continue
+			}
 			if ctx.Err() != nil {
 				return rows, profiles
 			}
-			var prof bytes.Buffer
-			profiling := profile && round == rounds && slices.Contains(profiledServers, s.Name) &&
-				pprof.StartCPUProfile(&prof) == nil
-			r, err := httpbench.Measure(ctx, s, load)
-			if profiling {
-				pprof.StopCPUProfile()
-				profiles[s.Name] = prof.Bytes()
+			var rps, floor float64
+			if round%2 == 1 {
+				floor, rps = run(f, round), run(i, round)
+			} else {
+				rps, floor = run(i, round), run(f, round)
 			}
-			if err != nil {
-				rows[i].RPS = append(rows[i].RPS, 0)
-				rows[i].Err = err.Error()
-				fmt.Fprintf(log, "http %s round %d: %v\n", s.Name, round, err)
-				continue
+			if rps > 0 && floor > 0 {
+				rows[i].Ratios = append(rows[i].Ratios, rps/floor)
 			}
-			rows[i].RPS = append(rows[i].RPS, r.ReqPerSec)
-			rows[i].Latency = r.Latency
-			fmt.Fprintf(log, "http %s round %d: %.0f req/s\n", s.Name, round, r.ReqPerSec)
 		}
 	}
 	return rows, profiles

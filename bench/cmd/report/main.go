@@ -51,20 +51,20 @@ func main() {
 	flag.StringVar(&o.wrk, "wrk", "wrk", "the wrk binary")
 	flag.IntVar(&o.threads, "t", 2, "wrk threads")
 	flag.IntVar(&o.conns, "c", 64, "wrk connections")
-	flag.DurationVar(&o.httpDur, "http-duration", 4*time.Second, "wrk measured run per server and round")
-	flag.DurationVar(&o.warmup, "http-warmup", time.Second, "wrk unmeasured run per server before the measured one")
-	flag.IntVar(&o.rounds, "http-rounds", 5, "rounds over all HTTP servers (many short rounds resist a noisy machine better than a few long ones); req/s and ratios are medians")
+	flag.DurationVar(&o.httpDur, "http-duration", 2*time.Second, "wrk measured run per server and round")
+	flag.DurationVar(&o.warmup, "http-warmup", 500*time.Millisecond, "wrk unmeasured run per server before the measured one")
+	flag.IntVar(&o.rounds, "http-rounds", 7, "rounds over the HTTP servers, each server run back to back with its bare floor (many short rounds resist a noisy machine better than a few long ones); req/s and ratios are medians")
 	flag.BoolVar(&o.skipBench, "skip-bench", false, "skip the Go benchmarks")
 	flag.BoolVar(&o.skipHTTP, "skip-http", false, "skip the HTTP comparison")
 	flag.BoolVar(&o.skipAccuracy, "skip-accuracy", false, "skip the accuracy table")
-	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profiles (ratewindow's hot key from 1 and 64 goroutines, and the servers with ratewindow under wrk)")
+	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profiles (hot keys from many goroutines, and the servers with ratewindow under wrk)")
 	flag.BoolVar(&o.quick, "quick", false, "a rough run: -count 1 -benchtime 100ms, 3 s per HTTP server, one round")
 	flag.DurationVar(&o.timeout, "timeout", 90*time.Minute, "give up after this long")
 	flag.Parse()
 	o.accuracyLimit, o.accuracyWindow, o.accuracyRealWindow = 100, 10*time.Second, time.Second
 	if o.quick {
 		o.count, o.benchtime = 1, "100ms"
-		o.httpDur, o.warmup, o.rounds = 3*time.Second, 0, 1
+		o.httpDur, o.warmup, o.rounds = 2*time.Second, 0, 1
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
@@ -85,7 +85,7 @@ func run(o options) error {
 
 	rep := report{Machine: probeMachine(ctx)}
 	if o.quick {
-		rep.Notes = append(rep.Notes, "A -quick run (one run per benchmark, 100 ms each, 3 s of wrk per server): rough numbers; run scripts/bench without -quick for the published table.")
+		rep.Notes = append(rep.Notes, "A -quick run (one run per benchmark, 100 ms each, one round of 2 s of wrk per server): rough numbers; run scripts/bench without -quick for the published table.")
 	}
 	if n := busyNote(rep.Machine); n != "" {
 		rep.Notes = append(rep.Notes, n)
@@ -113,14 +113,18 @@ func run(o options) error {
 	}
 	if !o.skipHTTP {
 		load := httpbench.Load{Wrk: o.wrk, Threads: o.threads, Connections: o.conns, Duration: o.httpDur, Warmup: o.warmup}
-		rep.HTTPLoad = fmt.Sprintf("`wrk -t%d -c%d -d%v`, %v warm-up, %d round(s), servers in-process on 127.0.0.1",
+		rep.HTTPLoad = fmt.Sprintf("`wrk -t%d -c%d -d%v`, %v warm-up, %d round(s), servers in-process on 127.0.0.1, each run back to back with its bare floor",
 			o.threads, o.conns, o.httpDur, o.warmup, o.rounds)
 		if _, err := exec.LookPath(o.wrk); err != nil {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP comparison skipped: %v (install the Debian package wrk)", err))
 		} else {
 			fmt.Fprintf(log, "==> HTTP: %s\n", rep.HTTPLoad)
 			var profiles map[string][]byte
-			rep.HTTP, profiles = runHTTP(ctx, load, o.rounds, !o.skipProfile, log)
+			servers := append(httpbench.Servers(), httpbench.FieldFloors()...)
+			measure := func(ctx context.Context, s httpbench.Server) (httpbench.Result, error) {
+				return httpbench.Measure(ctx, s, load)
+			}
+			rep.HTTP, profiles = runHTTP(ctx, servers, measure, o.rounds, !o.skipProfile, log)
 			for _, name := range profiledServers {
 				if len(profiles[name]) == 0 {
 					continue
@@ -130,7 +134,11 @@ func run(o options) error {
 					rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP profile of %s: %v", name, err))
 					continue
 				}
-				rep.HTTPProfiles = append(rep.HTTPProfiles, namedProfile{name, top})
+				share, err := ownShare(profiles[name])
+				if err != nil {
+					rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP profile of %s: %v", name, err))
+				}
+				rep.HTTPProfiles = append(rep.HTTPProfiles, namedProfile{Server: name, Top: top, Own: share})
 			}
 		}
 	}
@@ -149,12 +157,12 @@ func run(o options) error {
 	if !o.skipProfile {
 		for _, bench := range profiledBenchmarks {
 			fmt.Fprintf(log, "==> profile %s\n", bench)
-			prof, err := profile(ctx, dir, bench)
+			prof, err := profileBenchmark(ctx, dir, bench)
 			if err != nil {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("profile of %s: %v", bench, err))
 				continue
 			}
-			rep.Profiles = append(rep.Profiles, namedProfile{bench, prof})
+			rep.Profiles = append(rep.Profiles, namedProfile{Server: bench, Top: prof})
 		}
 	}
 	rep.Finished, rep.LoadEnd = time.Now().UTC(), loadAverage()
@@ -206,15 +214,19 @@ func goCommand(ctx context.Context, dir string, log io.Writer, args ...string) (
 }
 
 // profiledBenchmarks are the benchmarks whose CPU profiles RESULTS.md
-// shows: ratewindow's hot key from one goroutine and from 64.
+// shows: ratewindow's hot key from one goroutine and from 64, the sliding
+// log's from 8 and 64, and the fastest peer's from 64 beside them.
 var profiledBenchmarks = []string{
 	"BenchmarkMemoryHotKey/ratewindow-sliding",
 	"BenchmarkMemoryHotKeyParallel/goroutines-64/ratewindow-sliding",
+	"BenchmarkMemoryHotKeyParallel/goroutines-8/ratewindow-log",
+	"BenchmarkMemoryHotKeyParallel/goroutines-64/ratewindow-log",
+	"BenchmarkMemoryHotKeyParallel/goroutines-64/sethvargo",
 }
 
-// profile runs one benchmark (a path of exact names) under the CPU
+// profileBenchmark runs one benchmark (a path of exact names) under the CPU
 // profiler and returns the top of `go tool pprof -top`.
-func profile(ctx context.Context, dir, bench string) (string, error) {
+func profileBenchmark(ctx context.Context, dir, bench string) (string, error) {
 	tmp, err := os.MkdirTemp("", "ratewindow-profile-")
 	if err != nil {
 		return "", err

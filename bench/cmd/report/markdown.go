@@ -30,8 +30,12 @@ type report struct {
 }
 
 // namedProfile is the pprof top of one benchmark, or of one server under
-// wrk.
-type namedProfile struct{ Server, Top string }
+// wrk with the share of the process's CPU time ratewindow's own code took
+// (see ownShare; 0 when unknown).
+type namedProfile struct {
+	Server, Top string
+	Own         float64
+}
 
 // fixedUnits are the columns every benchmark table has; other units a
 // benchmark reports (B/key, B/stamp, ...) get a column of their own.
@@ -72,9 +76,14 @@ func writeReport(w io.Writer, rep report) {
 	for _, p := range rep.HTTPProfiles {
 		fmt.Fprintf(w, "## Where the time of %s goes under wrk\n\n"+
 			"CPU profile of the report's process (the servers run in it) while wrk loaded `%s` in its last round, "+
-			"by cumulative time (`go tool pprof -top -cum`): the middleware's share is its ratewindow line "+
-			"against the framework's per-connection serve loop.\n\n```\n%s\n```\n\n",
-			p.Server, p.Server, strings.TrimSpace(p.Top))
+			"by cumulative time (`go tool pprof -top -cum`).",
+			p.Server, p.Server)
+		if p.Own > 0 {
+			fmt.Fprintf(w, " ratewindow's own code, the middleware and the runtime work it calls but not the handler it wraps, "+
+				"took %.1f %% of the process's CPU time; the framework's writing of the fields it sets is not in that share "+
+				"(the bare server that sets the same fields itself measures it).", 100*p.Own)
+		}
+		fmt.Fprintf(w, "\n\n```\n%s\n```\n\n", strings.TrimSpace(p.Top))
 	}
 	if len(rep.Notes) > 0 {
 		fmt.Fprintf(w, "## Notes\n\n")
@@ -211,12 +220,12 @@ func metric(r row, unit string) string {
 }
 
 func writeHTTP(w io.Writer, load string, rows []httpRow) {
-	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over rounds; \"vs bare\" is the median over rounds of the row's req/s over the bare server's of the same framework and handler in the same round.\n\n", load)
+	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over runs; \"vs bare\" is the median over rounds of the row's req/s over that of the bare server of the same framework and handler, the two run back to back (in alternating order); runs counts the measured runs (a bare server runs once with each row it is compared with).\n\n", load)
 	var out [][]string
 	for _, r := range rows {
 		ratio := "–"
-		if f, ok := findHTTP(rows, r.Floor); ok {
-			ratio = fmtRatio(r.ratio(f))
+		if r.Floor != "" {
+			ratio = fmtRatio(r.ratio())
 		}
 		name := r.Name
 		if strings.Contains(name, "ratewindow") {
@@ -226,9 +235,9 @@ func writeHTTP(w io.Writer, load string, rows []httpRow) {
 		if r.Err != "" {
 			note = r.Err
 		}
-		out = append(out, []string{name, fmtRate(r.median()), fmt.Sprint(len(r.measured())), orUnknown(r.Latency), ratio, note})
+		out = append(out, []string{name, fmtRate(r.median()), fmt.Sprint(len(r.RPS)), orUnknown(r.Latency), ratio, note})
 	}
-	table(w, []string{"server", "req/s", "rounds", "avg latency", "vs bare", "error"}, out)
+	table(w, []string{"server", "req/s", "runs", "avg latency", "vs bare", "error"}, out)
 }
 
 func writeAccuracy(w io.Writer, rs []peers.AccuracyResult) {

@@ -61,15 +61,15 @@ func TestWriteReport(t *testing.T) {
 		HTTPLoad: "`wrk -t2 -c64 -d10s`",
 		HTTP: []httpRow{
 			{Name: "nethttp-bare", RPS: []float64{54000}, Latency: "1.2ms"},
-			{Name: "nethttp-ratewindow-sliding", Floor: "nethttp-bare", RPS: []float64{52000}, Latency: "1.3ms"},
+			{Name: "nethttp-ratewindow-sliding", Floor: "nethttp-bare", RPS: []float64{52000}, Ratios: []float64{52000.0 / 54000}, Latency: "1.3ms"},
 			{Name: "nethttp-httprate", Floor: "nethttp-bare", Err: "wrk saw 3 non-2xx responses"},
 		},
 		Accuracy: []peers.AccuracyResult{
 			{Peer: "ratewindow-log", Algorithm: "sliding log", Limit: 100, Window: 10 * time.Second, MaxInWindow: 100},
 			{Peer: "ulule", Algorithm: "fixed window", Limit: 100, Window: time.Second, RealTime: true, MaxInWindow: 199},
 		},
-		Profiles:     []namedProfile{{"BenchmarkMemoryHotKey/ratewindow-sliding", "      flat  flat%\n 0.1s 10% core.(*Limiter).AllowN\n"}},
-		HTTPProfiles: []namedProfile{{"nethttp-ratewindow-sliding", " 0.15s 10.71% nethttp.New.wrap.func1.1\n"}},
+		Profiles:     []namedProfile{{Server: "BenchmarkMemoryHotKey/ratewindow-sliding", Top: "      flat  flat%\n 0.1s 10% core.(*Limiter).AllowN\n"}},
+		HTTPProfiles: []namedProfile{{Server: "nethttp-ratewindow-sliding", Top: " 0.15s 10.71% nethttp.New.wrap.func1.1\n", Own: 0.042}},
 		Notes:        []string{"a note"},
 	}
 	var b bytes.Buffer
@@ -101,6 +101,7 @@ func TestWriteReport(t *testing.T) {
 		"core.(*Limiter).AllowN",
 		"## Where the time of nethttp-ratewindow-sliding goes under wrk",
 		"10.71% nethttp.New.wrap.func1.1",
+		"took 4.2 % of the process's CPU time",
 		"- a note",
 	} {
 		assert.Contains(t, out, want)

@@ -81,22 +81,21 @@ func writeSummary(w io.Writer, rep report) {
 		rows = append(rows, append(cells, strings.Join(peers, ", ")))
 	}
 	for _, s := range summaryHTTP {
-		f, ok := findHTTP(rep.HTTP, s.floor)
-		if !ok {
+		if _, ok := findHTTP(rep.HTTP, s.floor); !ok {
 			continue
 		}
 		cells := []string{"HTTP req/s, " + s.title}
 		for _, a := range summaryAlgorithms {
 			cell := "–"
-			if r, ok := findHTTP(rep.HTTP, s.prefix+a+s.suffix); ok && r.ratio(f) > 0 {
-				cell = fmtRatio(r.ratio(f))
+			if r, ok := findHTTP(rep.HTTP, s.prefix+a+s.suffix); ok && r.ratio() > 0 {
+				cell = fmtRatio(r.ratio())
 			}
 			cells = append(cells, cell)
 		}
 		var quoted []string
 		for _, name := range s.peers {
-			if p, ok := findHTTP(rep.HTTP, name); ok && p.ratio(f) > 0 {
-				quoted = append(quoted, fmt.Sprintf("%s: %s", p.Name, fmtRatio(p.ratio(f))))
+			if p, ok := findHTTP(rep.HTTP, name); ok && p.ratio() > 0 {
+				quoted = append(quoted, fmt.Sprintf("%s: %s", p.Name, fmtRatio(p.ratio())))
 			}
 		}
 		what := "the bare server"

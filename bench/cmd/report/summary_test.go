@@ -12,9 +12,9 @@ func TestWriteSummary(t *testing.T) {
 		Groups: sampleGroups(),
 		HTTP: []httpRow{
 			{Name: "nethttp-bare", RPS: []float64{50000, 60000}},
-			{Name: "nethttp-ratewindow-sliding", Floor: "nethttp-bare", RPS: []float64{48000, 59400}},
-			{Name: "nethttp-httprate", Floor: "nethttp-bare", RPS: []float64{40000, 48000}},
-			{Name: "nethttp-bare-fields", Floor: "nethttp-bare", RPS: []float64{47000, 55200}},
+			{Name: "nethttp-ratewindow-sliding", Floor: "nethttp-bare", RPS: []float64{48000, 59400}, Ratios: []float64{0.96, 0.99}},
+			{Name: "nethttp-httprate", Floor: "nethttp-bare", RPS: []float64{40000, 48000}, Ratios: []float64{0.8, 0.8}},
+			{Name: "nethttp-bare-fields", Floor: "nethttp-bare", RPS: []float64{47000, 55200}, Ratios: []float64{0.94, 0.92}},
 			{Name: "fiber-bare", RPS: []float64{100000}},
 		},
 	}
