@@ -93,6 +93,19 @@ func MakeHotLogForTest(cs core.Store, key string, p core.Policy, now time.Time) 
 	return sh.hot.Load() != nil
 }
 
+// HotLogUnitsForTest returns the units admitted on key's sliding-log hot
+// cell, and false when key has no such cell.
+func HotLogUnitsForTest(cs core.Store, key string) (int64, bool) {
+	s := cs.(*store)
+	h, sh := shardOf(s, key)
+	c := sh.hot.Load()
+	if c == nil || c.h != h || c.log == nil {
+		return 0, false
+	}
+	w := c.word.Load()
+	return int64(w), w != retired
+}
+
 // IsHotForTest reports whether key has its shard's hot cell.
 func IsHotForTest(cs core.Store, key string) bool {
 	s := cs.(*store)

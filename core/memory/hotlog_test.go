@@ -73,6 +73,40 @@ func TestHotLogKeyDecidedWithoutMutex(t *testing.T) {
 	assert.False(t, memory.IsHotForTest(s, "hot"))
 }
 
+// Calls that queued on the mutex while the first of them made the key's
+// cell decide on that cell when their instant is its own, rather than
+// replace it with a new one: a contended key gets about one cell a
+// millisecond.
+func TestHotLogCellServesQueuedCalls(t *testing.T) {
+	ps := policies(t, core.PerSecond(100).Using(core.SlidingLog))
+	ctx := context.Background()
+	now := t0.Add(half)
+	for try := 0; try < 20; try++ {
+		s := memory.New(memory.WithShards(1))
+		_, err := s.Take(ctx, "hot", ps, 1, now)
+		require.NoError(t, err)
+		unlock := memory.LockShardForTest(s, "hot")
+		var wg sync.WaitGroup
+		for g := 0; g < 2; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, err := s.Take(ctx, "hot", ps, 1, now)
+				assert.NoError(t, err)
+				assert.True(t, r.States[0].Allowed)
+			}()
+		}
+		time.Sleep(20 * time.Millisecond) // for both to queue
+		unlock()
+		wg.Wait()
+		if units, ok := memory.HotLogUnitsForTest(s, "hot"); ok {
+			assert.EqualValues(t, 1, units, "the second call made a new cell")
+			return
+		}
+	}
+	t.Fatal("the queued calls made no cell")
+}
+
 // Many goroutines on one log key, at instants a few milliseconds apart
 // (so the cell changes hands as the instants interleave), admit exactly
 // what one goroutine alone would. Each round's instants lie within 4 ms,

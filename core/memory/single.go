@@ -101,6 +101,19 @@ func (s *store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, c
 // decideSingleLog is decideSingle's sliding-log branch; waited is whether
 // the caller had to wait for the mutex.
 func (s *store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uint64, lim, cost, now, up int64, charge, waited bool) {
+	late := false
+	if c := sh.hotFor(h, t.fp); c != nil {
+		// The key got a cell for this instant while this call waited
+		// for the mutex: decide on it rather than retire it.
+		if charge {
+			if ok, _ := c.take(ps, lim, cost, now, up); ok {
+				return
+			}
+		}
+		// A call that read the clock before the cell's: it must retire the
+		// cell, but not replace it with a cell for an instant that is over.
+		late = now < c.now
+	}
 	sh.retireKey(h) // the log must hold what the key's cell admitted
 	w := t.window
 	var l *algo.SlidingLogState
@@ -127,7 +140,7 @@ func (s *store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uin
 	if d := logWeight(l) - before; d != 0 {
 		s.reweigh(sh, h, now, d)
 	}
-	if waited && charge && ps.Allowed {
+	if waited && charge && ps.Allowed && !late {
 		// Other goroutines want this key too: let the ones that come in
 		// the same millisecond decide on a hot cell rather than queue here.
 		sh.installLog(h, t, l, lim, now, up)
