@@ -29,15 +29,18 @@ import (
 // real clock. Takes at that instant all add to the log's newest record
 // (see algo.SlidingLogState.Basis), so their effect is one number, the
 // units they admitted: the cell's word. Its fixed part is what the
-// admissions start from, read off the log under the mutex: the units in
-// the window at now (count) and the instant the admissions are recorded
-// at. A decision at another instant, one that does not fit, or a denial
-// (whose wait only the log can tell) goes to the mutex, which retires the
-// cell, folding the units into the log with one Charge; the next locked
-// admission of a contended key makes a new cell for its instant. While
-// the cell lives, the log is read and written only under the mutex, and
-// only to be folded into or checked for expiry: the decisions on the cell
-// read its fixed fields and the word, never the log.
+// admissions start from, read off the log under the mutex after a locked
+// admission at that instant: the units in the window at now (count) and
+// the instant the admissions are recorded at. A decision at another
+// instant, one that does not fit, or a denial (whose wait only the log can
+// tell) goes to the mutex, which retires the cell, folding its units into
+// the log with one Charge. The next locked admission of a contended key
+// makes a new cell for its own instant; a charge that queued on the mutex
+// while that cell was made, at the same instant, decides on the cell
+// under the mutex instead of retiring it. While the cell lives, the log is
+// read and written only under the mutex, and only to fold into it or to
+// check it for expiry: decisions on the cell read its fixed fields and the
+// word, never the log.
 //
 // Why a decision on the cell is exact, as if the mutex were held:
 //   - A cell's identity (key hash, table, base and widths, or instant and
@@ -59,8 +62,8 @@ import (
 //     need a CompareAndSwap from the retired mark, which a decision never
 //     attempts (it falls back to the mutex instead).
 //   - Under the mutex, every path that reads or deletes a key's slot first
-//     deals with the cell: a locked decision, Peek or Reset on the key
-//     retires it; sweeps and evictions skip its slot; sweepSometimes retires it once
+//     deals with the cell: a locked decision (unless it decides on the
+//     cell), Peek or Reset on the key retires it; sweeps and evictions skip its slot; sweepSometimes retires it once
 //     it is idle or expired, so a quiet hot key is reclaimed like any other.
 //     A log's count therefore stays what it was when the cell was made:
 //     nothing but the cell changes the log while the cell lives, and the

@@ -102,19 +102,19 @@ func (s *store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, c
 // the caller had to wait for the mutex.
 func (s *store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uint64, lim, cost, now, up int64, charge, waited bool) {
 	late := false
-	if c := sh.hotFor(h, t.fp); c != nil {
-		// The key got a cell for this instant while this call waited
-		// for the mutex: decide on it rather than retire it.
-		if charge {
+	if c := sh.hot.Load(); c != nil && c.h == h {
+		if charge && c.fp == t.fp {
+			// The key got a cell while this call waited for the mutex:
+			// decide on it, if it is for this instant, rather than retire it.
 			if ok, _ := c.take(ps, lim, cost, now, up); ok {
 				return
 			}
 		}
-		// A call that read the clock before the cell's: it must retire the
-		// cell, but not replace it with a cell for an instant that is over.
-		late = now < c.now
+		// A call that read the clock before the cell's instant: it retires
+		// the cell, but makes none for an instant that is over.
+		late = c.log != nil && now < c.now
+		sh.retire() // the log must hold what the cell admitted
 	}
-	sh.retireKey(h) // the log must hold what the key's cell admitted
 	w := t.window
 	var l *algo.SlidingLogState
 	if i := t.logs.find(h); i >= 0 {
