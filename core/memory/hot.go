@@ -63,20 +63,21 @@ import (
 //     attempts (it falls back to the mutex instead).
 //   - Under the mutex, every path that reads or deletes a key's slot first
 //     deals with the cell: a locked decision (unless it decides on the
-//     cell), Peek or Reset on the key retires it; sweeps and evictions skip its slot; sweepSometimes retires it once
-//     it is idle or expired, so a quiet hot key is reclaimed like any other.
+//     cell), Peek or Reset on the key retires it; sweeps and evictions skip
+//     its slot; sweepSometimes retires it once it is idle or expired, so a
+//     quiet hot key is reclaimed like any other.
 //     A log's count therefore stays what it was when the cell was made:
 //     nothing but the cell changes the log while the cell lives, and the
 //     cell never moves to another instant, so it never sees the log
 //     rebased or its old records leave the window.
 //
-// A counter's word packs the state as three fields, from the high bits down: the
-// index of the window (bucket) start counted in windows from base, the
-// previous bucket's count (none for a fixed window) and the current one's,
-// each count in width bits, the index in what is left. A state that
-// does not fit (a count over 2^width − 1 after the limit was raised, a
-// start before base after a clock step back, an index past the field)
-// sends the decision to the mutex, which retires the cell.
+// A counter's word packs the state as three fields, from the high bits
+// down: the index of the window (bucket) start counted in windows from
+// base, the previous bucket's count (none for a fixed window) and the
+// current one's, each count in width bits, the index in what is left. A
+// state that does not fit (a count over 2^width − 1 after the limit was
+// raised, a start before base after a clock step back, an index past the
+// field) sends the decision to the mutex, which retires the cell.
 type hotCell struct {
 	h      uint64 // key hash
 	t      *table // the key's table
@@ -89,7 +90,7 @@ type hotCell struct {
 	word   atomic.Uint64
 
 	// A sliding log's cell: the word is the units admitted on it.
-	log      *algo.SlidingLogState // only under the mutex
+	log      *algo.SlidingLogState // read and written only under the mutex
 	now, up  int64                 // the instant it serves
 	recordAt int64                 // where its admissions are recorded
 	count    int64                 // the units in the window at now before its own
