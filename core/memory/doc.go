@@ -31,12 +31,20 @@
 //
 // A key that many goroutines use at once (a global limit, one large
 // tenant) meets them all on its shard's mutex. For a limiter with one
-// fixed-window or sliding-window-counter policy (of a limit below 2^31), a
-// decision that finds that mutex held gives the key a hot cell, one per
-// shard: the key's window and counts packed in one word, which later
-// decisions update with a compare-and-swap instead of taking the mutex,
-// with the same decisions as under the mutex. A sliding log stays under
-// the mutex. The cell goes back to the table when the key goes quiet, when
+// policy, a decision that finds that mutex held gives the key a hot cell,
+// one per shard, which later decisions update with a compare-and-swap
+// instead of taking the mutex, with the same decisions as under the mutex:
+//
+//   - fixed window and sliding window counter (of a limit below 2^31): the
+//     key's window and counts packed in one word;
+//   - sliding log: the units admitted in the current millisecond, against
+//     the count the older records leave. Only admissions at that instant
+//     are decided on the cell; a denial (whose wait is read off the log)
+//     and the next millisecond go through the mutex, which folds the
+//     cell's units into the log, and a key still contended gets a new cell
+//     for its new millisecond: about a thousand small allocations a second.
+//
+// The cell goes back to the table when the key goes quiet, when
 // its window ends unused, or when a call the cell does not serve (Peek,
 // Reset, a limiter with several policies) touches the key; it costs one
 // small allocation when made.

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"hash/maphash"
+	"time"
 
 	"github.com/ratewindow/ratewindow/core"
 )
@@ -73,6 +74,38 @@ func MakeHotForTest(cs core.Store, key string, p core.Policy) bool {
 	return sh.hot.Load() != nil
 }
 
+// MakeHotLogForTest gives key's existing sliding log under p a hot cell
+// for Takes at now, as contention would, and reports whether it could.
+func MakeHotLogForTest(cs core.Store, key string, p core.Policy, now time.Time) bool {
+	s := cs.(*store)
+	h, sh := shardOf(s, key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	t := sh.find(p.Fingerprint())
+	if t == nil || t.alg != core.SlidingLog {
+		return false
+	}
+	sh.retire()
+	if l, _ := t.logs.get(h); l != nil {
+		down, up := instants(now)
+		sh.installLog(h, t, l, p.Limit, down, up)
+	}
+	return sh.hot.Load() != nil
+}
+
+// HotLogUnitsForTest returns the units admitted on key's sliding-log hot
+// cell, and false when key has no such cell.
+func HotLogUnitsForTest(cs core.Store, key string) (int64, bool) {
+	s := cs.(*store)
+	h, sh := shardOf(s, key)
+	c := sh.hot.Load()
+	if c == nil || c.h != h || c.log == nil {
+		return 0, false
+	}
+	w := c.word.Load()
+	return int64(w), w != retired
+}
+
 // IsHotForTest reports whether key has its shard's hot cell.
 func IsHotForTest(cs core.Store, key string) bool {
 	s := cs.(*store)
@@ -96,3 +129,26 @@ func Len(cs core.Store) int { return cs.(*store).entries() }
 
 // WithShards is withShards, for the external tests.
 var WithShards = withShards
+
+// WeightsForTest returns the weight and entry count s keeps for its
+// shards, and the same recounted from the tables' contents.
+func WeightsForTest(cs core.Store) (used, keys, wantUsed, wantKeys int) {
+	s := cs.(*store)
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		used += sh.used
+		keys += sh.keys
+		for _, t := range sh.tables {
+			wantKeys += t.fixed.n + t.sliding.n + t.logs.n
+			wantUsed += t.fixed.n + t.sliding.n
+			for _, sl := range t.logs.slots {
+				if sl.h != 0 {
+					wantUsed += logWeight(sl.s)
+				}
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return used, keys, wantUsed, wantKeys
+}

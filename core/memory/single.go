@@ -18,7 +18,7 @@ func (s *store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, c
 	sh := &s.shards[h&s.mask]
 	if charge {
 		if c := sh.hotFor(h, p.Fingerprint()); c != nil {
-			if ok, sweep := c.take(ps, p.Limit, cost, now); ok {
+			if ok, sweep := c.take(ps, p.Limit, cost, now, up); ok {
 				// Decided on the key's hot cell, without the mutex. Now
 				// and then, sweep as the locked calls it replaces would.
 				if sweep && sh.mu.TryLock() {
@@ -64,7 +64,7 @@ func (s *store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, c
 			sh.install(h, t, lim, c.start, 0, int64(c.count))
 		}
 	case core.SlidingLog:
-		s.decideSingleLog(ps, sh, t, h, lim, cost, now, up, charge)
+		s.decideSingleLog(ps, sh, t, h, lim, cost, now, up, charge, waited)
 	default:
 		sh.retireKey(h) // the slot below must hold the key's state
 		i := t.sliding.find(h)
@@ -98,8 +98,23 @@ func (s *store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, c
 	sh.mu.Unlock()
 }
 
-// decideSingleLog is decideSingle's sliding-log branch.
-func (s *store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uint64, lim, cost, now, up int64, charge bool) {
+// decideSingleLog is decideSingle's sliding-log branch; waited is whether
+// the caller had to wait for the mutex.
+func (s *store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uint64, lim, cost, now, up int64, charge, waited bool) {
+	late := false
+	if c := sh.hot.Load(); c != nil && c.h == h {
+		if charge && c.fp == t.fp {
+			// The key got a cell while this call waited for the mutex:
+			// decide on it, if it is for this instant, rather than retire it.
+			if ok, _ := c.take(ps, lim, cost, now, up); ok {
+				return
+			}
+		}
+		// A call that read the clock before the cell's instant: it retires
+		// the cell, but makes none for an instant that is over.
+		late = c.log != nil && now < c.now
+		sh.retire() // the log must hold what the cell admitted
+	}
 	w := t.window
 	var l *algo.SlidingLogState
 	if i := t.logs.find(h); i >= 0 {
@@ -124,5 +139,10 @@ func (s *store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uin
 	}
 	if d := logWeight(l) - before; d != 0 {
 		s.reweigh(sh, h, now, d)
+	}
+	if waited && charge && ps.Allowed && !late {
+		// Other goroutines want this key too: let the ones that come in
+		// the same millisecond decide on a hot cell rather than queue here.
+		sh.installLog(h, t, l, lim, now, up)
 	}
 }

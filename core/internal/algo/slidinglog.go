@@ -226,6 +226,25 @@ func (l *SlidingLogState) freedAt(first int, need int64) int64 {
 	return l.at(lo).t
 }
 
+// Basis returns what Takes at now, recording at the instant at, start
+// from: the units in the window at now, and the instant an admission is
+// recorded at (at, or the newest record's when later). ok is false when a
+// Take at now would first rebase the log. While nothing else changes the
+// log, Takes at (now, at) admit while count + the units they admitted +
+// cost ≤ limit, and all add to one record at that instant: their whole
+// effect is one Charge(now, at, limit, window, units) of the units they
+// admitted.
+func (l *SlidingLogState) Basis(now, at, window int64) (count, recordAt int64, ok bool) {
+	if l.n == 0 {
+		return 0, at, true
+	}
+	newest := l.newest().t
+	if newest > now+window {
+		return 0, 0, false
+	}
+	return l.countFrom(l.firstIn(now, window)), max(at, newest), true
+}
+
 // Charge records a request of cost units admitted at the instant at (Unix
 // milliseconds rounded up; at ≥ now), after an Eval at now that allowed
 // it, drops the records that left the window, and reports the state after

@@ -1,6 +1,7 @@
 package algo_test
 
 import (
+	"math/rand"
 	"testing"
 	"time"
 
@@ -87,4 +88,48 @@ func TestSlidingLogFutureIsNotExpired(t *testing.T) {
 	assert.False(t, l.Expired(5999, 1000))
 	assert.True(t, l.Expired(6000, 1000))
 	assert.False(t, l.Eval(0, 1, 1000, 1).Allowed, "rebased with its count")
+}
+
+// Takes at one instant, from any log, admit while Basis's count plus what
+// they admitted plus the cost fits, report what that count gives, and
+// leave the log as one Charge of the units they admitted would.
+func TestSlidingLogBasis(t *testing.T) {
+	const w, lim = 50, 40
+	for seed := int64(0); seed < 300; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		var taken, charged algo.SlidingLogState
+		now := int64(1000)
+		for i := 0; i < 30; i++ {
+			now += int64(rng.Intn(20))
+			at, cost := now+int64(rng.Intn(2)), int64(1+rng.Intn(4))
+			taken.Take(now, at, lim, w, cost)
+			charged.Take(now, at, lim, w, cost)
+		}
+		now += int64(rng.Intn(160)) - 80
+		at := now + int64(rng.Intn(2))
+		count, recordAt, ok := taken.Basis(now, at, w)
+		if !ok {
+			continue // a Take at now rebases the log first
+		}
+		var used int64
+		for i := 0; i < 20; i++ {
+			cost := int64(1 + rng.Intn(4))
+			ps := taken.Take(now, at, lim, w, cost)
+			fits := count+used+cost <= lim
+			require.Equal(t, fits, ps.Allowed, "seed %d take %d", seed, i)
+			if fits {
+				used += cost
+				require.Equal(t, lim-(count+used), ps.Remaining, "seed %d take %d", seed, i)
+				require.Equal(t, time.Duration(recordAt+w-now)*time.Millisecond, ps.ResetAfter, "seed %d take %d", seed, i)
+			}
+		}
+		if used > 0 {
+			charged.Charge(now, at, lim, w, used)
+		}
+		for _, later := range []int64{now, now + 1, now + w/2, now + w} {
+			require.Equal(t, charged.Eval(later, lim, w, 1), taken.Eval(later, lim, w, 1), "seed %d at %d", seed, later)
+			require.Equal(t, charged.Count(), taken.Count(), "seed %d", seed)
+			require.Equal(t, charged.Len(), taken.Len(), "seed %d", seed)
+		}
+	}
 }
