@@ -220,12 +220,15 @@ func metric(r row, unit string) string {
 }
 
 func writeHTTP(w io.Writer, load string, rows []httpRow) {
-	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over runs; \"vs bare\" is the median over rounds of the row's req/s over that of the bare server of the same framework and handler, the two run back to back (in alternating order); runs counts the measured runs (a bare server runs once with each row it is compared with).\n\n", load)
+	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over runs; \"vs bare\" is the median over rounds of the row's req/s over that of the bare server of the same framework and handler, the two run back to back (in alternating order); runs counts the measured runs (a bare server runs once with each row it is compared with); \"lowest–highest\" is the range of the rounds' ratios, the spread one run of this machine has.\n\n", load)
 	var out [][]string
 	for _, r := range rows {
-		ratio := "–"
+		ratio, spread := "–", "–"
 		if r.Floor != "" {
 			ratio = fmtRatio(r.ratio())
+		}
+		if len(r.Ratios) > 1 {
+			spread = fmtRatio(slices.Min(r.Ratios)) + "–" + fmtRatio(slices.Max(r.Ratios))
 		}
 		name := r.Name
 		if strings.Contains(name, "ratewindow") {
@@ -235,9 +238,9 @@ func writeHTTP(w io.Writer, load string, rows []httpRow) {
 		if r.Err != "" {
 			note = r.Err
 		}
-		out = append(out, []string{name, fmtRate(r.median()), fmt.Sprint(len(r.RPS)), orUnknown(r.Latency), ratio, note})
+		out = append(out, []string{name, fmtRate(r.median()), fmt.Sprint(len(r.RPS)), orUnknown(r.Latency), ratio, spread, note})
 	}
-	table(w, []string{"server", "req/s", "runs", "avg latency", "vs bare", "error"}, out)
+	table(w, []string{"server", "req/s", "runs", "avg latency", "vs bare", "lowest–highest", "error"}, out)
 }
 
 func writeAccuracy(w io.Writer, rs []peers.AccuracyResult) {
