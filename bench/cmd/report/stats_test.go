@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,4 +81,39 @@ func TestDecisionsPerSec(t *testing.T) {
 	assert.Equal(t, 7.0, row{Metrics: map[string]float64{"ns/op": 20, "decisions/s": 7}}.decisionsPerSec(),
 		"a benchmark's own decisions/s wins")
 	assert.Equal(t, 0.0, row{Metrics: map[string]float64{}}.decisionsPerSec())
+}
+
+// TestFastestPass checks that the bimodal groups (one key from many
+// goroutines) carry the fastest pass beside the median, compared with the
+// peer whose fastest pass was fastest, and that other groups do not.
+func TestFastestPass(t *testing.T) {
+	g8 := "MemoryHotKeyParallel/goroutines-8"
+	rows := medians([]sample{
+		// Two slow passes and one fast one for ratewindow, the other way
+		// round for the peer: the medians disagree with the fast mode.
+		ns(g8, "ratewindow-fixed", 120), ns(g8, "sethvargo", 50), ns(g8, "xrate-map", 100),
+		ns(g8, "ratewindow-fixed", 45), ns(g8, "sethvargo", 140), ns(g8, "xrate-map", 90),
+		ns(g8, "ratewindow-fixed", 125), ns(g8, "sethvargo", 55), ns(g8, "xrate-map", 95),
+		ns("MemoryHotKey", "ratewindow-fixed", 80), ns("MemoryHotKey", "ratewindow-fixed", 70),
+	})
+	gs := groups(rows)
+	require.Len(t, gs, 2)
+	r, _ := gs[0].find("ratewindow-fixed")
+	assert.Equal(t, 120.0, r.Metrics["ns/op"])
+	assert.Equal(t, 45.0, r.Metrics[fastestUnit])
+	ref, ok := gs[0].bestOn(peer, fastestUnit)
+	require.True(t, ok)
+	assert.Equal(t, "sethvargo", ref.Name)
+	assert.InDelta(t, 50.0/45, speedupOn(r, ref, fastestUnit), 1e-9)
+	serial, _ := gs[1].find("ratewindow-fixed")
+	assert.NotContains(t, serial.Metrics, fastestUnit, "one goroutine is not bimodal")
+
+	var b bytes.Buffer
+	writeSummary(&b, report{Groups: gs})
+	assert.Contains(t, b.String(), "| memory, one key, 8 goroutines | 0.46× | – | – | fastest peer (sethvargo), decisions/s |")
+	assert.Contains(t, b.String(), "| memory, one key, 8 goroutines, fastest pass | 1.11× | – | – | fastest peer (sethvargo), decisions/s |")
+	b.Reset()
+	writeGroup(&b, gs[0])
+	assert.Contains(t, b.String(), "| fastest-ns/op | vs fastest peer | fastest pass vs fastest peer's |")
+	assert.Contains(t, b.String(), "| 45 | 0.46× | 1.11× |")
 }

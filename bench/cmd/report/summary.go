@@ -12,16 +12,20 @@ var summaryAlgorithms = []string{"fixed", "sliding", "log"}
 
 // summaryRows are the benchmark groups the summary shows, with the
 // reference each ratewindow row is compared with: "" for the fastest peer
-// of the group, else the name of a row.
-var summaryRows = []struct{ title, group, ref string }{
-	{"memory, one key, 1 goroutine", "MemoryHotKey", ""},
-	{"memory, one key, 8 goroutines", "MemoryHotKeyParallel/goroutines-8", ""},
-	{"memory, one key, 64 goroutines", "MemoryHotKeyParallel/goroutines-64", ""},
-	{"memory, 1M keys", "MemoryKeys1M", ""},
-	{"Redis, 1 goroutine", "RedisSerial/standalone", redisRate},
-	{"Redis, 64 goroutines", "RedisParallel/standalone", redisRate},
-	{"Redis Cluster (3 masters), 1 goroutine", "RedisSerial/cluster", redisRate},
-	{"Redis Cluster (3 masters), 64 goroutines", "RedisParallel/cluster", redisRate},
+// of the group, else the name of a row; and the time compared: ns/op (the
+// median pass), or fastestUnit (the fastest pass, against the peer whose
+// fastest pass was fastest).
+var summaryRows = []struct{ title, group, ref, unit string }{
+	{"memory, one key, 1 goroutine", "MemoryHotKey", "", "ns/op"},
+	{"memory, one key, 8 goroutines", "MemoryHotKeyParallel/goroutines-8", "", "ns/op"},
+	{"memory, one key, 64 goroutines", "MemoryHotKeyParallel/goroutines-64", "", "ns/op"},
+	{"memory, one key, 8 goroutines, fastest pass", "MemoryHotKeyParallel/goroutines-8", "", fastestUnit},
+	{"memory, one key, 64 goroutines, fastest pass", "MemoryHotKeyParallel/goroutines-64", "", fastestUnit},
+	{"memory, 1M keys", "MemoryKeys1M", "", "ns/op"},
+	{"Redis, 1 goroutine", "RedisSerial/standalone", redisRate, "ns/op"},
+	{"Redis, 64 goroutines", "RedisParallel/standalone", redisRate, "ns/op"},
+	{"Redis Cluster (3 masters), 1 goroutine", "RedisSerial/cluster", redisRate, "ns/op"},
+	{"Redis Cluster (3 masters), 64 goroutines", "RedisParallel/cluster", redisRate, "ns/op"},
 }
 
 // summaryHTTP are the HTTP rows of the summary: ratewindow's servers are
@@ -47,7 +51,7 @@ func writeSummary(w io.Writer, rep report) {
 		if !ok || g.OneShot {
 			continue
 		}
-		ref, ok := g.fastestPeer()
+		ref, ok := g.bestOn(peer, s.unit)
 		what := "fastest peer (" + ref.Name + ")"
 		if s.ref != "" {
 			ref, ok = g.find(s.ref)
@@ -61,7 +65,7 @@ func writeSummary(w io.Writer, rep report) {
 		for _, a := range summaryAlgorithms {
 			cell := "–"
 			if r, ok := g.find("ratewindow-" + a); ok {
-				cell = fmtRatio(speedup(r, ref))
+				cell = fmtRatio(speedupOn(r, ref, s.unit))
 			}
 			cells = append(cells, cell)
 		}
