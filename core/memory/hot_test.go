@@ -200,53 +200,76 @@ func TestHotKeyLimitRaised(t *testing.T) {
 // and multi-policy calls, which all retire the cell. One key per store, so
 // that sampled sweeps of other keys cannot make the two stores differ.
 func TestHotCellMatchesLockedPath(t *testing.T) {
-	ctx := context.Background()
 	limits := []int64{1, 2, 3, 4, 7, 8, 15, 16, 100, 1<<31 - 1, core.MaxLimit}
 	for seed := int64(0); seed < 200; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		alg := []core.Algorithm{core.FixedWindow, core.SlidingWindow}[seed%2]
-		win := time.Duration(1+rng.Intn(50)) * time.Millisecond
-		s, ref := memory.New(memory.WithShards(1)), memory.New()
-		now, lim := t0, limits[rng.Intn(len(limits))]
-		for step := 0; step < 400; step++ {
-			if rng.Intn(10) == 0 {
-				lim = limits[rng.Intn(len(limits))]
-			}
-			ps := policies(t, core.Per(lim, win).Named("api").Using(alg))
+		s := memory.New(memory.WithShards(1))
+		w := walk{alg: alg, limits: limits, move: func(rng *rand.Rand) time.Duration {
 			switch rng.Intn(12) {
 			case 0:
-				now = now.Add(-time.Duration(rng.Intn(200)) * time.Millisecond)
+				return -time.Duration(rng.Intn(200)) * time.Millisecond
 			case 1:
-				now = now.Add(time.Duration(rng.Intn(1000)) * time.Millisecond)
+				return time.Duration(rng.Intn(1000)) * time.Millisecond
 			case 2:
-				now = now.Add(time.Duration(rng.Int63n(1<<40)) * time.Millisecond)
+				return time.Duration(rng.Int63n(1<<40)) * time.Millisecond
 			default:
-				now = now.Add(time.Duration(rng.Intn(3)) * time.Millisecond)
+				return time.Duration(rng.Intn(3)) * time.Millisecond
 			}
-			cost := int64(1 + rng.Intn(3))
-			msg := fmt.Sprintf("seed %d step %d", seed, step)
-			var got, want core.Result
-			switch rng.Intn(20) {
-			case 0:
-				require.NoError(t, s.Reset(ctx, "k", ps))
-				require.NoError(t, ref.Reset(ctx, "k", ps))
-				continue
-			case 1:
-				got, _ = s.Peek(ctx, "k", ps, cost, now)
-				want, _ = ref.Peek(ctx, "k", ps, cost, now)
-			case 2:
-				two := policies(t, ps[0], core.PerSecond(5).Named("other"))
-				got, _ = s.Take(ctx, "k", two, cost, now)
-				want, _ = ref.Take(ctx, "k", two, cost, now)
-			default:
-				if rng.Intn(4) == 0 {
-					memory.MakeHotForTest(s, "k", ps[0])
-				}
-				got, _ = s.Take(ctx, "k", ps, cost, now)
-				want, _ = ref.Take(ctx, "k", ps, cost, now)
-			}
-			require.Equal(t, want, got, msg)
+		}, makeHot: func(p core.Policy, _ time.Time) { memory.MakeHotForTest(s, "k", p) }}
+		w.run(t, rng, seed, s)
+	}
+}
+
+// walk is a random walk on key "k" of a store under test and of a store
+// without hot cells, which must give the same Result at every step: the
+// clock moves by move before each call, the limit changes one step in ten
+// (to one of limits), and a step is a Reset, a Peek, a Take with a second
+// policy, or most often a Take of the key's one policy, before which
+// makeHot gives the key a cell one time in four.
+type walk struct {
+	alg     core.Algorithm
+	limits  []int64
+	move    func(*rand.Rand) time.Duration
+	makeHot func(p core.Policy, now time.Time)
+}
+
+// run walks 400 steps from t0 on s, with a window drawn from rng.
+func (w walk) run(t *testing.T, rng *rand.Rand, seed int64, s core.Store) {
+	t.Helper()
+	ctx := context.Background()
+	ref := memory.New()
+	win := time.Duration(1+rng.Intn(50)) * time.Millisecond
+	now, lim := t0, w.limits[rng.Intn(len(w.limits))]
+	for step := 0; step < 400; step++ {
+		if rng.Intn(10) == 0 {
+			lim = w.limits[rng.Intn(len(w.limits))]
 		}
+		ps := policies(t, core.Per(lim, win).Named("api").Using(w.alg))
+		now = now.Add(w.move(rng))
+		cost := int64(1 + rng.Intn(3))
+		msg := fmt.Sprintf("seed %d step %d", seed, step)
+		var got, want core.Result
+		switch rng.Intn(20) {
+		case 0:
+			require.NoError(t, s.Reset(ctx, "k", ps))
+			require.NoError(t, ref.Reset(ctx, "k", ps))
+			continue
+		case 1:
+			got, _ = s.Peek(ctx, "k", ps, cost, now)
+			want, _ = ref.Peek(ctx, "k", ps, cost, now)
+		case 2:
+			two := policies(t, ps[0], core.PerSecond(5).Named("other"))
+			got, _ = s.Take(ctx, "k", two, cost, now)
+			want, _ = ref.Take(ctx, "k", two, cost, now)
+		default:
+			if rng.Intn(4) == 0 {
+				w.makeHot(ps[0], now)
+			}
+			got, _ = s.Take(ctx, "k", ps, cost, now)
+			want, _ = ref.Take(ctx, "k", ps, cost, now)
+		}
+		require.Equal(t, want, got, msg)
 	}
 }
 

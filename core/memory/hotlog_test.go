@@ -2,7 +2,6 @@ package memory_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand"
 	"strconv"
 	"sync"
@@ -190,53 +189,25 @@ func TestHotLogKeyExactUnderConcurrency(t *testing.T) {
 // and by more than a window (a rebase), Peeks, Resets and multi-policy
 // calls. The store's weight accounting stays that of its logs.
 func TestHotLogCellMatchesLockedPath(t *testing.T) {
-	ctx := context.Background()
 	limits := []int64{1, 2, 3, 5, 8, 16, 100, core.MaxLimit}
 	for seed := int64(0); seed < 200; seed++ {
 		rng := rand.New(rand.NewSource(seed))
-		win := time.Duration(1+rng.Intn(50)) * time.Millisecond
-		s, ref := memory.New(memory.WithShards(1)), memory.New()
-		now, lim := t0, limits[rng.Intn(len(limits))]
-		for step := 0; step < 400; step++ {
-			if rng.Intn(10) == 0 {
-				lim = limits[rng.Intn(len(limits))]
-			}
-			ps := policies(t, core.Per(lim, win).Named("api").Using(core.SlidingLog))
+		s := memory.New(memory.WithShards(1))
+		w := walk{alg: core.SlidingLog, limits: limits, move: func(rng *rand.Rand) time.Duration {
 			switch rng.Intn(12) {
 			case 0:
-				now = now.Add(-time.Duration(rng.Intn(200)) * time.Millisecond)
+				return -time.Duration(rng.Intn(200)) * time.Millisecond
 			case 1:
-				now = now.Add(time.Duration(rng.Intn(100)) * time.Millisecond)
+				return time.Duration(rng.Intn(100)) * time.Millisecond
 			case 2:
-				now = now.Add(time.Duration(rng.Intn(1000)) * time.Microsecond)
+				return time.Duration(rng.Intn(1000)) * time.Microsecond
 			case 3, 4, 5:
+				return 0
 			default:
-				now = now.Add(time.Duration(rng.Intn(3)) * time.Millisecond)
+				return time.Duration(rng.Intn(3)) * time.Millisecond
 			}
-			cost := int64(1 + rng.Intn(3))
-			msg := fmt.Sprintf("seed %d step %d", seed, step)
-			var got, want core.Result
-			switch rng.Intn(20) {
-			case 0:
-				require.NoError(t, s.Reset(ctx, "k", ps))
-				require.NoError(t, ref.Reset(ctx, "k", ps))
-				continue
-			case 1:
-				got, _ = s.Peek(ctx, "k", ps, cost, now)
-				want, _ = ref.Peek(ctx, "k", ps, cost, now)
-			case 2:
-				two := policies(t, ps[0], core.PerSecond(5).Named("other"))
-				got, _ = s.Take(ctx, "k", two, cost, now)
-				want, _ = ref.Take(ctx, "k", two, cost, now)
-			default:
-				if rng.Intn(4) == 0 {
-					memory.MakeHotLogForTest(s, "k", ps[0], now)
-				}
-				got, _ = s.Take(ctx, "k", ps, cost, now)
-				want, _ = ref.Take(ctx, "k", ps, cost, now)
-			}
-			require.Equal(t, want, got, msg)
-		}
+		}, makeHot: func(p core.Policy, now time.Time) { memory.MakeHotLogForTest(s, "k", p, now) }}
+		w.run(t, rng, seed, s)
 		used, keys, wantUsed, wantKeys := memory.WeightsForTest(s)
 		require.Equal(t, wantUsed, used, "seed %d", seed)
 		require.Equal(t, wantKeys, keys, "seed %d", seed)
