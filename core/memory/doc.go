@@ -42,7 +42,8 @@
 //     are decided on the cell; a denial (whose wait is read off the log)
 //     and the next millisecond go through the mutex, which folds the
 //     cell's units into the log, and a key still contended gets a new cell
-//     for its new millisecond: about a thousand small allocations a second.
+//     for its new millisecond: one small allocation per millisecond or a
+//     few more (about 2,800 a second from 64 goroutines on 2 cores).
 //
 // The cell goes back to the table when the key goes quiet, when
 // its window ends unused, or when a call the cell does not serve (Peek,
