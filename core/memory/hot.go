@@ -3,7 +3,6 @@ package memory
 import (
 	"math/bits"
 	"sync/atomic"
-	"time"
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/internal/algo"
@@ -223,11 +222,7 @@ func (c *hotCell) takeLog(ps *core.PolicyState, lim, cost, now, up int64) (decid
 		}
 		if c.word.CompareAndSwap(used, used+uint64(cost)) {
 			// What Take reports after adding cost to the newest record.
-			*ps = core.PolicyState{
-				Allowed:    true,
-				Remaining:  lim - n,
-				ResetAfter: time.Duration(c.recordAt+c.window-now) * time.Millisecond,
-			}
+			*ps = algo.Admitted(now, lim, c.window, n, c.recordAt)
 			return true, (used+uint64(cost))/sweepEvery != used/sweepEvery
 		}
 	}

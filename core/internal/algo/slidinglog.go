@@ -287,10 +287,17 @@ func (l *SlidingLogState) record(now, at, limit, window, cost int64) core.Policy
 // charged reports the state after a charge at now, given the newest record:
 // every record is in the window.
 func (l *SlidingLogState) charged(now, limit, window int64, last *logRecord) core.PolicyState {
+	return Admitted(now, limit, window, last.sum-l.base, last.t)
+}
+
+// Admitted is what a log reports after an admission at now, when the
+// window holds count units (the admission's included) and the newest
+// record is at the instant newest.
+func Admitted(now, limit, window, count, newest int64) core.PolicyState {
 	return core.PolicyState{
 		Allowed:    true,
-		Remaining:  max(0, limit-(last.sum-l.base)),
-		ResetAfter: millis(last.t + window - now),
+		Remaining:  max(0, limit-count),
+		ResetAfter: millis(newest + window - now),
 	}
 }
 
