@@ -58,7 +58,7 @@ func main() {
 	flag.BoolVar(&o.skipHTTP, "skip-http", false, "skip the HTTP comparison")
 	flag.BoolVar(&o.skipAccuracy, "skip-accuracy", false, "skip the accuracy table")
 	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip the CPU profiles (hot keys from many goroutines, and the servers with ratewindow under wrk)")
-	flag.BoolVar(&o.quick, "quick", false, "a rough run: -count 1 -benchtime 100ms, 3 s per HTTP server, one round")
+	flag.BoolVar(&o.quick, "quick", false, "a rough run: -count 1 -benchtime 100ms, one round of 2 s per HTTP server")
 	flag.DurationVar(&o.timeout, "timeout", 90*time.Minute, "give up after this long")
 	flag.Parse()
 	o.accuracyLimit, o.accuracyWindow, o.accuracyRealWindow = 100, 10*time.Second, time.Second
