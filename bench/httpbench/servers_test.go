@@ -34,40 +34,28 @@ func TestServers(t *testing.T) {
 			case s.Floor != "":
 				header = "X-RateLimit-Limit"
 			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			stop, err := s.Start(ln)
-			require.NoError(t, err)
-			for range 3 {
-				resp, err := client.Get("http://" + ln.Addr().String() + "/")
-				require.NoError(t, err)
-				body, err := io.ReadAll(resp.Body)
-				require.NoError(t, err)
-				require.NoError(t, resp.Body.Close())
-				assert.Equal(t, http.StatusOK, resp.StatusCode)
-				assert.Equal(t, "ok\n", string(body))
+			for _, h := range getOK(t, client, s, 3) {
 				if header != "" {
-					assert.NotEmpty(t, resp.Header.Get(header), "header %s", header)
+					assert.NotEmpty(t, h.Get(header), "header %s", header)
 				} else {
-					assert.Empty(t, resp.Header.Get("RateLimit-Policy"))
+					assert.Empty(t, h.Get("RateLimit-Policy"))
 				}
 			}
-			require.NoError(t, stop())
 		})
 	}
 }
 
-// TestFieldFloors: the field floors answer like the bare server, with the
-// fields ratewindow's middleware writes on its first request (up to t,
-// which depends on the algorithm and the time).
-func TestFieldFloors(t *testing.T) {
-	client := &http.Client{Timeout: 5 * time.Second}
-	get := func(s Server) http.Header {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		stop, err := s.Start(ln)
-		require.NoError(t, err)
-		defer func() { require.NoError(t, stop()) }()
+// getOK starts s on loopback, sends it n GET requests, checks that each is
+// answered 200 "ok", stops it and returns the responses' headers.
+func getOK(t *testing.T, client *http.Client, s Server, n int) []http.Header {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	stop, err := s.Start(ln)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, stop()) }()
+	var out []http.Header
+	for range n {
 		resp, err := client.Get("http://" + ln.Addr().String() + "/")
 		require.NoError(t, err)
 		body, err := io.ReadAll(resp.Body)
@@ -75,8 +63,17 @@ func TestFieldFloors(t *testing.T) {
 		require.NoError(t, resp.Body.Close())
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.Equal(t, "ok\n", string(body))
-		return resp.Header
+		out = append(out, resp.Header)
 	}
+	return out
+}
+
+// TestFieldFloors: the field floors answer like the bare server, with the
+// fields ratewindow's middleware writes on its first request (up to t,
+// which depends on the algorithm and the time).
+func TestFieldFloors(t *testing.T) {
+	client := &http.Client{Timeout: 5 * time.Second}
+	get := func(s Server) http.Header { return getOK(t, client, s, 1)[0] }
 	servers := map[string]Server{}
 	for _, s := range Servers() {
 		servers[s.Name] = s
