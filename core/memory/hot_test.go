@@ -76,50 +76,9 @@ func TestHotKeyExactUnderConcurrency(t *testing.T) {
 			ctx := context.Background()
 			for round := 0; round < 30; round++ {
 				now := t0.Add(time.Duration(round) * 300 * time.Millisecond)
-				want := 0
-				for ; ; want++ {
-					r, err := ref.Take(ctx, "hot", ps, 1, now)
-					require.NoError(t, err)
-					if !r.States[0].Allowed {
-						break
-					}
-				}
-				var admitted atomic.Int64
-				if round%2 == 1 {
-					// Odd rounds start from a hand-made cell; even ones
-					// rely on contention (or on the mutex, exact as well).
-					r, err := s.Take(ctx, "hot", ps, 1, now)
-					require.NoError(t, err)
-					if r.States[0].Allowed {
-						admitted.Add(1)
-					}
-					require.True(t, memory.MakeHotForTest(s, "hot", ps[0]))
-				}
-				var wg sync.WaitGroup
-				for g := 0; g < goroutines; g++ {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for i := 0; i < attempts; i++ {
-							switch {
-							case round%2 == 1:
-							case i%10 == 3:
-								_, err := s.Take(ctx, "cold-"+strconv.Itoa(g*attempts+i), ps, 1, now)
-								assert.NoError(t, err)
-							case i%25 == 7:
-								_, err := s.Peek(ctx, "hot", ps, 1, now)
-								assert.NoError(t, err)
-							}
-							r, err := s.Take(ctx, "hot", ps, 1, now)
-							assert.NoError(t, err)
-							if r.States[0].Allowed {
-								admitted.Add(1)
-							}
-						}
-					}()
-				}
-				wg.Wait()
-				require.EqualValues(t, want, admitted.Load(), "round %d", round)
+				contention{goroutines: goroutines, attempts: attempts,
+					makeHot: func(time.Time) bool { return memory.MakeHotForTest(s, "hot", ps[0]) },
+				}.round(t, s, ref, ps, round, 1, now)
 				got, err := s.Peek(ctx, "hot", ps, 1, now)
 				require.NoError(t, err)
 				exp, err := ref.Peek(ctx, "hot", ps, 1, now)
@@ -128,6 +87,73 @@ func TestHotKeyExactUnderConcurrency(t *testing.T) {
 			}
 		})
 	}
+}
+
+// contention is the round of the hot-key concurrency tests: goroutines
+// each make attempts Takes of key "hot", and together they must admit
+// exactly what one goroutine alone admits at the round's instant.
+type contention struct {
+	goroutines, attempts int
+	// makeHot gives the key its cell by hand at the instant now.
+	makeHot func(now time.Time) bool
+	// at, if not nil, is the instant of a plain Take of goroutine g's
+	// attempt i in an even round; the round's instant otherwise.
+	at func(start time.Time, g, i int) time.Time
+}
+
+// round counts what ref admits of cost at start, then runs the
+// goroutines on s. Odd rounds first make the key's cell with makeHot and
+// then only take from it; even rounds rely on contention to make cells,
+// and mix in Takes of other keys of the shard and Peeks of the key,
+// which retire them.
+func (c contention) round(t *testing.T, s, ref core.Store, ps []core.Policy, round int, cost int64, start time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	want := 0
+	for ; ; want++ {
+		r, err := ref.Take(ctx, "hot", ps, cost, start)
+		require.NoError(t, err)
+		if !r.States[0].Allowed {
+			break
+		}
+	}
+	var admitted atomic.Int64
+	if round%2 == 1 {
+		r, err := s.Take(ctx, "hot", ps, cost, start)
+		require.NoError(t, err)
+		if r.States[0].Allowed {
+			admitted.Add(1)
+		}
+		require.True(t, c.makeHot(start))
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < c.goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < c.attempts; i++ {
+				now := start
+				switch {
+				case round%2 == 1:
+				case i%10 == 3:
+					_, err := s.Take(ctx, "cold-"+strconv.Itoa(g*c.attempts+i), ps, 1, now)
+					assert.NoError(t, err)
+				case i%25 == 7:
+					_, err := s.Peek(ctx, "hot", ps, cost, now)
+					assert.NoError(t, err)
+				case c.at != nil:
+					now = c.at(start, g, i)
+				}
+				r, err := s.Take(ctx, "hot", ps, cost, now)
+				assert.NoError(t, err)
+				if r.States[0].Allowed {
+					admitted.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.EqualValues(t, want, admitted.Load(), "round %d", round)
 }
 
 // A hot cell whose key went quiet is retired, and the key reclaimed like

@@ -5,7 +5,6 @@ import (
 	"math/rand"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,51 +125,12 @@ func TestHotLogKeyExactUnderConcurrency(t *testing.T) {
 	for round := 0; round < 40; round++ {
 		start := t0.Add(time.Duration(round)*30*time.Millisecond + half)
 		cost := int64(1 + round%3)
-		want := 0
-		for ; ; want++ {
-			r, err := ref.Take(ctx, "hot", ps, cost, start)
-			require.NoError(t, err)
-			if !r.States[0].Allowed {
-				break
-			}
-		}
-		var admitted atomic.Int64
-		if round%2 == 1 {
-			r, err := s.Take(ctx, "hot", ps, cost, start)
-			require.NoError(t, err)
-			if r.States[0].Allowed {
-				admitted.Add(1)
-			}
-			require.True(t, memory.MakeHotLogForTest(s, "hot", ps[0], start))
-		}
-		var wg sync.WaitGroup
-		for g := 0; g < goroutines; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; i < attempts; i++ {
-					now := start
-					switch {
-					case round%2 == 1:
-					case i%10 == 3:
-						_, err := s.Take(ctx, "cold-"+strconv.Itoa(g*attempts+i), ps, 1, now)
-						assert.NoError(t, err)
-					case i%25 == 7:
-						_, err := s.Peek(ctx, "hot", ps, cost, now)
-						assert.NoError(t, err)
-					default:
-						now = start.Add(time.Duration((g+i/8)%4) * time.Millisecond)
-					}
-					r, err := s.Take(ctx, "hot", ps, cost, now)
-					assert.NoError(t, err)
-					if r.States[0].Allowed {
-						admitted.Add(1)
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		require.EqualValues(t, want, admitted.Load(), "round %d", round)
+		contention{goroutines: goroutines, attempts: attempts,
+			makeHot: func(now time.Time) bool { return memory.MakeHotLogForTest(s, "hot", ps[0], now) },
+			at: func(start time.Time, g, i int) time.Time {
+				return start.Add(time.Duration((g+i/8)%4) * time.Millisecond)
+			},
+		}.round(t, s, ref, ps, round, cost, start)
 		got, err := s.Peek(ctx, "hot", ps, 1, start)
 		require.NoError(t, err)
 		exp, err := ref.Peek(ctx, "hot", ps, 1, start)
