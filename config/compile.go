@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/httptoken"
+	"github.com/ratewindow/ratewindow/internal/policyname"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -173,7 +174,9 @@ func compilePolicies(at string, entries []policyEntry) ([]core.Policy, error) {
 		}
 		p := core.Per(*pe.Limit, w).Named(pe.Name)
 		if pe.Name == "" {
-			p = p.Named("per-" + shortDuration(w))
+			// The name a Limiter would give it, known here so that the
+			// duplicate check below names it.
+			p = p.Named(policyname.Default(w))
 		}
 		if pe.Algorithm != "" {
 			a, err := core.ParseAlgorithm(pe.Algorithm)
@@ -189,18 +192,6 @@ func compilePolicies(at string, entries []policyEntry) ([]core.Policy, error) {
 		out[j] = p
 	}
 	return out, nil
-}
-
-// shortDuration writes 1m for a minute, 500ms, 90s, 2h.
-func shortDuration(d time.Duration) string {
-	s := d.String() // "1m0s", "1h0m0s", "500ms"
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
 }
 
 func parseMode(s string) (observe bool, err error) {

@@ -44,6 +44,8 @@ func TestNewLimiterRejectsBadConfig(t *testing.T) {
 		{"unknown algorithm", memory.New(), []core.Policy{core.PerSecond(1).Using(core.Algorithm(9))}, nil, "unknown Algorithm"},
 		{"duplicate names", memory.New(), []core.Policy{core.PerSecond(1).Named("x"), core.PerMinute(5).Named("x")}, nil, `both named "x"`},
 		{"duplicate default names", memory.New(), []core.Policy{core.PerSecond(1), core.PerSecond(1)}, nil, "both named"},
+		{"unnamed policies of one window", memory.New(), []core.Policy{core.PerMinute(10), core.PerMinute(100).Using(core.SlidingLog)}, nil, `both named "1m" (a policy without a Name is named after its Window); give one a Name`},
+		{"a name equal to a default name", memory.New(), []core.Policy{core.PerHour(10).Named("1m"), core.PerMinute(1)}, nil, `both named "1m" (a policy without a Name`},
 		{"too many", memory.New(), make([]core.Policy, core.MaxPolicies+1), nil, "at most 4"},
 		{"huge limit", memory.New(), []core.Policy{core.Per(1<<40, time.Second)}, nil, "at most 4294967295"},
 		{"huge product", memory.New(), []core.Policy{core.Per(1<<32-1, 24*time.Hour)}, nil, "too large"},
@@ -61,12 +63,13 @@ func TestNewLimiterRejectsBadConfig(t *testing.T) {
 
 func TestDefaultNames(t *testing.T) {
 	for want, p := range map[string]core.Policy{
-		"10-per-1s":    core.PerSecond(10),
-		"600-per-1m":   core.PerMinute(600),
-		"1000-per-1h":  core.PerHour(1000),
-		"5-per-500ms":  core.Per(5, 500*time.Millisecond),
-		"7-per-90s":    core.Per(7, 90*time.Second),
-		"3-per-1500ms": core.Per(3, 1500*time.Millisecond),
+		"1s":     core.PerSecond(10),
+		"1m":     core.PerMinute(600),
+		"1h":     core.PerHour(1000),
+		"2h":     core.Per(5, 2*time.Hour),
+		"500ms":  core.Per(5, 500*time.Millisecond),
+		"90s":    core.Per(7, 90*time.Second),
+		"1500ms": core.Per(3, 1500*time.Millisecond),
 	} {
 		ps, err := policytest.Validate([]core.Policy{p})
 		require.NoError(t, err)
@@ -96,7 +99,7 @@ func TestBadRequestsAreErrors(t *testing.T) {
 	require.ErrorIs(t, err, core.ErrInvalidCost)
 	_, err = l.AllowN(ctx, "k", 4)
 	require.ErrorIs(t, err, core.ErrInvalidCost)
-	assert.Contains(t, err.Error(), `"3-per-1m"`)
+	assert.Contains(t, err.Error(), `"1m"`)
 	_, err = l.Peek(ctx, "", 1)
 	require.ErrorIs(t, err, core.ErrEmptyKey)
 	require.ErrorIs(t, l.Reset(ctx, ""), core.ErrEmptyKey)
@@ -179,6 +182,24 @@ func TestSetPoliciesKeepsCounts(t *testing.T) {
 	err = l.SetPolicies(core.PerMinute(0))
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 	assert.Equal(t, int64(5), l.Policies()[0].Limit, "a failed SetPolicies changes nothing")
+}
+
+// An unnamed policy is named after its window, so changing its Limit keeps
+// its counts, as it does for a named one.
+func TestSetPoliciesKeepsCountsOfUnnamedPolicy(t *testing.T) {
+	l, _ := newLimiter(t, core.PerMinute(3))
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		d, err := l.Allow(ctx, "k")
+		require.NoError(t, err)
+		require.True(t, d.Allowed)
+	}
+	require.NoError(t, l.SetPolicies(core.PerMinute(5)))
+	d, err := l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, d.Allowed)
+	assert.Equal(t, int64(1), d.Remaining, "the three earlier requests still count")
+	assert.Equal(t, "1m", d.Policy().Name)
 }
 
 func TestResetForgets(t *testing.T) {

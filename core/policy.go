@@ -26,10 +26,10 @@ const maxExactProduct = 1 << 53
 // Policy allows Limit units of cost per Window, counted by Algorithm.
 //
 // Window is a whole number of milliseconds, at least one. Name identifies the
-// policy in headers and metrics; when empty, Limiter fills in a name such as
-// "100-per-1m". Two policies with the same Name, Window and Algorithm share
-// their counts for a key, which is what lets a Limiter change a policy's
-// Limit at run time without losing state.
+// policy in headers and metrics; when empty, Limiter names the policy after
+// its Window, such as "1m" or "500ms". Two policies with the same Name,
+// Window and Algorithm share their counts for a key, which is what lets a
+// Limiter change a policy's Limit at run time without losing state.
 type Policy struct {
 	Name      string
 	Limit     int64
@@ -122,14 +122,18 @@ func validatePolicies(policies []Policy) ([]Policy, error) {
 	out := make([]Policy, len(policies))
 	seen := make(map[string]int, len(policies))
 	for i, p := range policies {
-		if p.Name == "" {
-			p.Name = policyname.Default(p.Limit, p.Window)
+		unnamed := p.Name == ""
+		if unnamed {
+			p.Name = policyname.Default(p.Window)
 			p.fp = 0
 		}
 		if err := p.validate(); err != nil {
 			return nil, fmt.Errorf("policies[%d]: %w", i, err)
 		}
 		if j, dup := seen[p.Name]; dup {
+			if unnamed || policies[j].Name == "" {
+				return nil, fmt.Errorf("%w: policies[%d] and policies[%d] are both named %q (a policy without a Name is named after its Window); give one a Name", ErrInvalidConfig, j, i, p.Name)
+			}
 			return nil, fmt.Errorf("%w: policies[%d] and policies[%d] are both named %q", ErrInvalidConfig, j, i, p.Name)
 		}
 		seen[p.Name] = i

@@ -46,9 +46,9 @@ func ExampleNew() {
 			resp.StatusCode, resp.Header.Get("RateLimit"), resp.Header.Get("Retry-After"))
 	}
 	// Output:
-	// 200 RateLimit: "2-per-1m";r=1;t=120 Retry-After: ""
-	// 200 RateLimit: "2-per-1m";r=0;t=120 Retry-After: ""
-	// 429 RateLimit: "2-per-1m";r=0;t=90 Retry-After: "90"
+	// 200 RateLimit: "1m";r=1;t=120 Retry-After: ""
+	// 200 RateLimit: "1m";r=0;t=120 Retry-After: ""
+	// 429 RateLimit: "1m";r=0;t=90 Retry-After: "90"
 }
 
 // ratewindow.WithSkip plays the part of Fiber's usual Next: here health

@@ -45,7 +45,7 @@ func ExampleNew() {
 			rec.Code, rec.Header().Get("RateLimit"), rec.Header().Get("Retry-After"))
 	}
 	// Output:
-	// 200 RateLimit: "2-per-1m";r=1;t=120 Retry-After: ""
-	// 200 RateLimit: "2-per-1m";r=0;t=120 Retry-After: ""
-	// 429 RateLimit: "2-per-1m";r=0;t=90 Retry-After: "90"
+	// 200 RateLimit: "1m";r=1;t=120 Retry-After: ""
+	// 200 RateLimit: "1m";r=0;t=120 Retry-After: ""
+	// 429 RateLimit: "1m";r=0;t=90 Retry-After: "90"
 }

@@ -148,7 +148,7 @@ func checkDraft7(t *testing.T, h http.Header, d *core.Decision) {
 
 func nameOf(p core.Policy) string {
 	if p.Name == "" {
-		return policyname.Default(p.Limit, p.Window)
+		return policyname.Default(p.Window)
 	}
 	return p.Name
 }

@@ -228,18 +228,18 @@ func TestWriterEmptyNameUsesDefault(t *testing.T) {
 	d.States()[0] = core.PolicyState{Allowed: true, Remaining: 99, ResetAfter: time.Second}
 	h, set := capture()
 	headers.Writer{}.Write(set, d, t0)
-	assert.Equal(t, `"100-per-1m";q=100;w=60`, get(h, "RateLimit-Policy"))
+	assert.Equal(t, `"1m";q=100;w=60`, get(h, "RateLimit-Policy"))
 }
 
 func TestWriterDecisionWithoutPolicies(t *testing.T) {
 	// A hand-made decision with only the binding fields still writes. It
-	// names no policy and no window: the field uses the limit's default
-	// name and the shortest window a field can state, one second.
+	// names no policy and no window: the field uses the default name of a
+	// zero window and the shortest window a field can state, one second.
 	d := &core.Decision{Allowed: false, Limit: 7, Remaining: 2, RetryAfter: 2500 * time.Millisecond}
 	h, set := capture()
 	headers.Writer{}.Write(set, d, t0)
-	assert.Equal(t, `"7-per-0ms";q=7;w=1`, get(h, "RateLimit-Policy"))
-	assert.Equal(t, `"7-per-0ms";r=0;t=3`, get(h, "RateLimit"))
+	assert.Equal(t, `"0ms";q=7;w=1`, get(h, "RateLimit-Policy"))
+	assert.Equal(t, `"0ms";r=0;t=3`, get(h, "RateLimit"))
 	assert.Equal(t, int64(3), headerfmt.RetryAfterSeconds(d))
 
 	// With its one policy in Policies and its state in States, the name

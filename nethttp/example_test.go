@@ -47,9 +47,9 @@ func ExampleNew() {
 	// two counted ones have half decayed, and is empty again in 120s (t).
 
 	// Output:
-	// 200 RateLimit: "2-per-1m";r=1;t=120 Retry-After: ""
-	// 200 RateLimit: "2-per-1m";r=0;t=120 Retry-After: ""
-	// 429 RateLimit: "2-per-1m";r=0;t=90 Retry-After: "90"
+	// 200 RateLimit: "1m";r=1;t=120 Retry-After: ""
+	// 200 RateLimit: "1m";r=0;t=120 Retry-After: ""
+	// 429 RateLimit: "1m";r=0;t=90 Retry-After: "90"
 }
 
 // Limit is New with the default options, keyed by the client's IP.

@@ -52,7 +52,7 @@
 // Each (key, policy) pair has one Redis key:
 //
 //	<prefix>:{<tag>}:<algorithm><window>:<name code>
-//	rw:{ip:203.0.113.9}:s1m:es62Ws
+//	rw:{ip:203.0.113.9}:s1m:LLtnfk
 //
 // The parts are:
 //
@@ -67,7 +67,7 @@
 //     has one spelling: 1h, 15m, 90s, 1500ms.
 //   - name code: the policy's Name as six base-62 digits of its 64-bit
 //     FNV-1a hash (mixed with MurmurHash3's finaliser), so the key's length
-//     does not depend on the name; "es62Ws" is the code of "100-per-1m".
+//     does not depend on the name; "LLtnfk" is the code of "1m".
 //
 // The policy part holds Algorithm, Window and Name but not Limit, so
 // changing a limit keeps the counts, as in the memory store. Policies that

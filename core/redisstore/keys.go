@@ -95,7 +95,7 @@ const maxPolicyPart = 1 + 1 + 19 + 2 + 1 + nameCodeLen
 //
 //	prefix:{tag}:<algorithm><window>:<name code>
 //
-// e.g. "rw:{ip:203.0.113.9}:s1m:es62Ws". The part after the tag identifies
+// e.g. "rw:{ip:203.0.113.9}:s1m:LLtnfk". The part after the tag identifies
 // the policy by Algorithm, Window and Name (not its Limit, so a changed
 // limit keeps the counts). All keys share the hash tag, hence one cluster
 // slot.

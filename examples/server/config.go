@@ -189,7 +189,7 @@ func parseLimits(s string, alg core.Algorithm) ([]core.Policy, error) {
 		}
 		ps = append(ps, core.Per(n, w).Using(alg))
 	}
-	// A limiter checks them and names them ("10-per-1s"), as the one the
+	// A limiter checks them and names them after their windows ("1s"), as the one the
 	// server builds will.
 	l, err := core.NewLimiter(memory.New(), ps)
 	if err != nil {

@@ -38,7 +38,7 @@ func TestParseFlags(t *testing.T) {
 	assert.Equal(t, "fiber", c.framework)
 	assert.Equal(t, []string{"10.0.0.1:7000", "10.0.0.2:7001"}, c.redisAddrs)
 	require.Len(t, c.policies, 2)
-	assert.Equal(t, "10-per-1s", c.policies[0].Name)
+	assert.Equal(t, "1s", c.policies[0].Name)
 	assert.Equal(t, core.SlidingLog, c.policies[1].Algorithm)
 	assert.Equal(t, int64(600), c.policies[1].Limit)
 	assert.True(t, c.observe)

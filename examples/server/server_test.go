@@ -39,7 +39,7 @@ func TestEveryFramework(t *testing.T) {
 				assert.Equal(t, "ok\n", r.body)
 				// The window is aligned to the Unix epoch: it ends at the
 				// next midnight UTC, and t says so.
-				reset, found := strings.CutPrefix(r.header.Get("RateLimit"), `"3-per-24h";r=2;t=`)
+				reset, found := strings.CutPrefix(r.header.Get("RateLimit"), `"24h";r=2;t=`)
 				require.True(t, found, r.header.Get("RateLimit"))
 				secs, err := strconv.ParseInt(reset, 10, 64)
 				require.NoError(t, err)
@@ -73,16 +73,16 @@ func TestEveryFramework(t *testing.T) {
 				assert.Equal(t, []int{ok, ok, ok, ok}, statuses(t, url+"/", 4, a))
 				r := get(t, url+"/", a)
 				assert.Equal(t, ok, r.status)
-				assert.True(t, strings.HasPrefix(r.header.Get("RateLimit"), `"2-per-1m";r=0;`), r.header.Get("RateLimit"))
+				assert.True(t, strings.HasPrefix(r.header.Get("RateLimit"), `"1m";r=0;`), r.header.Get("RateLimit"))
 				assert.Empty(t, r.header.Get("Retry-After"))
 				b := get(t, url+"/", map[string]string{"X-Api-Key": "b"})
-				assert.True(t, strings.HasPrefix(b.header.Get("RateLimit"), `"2-per-1m";r=1;`), b.header.Get("RateLimit"))
+				assert.True(t, strings.HasPrefix(b.header.Get("RateLimit"), `"1m";r=1;`), b.header.Get("RateLimit"))
 				// /metrics counts the would-deny decisions (three of them), never
 				// by key, and is not itself limited.
 				m := get(t, url+"/metrics", nil)
 				require.Equal(t, ok, m.status)
-				assert.Regexp(t, `ratewindow_requests_total\{outcome="would_deny",policy="2-per-1m",route="[^"]*"\} 3\n`, m.body)
-				assert.Regexp(t, `ratewindow_requests_total\{outcome="allowed",policy="2-per-1m",route="[^"]*"\} 3\n`, m.body)
+				assert.Regexp(t, `ratewindow_requests_total\{outcome="would_deny",policy="1m",route="[^"]*"\} 3\n`, m.body)
+				assert.Regexp(t, `ratewindow_requests_total\{outcome="allowed",policy="1m",route="[^"]*"\} 3\n`, m.body)
 				assert.NotContains(t, m.body, `"a"`)
 			},
 		},

@@ -158,7 +158,7 @@ func policyName(v *decisionView, i int) string {
 	if p.Name != "" {
 		return p.Name
 	}
-	return policyname.Default(p.Limit, p.Window)
+	return policyname.Default(p.Window)
 }
 
 // appendInt appends n in decimal.

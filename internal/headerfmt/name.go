@@ -31,7 +31,7 @@ func ValidatePolicyNames(policies []core.Policy) error {
 	for i := range policies {
 		name := policies[i].Name
 		if name == "" {
-			name = policyname.Default(policies[i].Limit, policies[i].Window)
+			name = policyname.Default(policies[i].Window)
 		}
 		s := string(appendString(nil, name))
 		if other, ok := shown[s]; ok && other != name {

@@ -8,14 +8,12 @@ import (
 	"time"
 )
 
-// Default is the name of an unnamed policy of limit per window, e.g.
-// "100-per-1m" or "5-per-500ms".
-func Default(limit int64, window time.Duration) string {
-	return strconv.FormatInt(limit, 10) + "-per-" + shortDuration(window)
-}
-
-func shortDuration(d time.Duration) string {
-	switch {
+// Default is the name of an unnamed policy of the given window, e.g. "1m"
+// or "500ms". It leaves the Limit out, so the name (and with it the counts
+// a store keeps under it) survives a change of the Limit, and the RateLimit
+// fields do not carry the limit twice: q already says it.
+func Default(window time.Duration) string {
+	switch d := window; {
 	case d >= time.Hour && d%time.Hour == 0:
 		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
 	case d >= time.Minute && d%time.Minute == 0:
@@ -23,5 +21,5 @@ func shortDuration(d time.Duration) string {
 	case d >= time.Second && d%time.Second == 0:
 		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
 	}
-	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	return strconv.FormatInt(window.Milliseconds(), 10) + "ms"
 }
