@@ -64,3 +64,12 @@ func draft8Fields() (policy, rateLimit []string) {
 	}, &d, time.Time{})
 	return policy, rateLimit
 }
+
+// Control returns "nethttp-bare-again": the bare net/http server with the
+// Content-Type handler, compared with its identical twin "nethttp-bare"
+// like any other row. Nothing tells the two apart but the moment they run,
+// so its distance from 1.00× and the range of its rounds are what the
+// machine alone does to a ratio: the resolution of every ratio beside it.
+func Control() Server {
+	return Server{Name: "nethttp-bare-again", Floor: "nethttp-bare", Start: serveNetHTTP(bareNetHTTP(contentTypeHandler))}
+}

@@ -96,3 +96,23 @@ func TestFieldFloors(t *testing.T) {
 
 // anyT matches the t parameter of a RateLimit item.
 var anyT = regexp.MustCompile(`;t=[0-9]+`)
+
+// TestControl: the control answers exactly as the bare server it is
+// compared with (but for the Date), and the report can tell it apart.
+func TestControl(t *testing.T) {
+	client := &http.Client{Timeout: 5 * time.Second}
+	c := Control()
+	require.Equal(t, "nethttp-bare", c.Floor)
+	var floor Server
+	for _, s := range Servers() {
+		require.NotEqual(t, c.Name, s.Name)
+		if s.Name == c.Floor {
+			floor = s
+		}
+	}
+	require.NotNil(t, floor.Start, "the control's floor is a server of the comparison")
+	want, got := getOK(t, client, floor, 1)[0], getOK(t, client, c, 1)[0]
+	want.Del("Date")
+	got.Del("Date")
+	assert.Equal(t, want, got)
+}

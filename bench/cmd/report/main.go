@@ -53,7 +53,7 @@ func main() {
 	flag.IntVar(&o.conns, "c", 64, "wrk connections")
 	flag.DurationVar(&o.httpDur, "http-duration", 2*time.Second, "wrk measured run per server and round")
 	flag.DurationVar(&o.warmup, "http-warmup", 500*time.Millisecond, "wrk unmeasured run per server before the measured one")
-	flag.IntVar(&o.rounds, "http-rounds", 9, "rounds over the HTTP servers, each server run back to back with its bare floor (many short rounds resist a noisy machine better than a few long ones); req/s and ratios are medians")
+	flag.IntVar(&o.rounds, "http-rounds", 13, "rounds over the HTTP servers, each server run back to back with its bare floor (many short rounds resist a noisy machine better than a few long ones); req/s and ratios are medians")
 	flag.BoolVar(&o.skipBench, "skip-bench", false, "skip the Go benchmarks")
 	flag.BoolVar(&o.skipHTTP, "skip-http", false, "skip the HTTP comparison")
 	flag.BoolVar(&o.skipAccuracy, "skip-accuracy", false, "skip the accuracy table")
@@ -121,6 +121,7 @@ func run(o options) error {
 			fmt.Fprintf(log, "==> HTTP: %s\n", rep.HTTPLoad)
 			var profiles map[string][]byte
 			servers := append(httpbench.Servers(), httpbench.FieldFloors()...)
+			servers = append(servers, httpbench.Control())
 			measure := func(ctx context.Context, s httpbench.Server) (httpbench.Result, error) {
 				return httpbench.Measure(ctx, s, load)
 			}

@@ -231,7 +231,7 @@ func metric(r row, unit string) string {
 }
 
 func writeHTTP(w io.Writer, load string, rows []httpRow) {
-	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over runs; \"vs bare\" is the median over rounds of the row's req/s over that of the bare server of the same framework and handler, the two run back to back (in alternating order); runs counts the measured runs (a bare server runs once with each row it is compared with); \"lowest–highest\" is the range of the rounds' ratios, the spread one run of this machine has.\n\n", load)
+	fmt.Fprintf(w, "## HTTP (wrk on loopback)\n\n%s. req/s is the median over runs; \"vs bare\" is the median over rounds of the row's req/s over that of the bare server of the same framework and handler, the two run back to back (in alternating order); runs counts the measured runs (a bare server runs once with each row it is compared with); \"lowest–highest\" is the range of the rounds' ratios, the spread one run of this machine has. nethttp-bare-again is the bare server compared with itself: how far from 1.00× the machine alone moves a ratio.\n\n", load)
 	var out [][]string
 	for _, r := range rows {
 		ratio, spread := "–", "–"

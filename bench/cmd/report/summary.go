@@ -31,12 +31,13 @@ var summaryRows = []struct{ title, group, ref, unit string }{
 // summaryHTTP are the HTTP rows of the summary: ratewindow's servers are
 // named prefix + algorithm + suffix and compared with the floor; peers are
 // the other servers the last column quotes against the same floor (a peer
-// limiter, a bare server that sets the two fields itself).
+// limiter, a bare server that sets the two fields itself, the bare server
+// against itself).
 var summaryHTTP = []struct {
 	title, prefix, suffix, floor string
 	peers                        []string
 }{
-	{"net/http, handler sets Content-Type", "nethttp-ratewindow-", "", "nethttp-bare", []string{"nethttp-httprate", "nethttp-bare-fields"}},
+	{"net/http, handler sets Content-Type", "nethttp-ratewindow-", "", "nethttp-bare", []string{"nethttp-httprate", "nethttp-bare-fields", "nethttp-bare-again"}},
 	{"net/http, handler sets no header", "nethttp-ratewindow-", "-noheader", "nethttp-bare-noheader", nil},
 	{"Fiber", "fiber-ratewindow-", "", "fiber-bare", []string{"fiber-limiter", "fiber-bare-fields"}},
 }
