@@ -19,10 +19,9 @@ type Load struct {
 	Wrk string
 	// Threads and Connections are wrk's -t and -c.
 	Threads, Connections int
-	// Duration is wrk's -d, the measured run.
+	// Duration is wrk's -d, the length of a run, in whole seconds (wrk's
+	// unit); shorter is raised to one second.
 	Duration time.Duration
-	// Warmup, if positive, is an unmeasured wrk run before the measured one.
-	Warmup time.Duration
 }
 
 // Result is what one wrk run reports.
@@ -108,42 +107,46 @@ func firstLine(b []byte) string {
 	return s
 }
 
-// Measure starts s on a fresh loopback port, runs the warm-up and then the
-// measured wrk run, and stops s. It fails when wrk saw any non-2xx answer
-// or socket error: a limiter that denied or dropped requests must not look
-// fast.
-func Measure(ctx context.Context, s Server, l Load) (Result, error) {
+// Started is a server of the comparison serving on a loopback port, so
+// that it can be measured many times without starting it again.
+type Started struct {
+	Name string
+	URL  string // "http://127.0.0.1:port/"
+	stop func() error
+}
+
+// Start starts s on a fresh loopback port.
+func Start(s Server) (*Started, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return Result{}, fmt.Errorf("httpbench: listen: %w", err)
+		return nil, fmt.Errorf("httpbench: listen: %w", err)
 	}
 	stop, err := s.Start(ln)
 	if err != nil {
 		_ = ln.Close()
-		return Result{}, fmt.Errorf("httpbench: start %s: %w", s.Name, err)
+		return nil, fmt.Errorf("httpbench: start %s: %w", s.Name, err)
 	}
-	r, err := l.measure(ctx, "http://"+ln.Addr().String()+"/")
-	if serr := stop(); err == nil && serr != nil {
-		err = fmt.Errorf("httpbench: stop %s: %w", s.Name, serr)
+	return &Started{Name: s.Name, URL: "http://" + ln.Addr().String() + "/", stop: stop}, nil
+}
+
+// Stop stops the server.
+func (s *Started) Stop() error {
+	if err := s.stop(); err != nil {
+		return fmt.Errorf("httpbench: stop %s: %w", s.Name, err)
+	}
+	return nil
+}
+
+// Measure runs wrk once against the server with l. It fails when wrk saw
+// any non-2xx answer or socket error: a limiter that denied or dropped
+// requests must not look fast.
+func (s *Started) Measure(ctx context.Context, l Load) (Result, error) {
+	r, _, err := l.run(ctx, l.Duration, s.URL)
+	if err == nil && (r.Non2xx > 0 || r.SocketErrors > 0) {
+		err = fmt.Errorf("wrk saw %d non-2xx responses and %d socket errors", r.Non2xx, r.SocketErrors)
 	}
 	if err != nil {
 		return r, fmt.Errorf("httpbench: %s: %w", s.Name, err)
-	}
-	return r, nil
-}
-
-func (l Load) measure(ctx context.Context, url string) (Result, error) {
-	if l.Warmup > 0 {
-		if _, _, err := l.run(ctx, l.Warmup, url); err != nil {
-			return Result{}, err
-		}
-	}
-	r, _, err := l.run(ctx, l.Duration, url)
-	if err != nil {
-		return r, err
-	}
-	if r.Non2xx > 0 || r.SocketErrors > 0 {
-		return r, fmt.Errorf("wrk saw %d non-2xx responses and %d socket errors", r.Non2xx, r.SocketErrors)
 	}
 	return r, nil
 }

@@ -1,6 +1,8 @@
 package httpbench
 
 import (
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,7 +65,28 @@ func TestLoadArgs(t *testing.T) {
 }
 
 func TestMeasureFailsWithoutWrk(t *testing.T) {
-	s := Servers()[0]
-	_, err := Measure(t.Context(), s, Load{Wrk: "/nonexistent/wrk", Duration: time.Second})
+	s, err := Start(Servers()[0])
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, s.Stop()) }()
+	_, err = s.Measure(t.Context(), Load{Wrk: "/nonexistent/wrk", Duration: time.Second})
 	assert.ErrorContains(t, err, "nethttp-bare")
+}
+
+// TestStartedServesUntilStopped checks that a started server answers on
+// its URL as often as asked, and no longer once stopped.
+func TestStartedServesUntilStopped(t *testing.T) {
+	s, err := Start(Servers()[0])
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(s.URL, "http://127.0.0.1:"), s.URL)
+	c := &http.Client{Timeout: 5 * time.Second}
+	for range 3 {
+		resp, err := c.Get(s.URL)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	c.CloseIdleConnections()
+	require.NoError(t, s.Stop())
+	_, err = c.Get(s.URL)
+	assert.Error(t, err, "a stopped server must not answer")
 }

@@ -52,11 +52,7 @@ type measureFunc func(context.Context, httpbench.Server) (httpbench.Result, erro
 // order that alternates from round to round, and the round's ratio is the
 // pair's: on a shared machine, load that comes and goes over minutes then
 // hurts both sides of a ratio alike. Floors are measured in every pair.
-// With profile set, runHTTP also returns the CPU profile of this process
-// (the in-process servers) during the last round of each of
-// profiledServers.
-func runHTTP(ctx context.Context, servers []httpbench.Server, measure measureFunc, rounds int, profile bool, log io.Writer) ([]httpRow, map[string][]byte) {
-	profiles := map[string][]byte{}
+func runHTTP(ctx context.Context, servers []httpbench.Server, measure measureFunc, rounds int, log io.Writer) []httpRow {
 	rows := make([]httpRow, len(servers))
 	index := map[string]int{}
 	for i, s := range servers {
@@ -65,14 +61,7 @@ func runHTTP(ctx context.Context, servers []httpbench.Server, measure measureFun
 	}
 	run := func(i, round int) float64 {
 		s := servers[i]
-		var prof bytes.Buffer
-		profiling := profile && round == rounds && slices.Contains(profiledServers, s.Name) &&
-			pprof.StartCPUProfile(&prof) == nil
 		r, err := measure(ctx, s)
-		if profiling {
-			pprof.StopCPUProfile()
-			profiles[s.Name] = prof.Bytes()
-		}
 		if err != nil {
 			rows[i].Err = err.Error()
 			fmt.Fprintf(log, "http %s round %d: %v\n", s.Name, round, err)
@@ -90,7 +79,7 @@ func runHTTP(ctx context.Context, servers []httpbench.Server, measure measureFun
 				continue
 			}
 			if ctx.Err() != nil {
-				return rows, profiles
+				return rows
 			}
 			var rps, floor float64
 			if round%2 == 1 {
@@ -103,5 +92,30 @@ func runHTTP(ctx context.Context, servers []httpbench.Server, measure measureFun
 			}
 		}
 	}
-	return rows, profiles
+	return rows
+}
+
+// profileHTTP returns the CPU profile of this process (the in-process
+// servers) while measure loads each of the named servers once, outside the
+// rounds. A server whose run failed has no profile.
+func profileHTTP(ctx context.Context, servers []httpbench.Server, names []string, measure measureFunc, log io.Writer) map[string][]byte {
+	profiles := map[string][]byte{}
+	for _, s := range servers {
+		if !slices.Contains(names, s.Name) || ctx.Err() != nil {
+			continue
+		}
+		var prof bytes.Buffer
+		if err := pprof.StartCPUProfile(&prof); err != nil {
+			fmt.Fprintf(log, "http profile %s: %v\n", s.Name, err)
+			continue
+		}
+		_, err := measure(ctx, s)
+		pprof.StopCPUProfile()
+		if err != nil {
+			fmt.Fprintf(log, "http profile %s: %v\n", s.Name, err)
+			continue
+		}
+		profiles[s.Name] = prof.Bytes()
+	}
+	return profiles
 }

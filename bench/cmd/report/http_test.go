@@ -38,7 +38,7 @@ func TestRunHTTPPairsWithFloor(t *testing.T) {
 		}
 		return httpbench.Result{ReqPerSec: machine * speed[s.Name], Latency: "1ms"}, nil
 	}
-	rows, _ := runHTTP(context.Background(), servers, measure, 3, false, io.Discard)
+	rows := runHTTP(context.Background(), servers, measure, 3, io.Discard)
 	require.Len(t, rows, len(servers))
 	assert.Equal(t, []string{"bare", "a", "bare", "b", "bare", "c", "bare", "d", "fiber-bare", "e"}, order[:10], "round 1: floor first")
 	assert.Equal(t, []string{"a", "bare", "b", "bare"}, order[10:14], "round 2: server first")
@@ -66,9 +66,28 @@ func TestRunHTTPFailedRun(t *testing.T) {
 		}
 		return httpbench.Result{ReqPerSec: map[string]float64{"bare": 1000, "a": 900}[s.Name]}, nil
 	}
-	rows, _ := runHTTP(context.Background(), servers, measure, 2, false, io.Discard)
+	rows := runHTTP(context.Background(), servers, measure, 2, io.Discard)
 	a, _ := findHTTP(rows, "a")
 	assert.Equal(t, "wrk saw 3 non-2xx responses", a.Err)
 	assert.Equal(t, []float64{900}, a.RPS)
 	assert.Equal(t, []float64{0.9}, a.Ratios)
+}
+
+// TestProfileHTTP checks that only the named servers are profiled, each
+// in a run of its own, and that a failed run leaves no profile.
+func TestProfileHTTP(t *testing.T) {
+	servers := []httpbench.Server{{Name: "bare"}, {Name: "a", Floor: "bare"}, {Name: "b", Floor: "bare"}}
+	var ran []string
+	measure := func(_ context.Context, s httpbench.Server) (httpbench.Result, error) {
+		ran = append(ran, s.Name)
+		if s.Name == "b" {
+			return httpbench.Result{}, errors.New("wrk saw 3 non-2xx responses")
+		}
+		return httpbench.Result{ReqPerSec: 1000}, nil
+	}
+	profiles := profileHTTP(context.Background(), servers, []string{"a", "b"}, measure, io.Discard)
+	assert.Equal(t, []string{"a", "b"}, ran)
+	assert.NotEmpty(t, profiles["a"], "a profile of a")
+	assert.NotContains(t, profiles, "b", "b's run failed")
+	assert.NotContains(t, profiles, "bare", "bare is not named")
 }

@@ -24,7 +24,7 @@ type report struct {
 	// Profiles are go tool pprof -top of profiledBenchmarks, by benchmark.
 	Profiles []namedProfile
 	// HTTPProfiles are go tool pprof -top -cum of the in-process servers
-	// while wrk loaded each of profiledServers.
+	// while wrk loaded each of profiledServers, after the rounds.
 	HTTPProfiles []namedProfile
 	Notes        []string
 }
@@ -75,7 +75,7 @@ func writeReport(w io.Writer, rep report) {
 	}
 	for _, p := range rep.HTTPProfiles {
 		fmt.Fprintf(w, "## Where the time of %s goes under wrk\n\n"+
-			"CPU profile of the report's process (the servers run in it) while wrk loaded `%s` in its last round, "+
+			"CPU profile of the report's process (the servers run in it) while wrk loaded `%s` in a run of its own after the rounds, "+
 			"by cumulative time (`go tool pprof -top -cum`).",
 			p.Server, p.Server)
 		if p.Own > 0 {
