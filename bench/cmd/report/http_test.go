@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -90,4 +91,23 @@ func TestProfileHTTP(t *testing.T) {
 	assert.NotEmpty(t, profiles["a"], "a profile of a")
 	assert.NotContains(t, profiles, "b", "b's run failed")
 	assert.NotContains(t, profiles, "bare", "bare is not named")
+}
+
+// TestHTTPComparisonGoesOnWithoutWrk checks that servers that fail their
+// warm-up (here: no wrk) are reported, in their rows and in the notes,
+// and do not stop the report.
+func TestHTTPComparisonGoesOnWithoutWrk(t *testing.T) {
+	o := options{wrk: "/nonexistent/wrk", threads: 1, conns: 1, httpDur: time.Second, warmup: time.Second, rounds: 1, profileDur: time.Second}
+	var rep report
+	require.NoError(t, runHTTPComparison(context.Background(), t.TempDir(), o, &rep, io.Discard))
+	servers := len(httpbench.Servers()) + len(httpbench.FieldFloors()) + 1
+	require.Len(t, rep.HTTP, servers)
+	assert.Len(t, rep.Notes, servers, "one note per server")
+	for _, r := range rep.HTTP {
+		if r.Floor != "" {
+			assert.Contains(t, r.Err, "warm-up", r.Name)
+		}
+		assert.Empty(t, r.RPS, r.Name)
+	}
+	assert.Empty(t, rep.HTTPProfiles)
 }

@@ -177,20 +177,33 @@ func runHTTPComparison(ctx context.Context, dir string, o options, rep *report, 
 			}
 		}
 	}()
+	// A server that cannot start, or fails its warm-up, is reported like
+	// any failed run, in its row and in the notes; the others go on.
+	failed := map[string]error{}
 	warm := httpbench.Load{Wrk: o.wrk, Threads: o.threads, Connections: o.conns, Duration: o.warmup}
 	for _, sv := range servers {
 		s, err := httpbench.Start(sv)
 		if err != nil {
-			return err
+			failed[sv.Name] = err
+			continue
 		}
 		started[sv.Name] = s
 		if o.warmup > 0 {
 			if _, err := s.Measure(ctx, warm); err != nil {
-				return fmt.Errorf("warm-up: %w", err)
+				failed[sv.Name] = fmt.Errorf("warm-up: %w", err)
 			}
 		}
 	}
+	for _, sv := range servers {
+		if err := failed[sv.Name]; err != nil {
+			fmt.Fprintf(log, "http %s: %v\n", sv.Name, err)
+			rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP server %s: %v", sv.Name, err))
+		}
+	}
 	measure := func(ctx context.Context, s httpbench.Server) (httpbench.Result, error) {
+		if err := failed[s.Name]; err != nil {
+			return httpbench.Result{}, err
+		}
 		return started[s.Name].Measure(ctx, load)
 	}
 	rep.HTTP = runHTTP(ctx, servers, measure, o.rounds, log)
@@ -200,6 +213,9 @@ func runHTTPComparison(ctx context.Context, dir string, o options, rep *report, 
 	profLoad := load
 	profLoad.Duration = o.profileDur
 	profiles := profileHTTP(ctx, servers, profiledServers, func(ctx context.Context, s httpbench.Server) (httpbench.Result, error) {
+		if err := failed[s.Name]; err != nil {
+			return httpbench.Result{}, err
+		}
 		return started[s.Name].Measure(ctx, profLoad)
 	}, log)
 	for _, name := range profiledServers {
