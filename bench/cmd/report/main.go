@@ -164,8 +164,12 @@ func run(o options) error {
 // (docs/http-overhead.md).
 func runHTTPComparison(ctx context.Context, dir string, o options, rep *report, log io.Writer) (err error) {
 	load := httpbench.Load{Wrk: o.wrk, Threads: o.threads, Connections: o.conns, Duration: o.httpDur}
-	rep.HTTPLoad = fmt.Sprintf("`wrk -t%d -c%d -d%v`, %d round(s), servers in-process on 127.0.0.1, each started once and warmed up for %v before the first round, each run back to back with its bare floor",
-		o.threads, o.conns, o.httpDur, o.rounds, o.warmup)
+	warmed := "not warmed up"
+	if o.warmup > 0 {
+		warmed = fmt.Sprintf("warmed up for %v before the first round", o.warmup)
+	}
+	rep.HTTPLoad = fmt.Sprintf("`wrk -t%d -c%d -d%v`, %d round(s), servers in-process on 127.0.0.1, each started once and %s, each run back to back with its bare floor",
+		o.threads, o.conns, o.httpDur, o.rounds, warmed)
 	fmt.Fprintf(log, "==> HTTP: %s\n", rep.HTTPLoad)
 	servers := append(httpbench.Servers(), httpbench.FieldFloors()...)
 	servers = append(servers, httpbench.Control())
