@@ -125,7 +125,6 @@ func validatePolicies(policies []Policy) ([]Policy, error) {
 		unnamed := p.Name == ""
 		if unnamed {
 			p.Name = policyname.Default(p.Window)
-			p.fp = 0
 		}
 		if err := p.validate(); err != nil {
 			return nil, fmt.Errorf("policies[%d]: %w", i, err)
@@ -137,8 +136,7 @@ func validatePolicies(policies []Policy) ([]Policy, error) {
 			return nil, fmt.Errorf("%w: policies[%d] and policies[%d] are both named %q", ErrInvalidConfig, j, i, p.Name)
 		}
 		seen[p.Name] = i
-		p.fp = 0
-		p.fp = p.Fingerprint()
+		p.fp = p.fingerprint() // computed afresh: p may carry another's
 		out[i] = p
 	}
 	return out, nil
