@@ -184,7 +184,8 @@ func runHTTPComparison(ctx context.Context, dir string, o options, rep *report, 
 	// A server that cannot start, or fails its warm-up, is reported like
 	// any failed run, in its row and in the notes; the others go on.
 	failed := map[string]error{}
-	warm := httpbench.Load{Wrk: o.wrk, Threads: o.threads, Connections: o.conns, Duration: o.warmup}
+	warm := load
+	warm.Duration = o.warmup
 	for _, sv := range servers {
 		s, err := httpbench.Start(sv)
 		if err != nil {
@@ -204,24 +205,23 @@ func runHTTPComparison(ctx context.Context, dir string, o options, rep *report, 
 			rep.Notes = append(rep.Notes, fmt.Sprintf("HTTP server %s: %v", sv.Name, err))
 		}
 	}
-	measure := func(ctx context.Context, s httpbench.Server) (httpbench.Result, error) {
-		if err := failed[s.Name]; err != nil {
-			return httpbench.Result{}, err
+	// measure measures a started server with l, or returns why it could
+	// not be started.
+	measure := func(l httpbench.Load) measureFunc {
+		return func(ctx context.Context, s httpbench.Server) (httpbench.Result, error) {
+			if err := failed[s.Name]; err != nil {
+				return httpbench.Result{}, err
+			}
+			return started[s.Name].Measure(ctx, l)
 		}
-		return started[s.Name].Measure(ctx, load)
 	}
-	rep.HTTP = runHTTP(ctx, servers, measure, o.rounds, log)
+	rep.HTTP = runHTTP(ctx, servers, measure(load), o.rounds, log)
 	if o.skipProfile {
 		return nil
 	}
 	profLoad := load
 	profLoad.Duration = o.profileDur
-	profiles := profileHTTP(ctx, servers, profiledServers, func(ctx context.Context, s httpbench.Server) (httpbench.Result, error) {
-		if err := failed[s.Name]; err != nil {
-			return httpbench.Result{}, err
-		}
-		return started[s.Name].Measure(ctx, profLoad)
-	}, log)
+	profiles := profileHTTP(ctx, servers, profiledServers, measure(profLoad), log)
 	for _, name := range profiledServers {
 		if len(profiles[name]) == 0 {
 			continue
