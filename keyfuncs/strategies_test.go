@@ -164,6 +164,9 @@ func TestRouteAndPath(t *testing.T) {
 		{"other id same key", "GET", "/users/2", "/users/{id}", "route:GET /users/{id}"},
 		{"method matters", "POST", "/users/1", "/users/:id", "route:POST /users/:id"},
 		{"no pattern: path", "GET", "/health", "", "route:GET /health"},
+		{"invented method", "X-ANYTHING", "/users/1", "/users/{id}", "route:OTHER /users/{id}"},
+		{"lower-case method", "get", "/users/1", "/users/{id}", "route:OTHER /users/{id}"},
+		{"extension method", "PROPFIND", "/dav/a", "/dav/", "route:OTHER /dav/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
