@@ -105,11 +105,13 @@ func keyOf(in keyInput) (key, id string, raw, ok bool) {
 	return k, s.id(in.a, in.b, k), s.name == "raw", true
 }
 
-// routeMethod is what Route tells apart in a method: those HTTP defines,
-// and everything else as one.
+// routeMethod is what Route tells apart in a method: those HTTP defines
+// (HEAD as GET), and everything else as one.
 func routeMethod(m string) string {
 	switch m {
-	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE":
+	case "HEAD":
+		return "GET"
+	case "GET", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE":
 		return m
 	}
 	return "OTHER"

@@ -7,8 +7,10 @@ import "net/http"
 // the framework reports no pattern (Request.Route is ""), the URL path is
 // used instead, which gives every distinct path its own key.
 //
-// The method is one of those HTTP defines (GET, HEAD, POST, PUT, PATCH,
-// DELETE, CONNECT, OPTIONS, TRACE); any other ("PROPFIND", "get", a name
+// The method is one of those HTTP defines (GET, POST, PUT, PATCH, DELETE,
+// CONNECT, OPTIONS, TRACE), with HEAD keyed as GET: a ServeMux pattern
+// "GET /users/{id}" and Fiber's app.Get serve HEAD through the GET handler,
+// so the two share one quota. Any other method ("PROPFIND", "get", a name
 // the client made up) is keyed as OTHER: "route:OTHER /users/{id}". A
 // ServeMux pattern without a method hands every method to its handler, so
 // a client must not be able to mint a fresh quota per invented method.
@@ -20,11 +22,13 @@ func Route(r Request) (string, error) {
 	return boundKey(tagRoute+routeMethod(r.Method())+" "+p, maxKeyLen), nil
 }
 
-// routeMethod is the method as Route keys it: a method HTTP defines as
-// is, any other as "OTHER".
+// routeMethod is the method as Route keys it: HEAD as GET, another method
+// HTTP defines as is, any other as "OTHER".
 func routeMethod(m string) string {
 	switch m {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	case http.MethodHead:
+		return http.MethodGet
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch,
 		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
 		return m
 	}

@@ -167,6 +167,7 @@ func TestRouteAndPath(t *testing.T) {
 		{"invented method", "X-ANYTHING", "/users/1", "/users/{id}", "route:OTHER /users/{id}"},
 		{"lower-case method", "get", "/users/1", "/users/{id}", "route:OTHER /users/{id}"},
 		{"extension method", "PROPFIND", "/dav/a", "/dav/", "route:OTHER /dav/"},
+		{"HEAD as GET", "HEAD", "/users/1", "/users/{id}", "route:GET /users/{id}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

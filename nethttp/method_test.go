@@ -43,3 +43,29 @@ func TestInventedMethodsShareTheRouteQuota(t *testing.T) {
 		assert.Equal(t, keys[0], k)
 	}
 }
+
+// A ServeMux pattern "GET /search" also serves HEAD, through the same
+// handler: a HEAD request spends the GET quota of the route, or a client
+// could double its per-route limit by alternating the two.
+func TestHeadSpendsTheGetQuota(t *testing.T) {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2).Using(core.SlidingLog)})
+	require.NoError(t, err)
+	var keys []string
+	limit, err := nethttp.New(l,
+		ratewindow.WithKeyFunc(keyfuncs.Route),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
+	require.NoError(t, err)
+	calls := 0
+	mux := http.NewServeMux()
+	mux.Handle("GET /search", limit(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { calls++ })))
+
+	var codes []int
+	for _, m := range []string{"GET", "HEAD", "GET", "HEAD"} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(m, "/search", nil))
+		codes = append(codes, rec.Code)
+	}
+	assert.Equal(t, []int{200, 200, 429, 429}, codes)
+	assert.Equal(t, 2, calls, "the handler ran more often than the limit")
+	assert.Equal(t, []string{"route:GET /search", "route:GET /search", "route:GET /search", "route:GET /search"}, keys)
+}
