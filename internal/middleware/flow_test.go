@@ -221,3 +221,25 @@ func TestEmptyUserKeyIsUnclassified(t *testing.T) {
 	assert.False(t, f.Handle(newRecorder("a")))
 	assert.False(t, asked)
 }
+
+// A built-in strategy given to WithKeyFunc is bounded like the user's own:
+// its hashed keys are hashed once more. Event.Key is the key the limiter
+// holds, the one Reset takes.
+func TestEventKeyIsTheStoredKey(t *testing.T) {
+	l := newLimiter(t, 1)
+	var keys []string
+	f, err := FromOptions(l, []ratewindow.Option{
+		ratewindow.WithKeyFunc(keyfuncs.Hashed(keyfuncs.Header("X-Client", nil))),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }),
+	})
+	require.NoError(t, err)
+	assert.True(t, f.Handle(newRecorder("a")))
+	assert.False(t, f.Handle(newRecorder("a")))
+	own, err := keyfuncs.Hashed(keyfuncs.Header("X-Client", nil))(newRecorder("a"))
+	require.NoError(t, err)
+	require.Len(t, keys, 2)
+	assert.Equal(t, keybound.Hash(own), keys[0])
+
+	require.NoError(t, l.Reset(context.Background(), keys[1]))
+	assert.True(t, f.Handle(newRecorder("a")), "Reset with Event.Key gives the quota back")
+}
