@@ -76,7 +76,10 @@ type Event struct {
 	// Key is the rate-limit key, in the namespace of the strategy that
 	// made it, e.g. "ip:192.0.2.1" or "hdr:x-api-key:abc123" (see package
 	// keyfuncs); "" when skipped before or by the key func, or when the key
-	// func failed.
+	// func failed. It is the key the limiter was asked about, the one to
+	// pass to Limiter.Peek or Reset: a key func given to WithKeyFunc has
+	// its keys bounded like a key func of your own, so a key of its that
+	// starts with "h:" (a hashed one) is hashed once more.
 	Key string
 	// Route is the route pattern if the framework knows it, Method the
 	// HTTP method, Path the URL path.

@@ -25,6 +25,9 @@
 // directly. A request that matches no route (a 404 to be) is keyed by the
 // mount prefix.
 //
+// Header names are matched in any case, as HTTP says, also in an app with
+// DisableHeaderNormalizing (where Fiber's own lookups are exact).
+//
 // Fiber reuses a request's memory once its handler returns. Every string
 // this adapter hands to key funcs, hooks and stores (header values, the
 // path) is therefore a copy, so a key kept by the memory store or an Event

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 )
 
 // exchange is a *fiber.Ctx seen as the flow's request view and response
@@ -43,11 +44,22 @@ func (x *exchange) Path() string  { return string(x.ctx().Request().URI().Path()
 func (x *exchange) Route() string { return matchedRoute(x.ctx()) }
 
 func (x *exchange) Header(name string) string {
-	return string(x.ctx().Request().Header.Peek(name))
+	c := x.ctx()
+	if !normalising(c.App()) {
+		if vs := foldedValues(&c.Request().Header, name, true); len(vs) > 0 {
+			return vs[0]
+		}
+		return ""
+	}
+	return string(c.Request().Header.Peek(name))
 }
 
 func (x *exchange) HeaderValues(name string) []string {
-	raw := x.ctx().Request().Header.PeekAll(name)
+	c := x.ctx()
+	if !normalising(c.App()) {
+		return foldedValues(&c.Request().Header, name, false)
+	}
+	raw := c.Request().Header.PeekAll(name)
 	if len(raw) == 0 {
 		return nil
 	}
@@ -55,6 +67,21 @@ func (x *exchange) HeaderValues(name string) []string {
 	for i, v := range raw {
 		vs[i] = string(v)
 	}
+	return vs
+}
+
+// foldedValues returns the values of every line of the named header, in
+// the order received, matching the name in any case (the first only, when
+// first is set). An app with DisableHeaderNormalizing keeps names as sent
+// and fasthttp then looks them up as given: a proxy's "x-forwarded-for"
+// would go unseen next to a client's "X-Forwarded-For".
+func foldedValues(h *fasthttp.RequestHeader, name string, first bool) []string {
+	var vs []string
+	h.VisitAll(func(k, v []byte) {
+		if (!first || len(vs) == 0) && len(k) == len(name) && strings.EqualFold(string(k), name) {
+			vs = append(vs, string(v))
+		}
+	})
 	return vs
 }
 

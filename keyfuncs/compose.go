@@ -73,7 +73,8 @@ func Compose(sep string, parts ...KeyFunc) KeyFunc {
 // prefix is dropped, so Prefix("login:", f) is the same namespace. Any
 // other ':' and any '%' in prefix are written as %XX, so two different
 // prefixes never share a key. The names of the built-in namespaces ("ip",
-// "hdr", "ctx", "route", "path", "const", "cmp", "h") are taken: such a
+// "hdr", "ctx", "route", "path", "const", "cmp", "h", and "bearer", which
+// BearerToken hashes with the token) are taken: such a
 // prefix gives an error wrapping ErrNoKey on every request, as does a nil
 // f. Errors from f pass through.
 func Prefix(prefix string, f KeyFunc) KeyFunc {

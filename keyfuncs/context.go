@@ -17,6 +17,15 @@ import (
 // context key) never share a quota. The name is the type of ctxKey, with
 // its value when that is a string, bool or number; distinct context keys of
 // one other type (two pointers, say) share a namespace.
+//
+// The context is the request's context.Context (Request.Context): the
+// *http.Request's with net/http, Gin (c.Request) and Echo (c.Request()),
+// and c.UserContext() with Fiber. Values a framework keeps on its own
+// context object, Gin's and Echo's c.Set or Fiber's c.Locals, are not in
+// it: the key then silently comes from fallback. Have the authentication
+// middleware put the id in the request's context as well
+// (c.Request = c.Request.WithContext(ctx) in Gin, c.SetRequest in Echo,
+// c.SetUserContext in Fiber).
 func FromContext(ctxKey any, fallback KeyFunc) KeyFunc {
 	ns := tagContext + escapeBytes(contextKeyName(ctxKey), ":") + ":"
 	return func(r Request) (string, error) {

@@ -43,7 +43,7 @@ func BearerToken(fallback KeyFunc) KeyFunc {
 		if !ok {
 			return orFallback(r, fallback)
 		}
-		return keybound.HashTagged("bearer:", tok), nil
+		return keybound.HashTagged(tagBearer, tok), nil
 	}
 }
 

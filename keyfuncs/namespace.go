@@ -15,11 +15,16 @@ const (
 	tagPath    = "path:"
 	tagConst   = "const:"
 	tagCompose = "cmp:"
+	// tagBearer is hashed with the token, never written out: a bearer
+	// token's key is the hash of "bearer:" and the token.
+	tagBearer = "bearer:"
 )
 
 // reservedTags are the namespaces of the built-in strategies, which a
-// Prefix must not claim.
-var reservedTags = []string{"ip", "hdr", "ctx", "route", "path", "const", "cmp", "h"}
+// Prefix must not claim. "bearer" is among them although no key shows it:
+// Prefix("bearer", f) would hash to the key of the bearer token its part
+// spells.
+var reservedTags = []string{"ip", "hdr", "ctx", "route", "path", "const", "cmp", "h", "bearer"}
 
 // escapeBytes returns s with every byte in set, and every '%', written as
 // %XX (upper-case hex). s is returned as is, without allocating, when it

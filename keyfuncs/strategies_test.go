@@ -164,6 +164,10 @@ func TestRouteAndPath(t *testing.T) {
 		{"other id same key", "GET", "/users/2", "/users/{id}", "route:GET /users/{id}"},
 		{"method matters", "POST", "/users/1", "/users/:id", "route:POST /users/:id"},
 		{"no pattern: path", "GET", "/health", "", "route:GET /health"},
+		{"invented method", "X-ANYTHING", "/users/1", "/users/{id}", "route:OTHER /users/{id}"},
+		{"lower-case method", "get", "/users/1", "/users/{id}", "route:OTHER /users/{id}"},
+		{"extension method", "PROPFIND", "/dav/a", "/dav/", "route:OTHER /dav/"},
+		{"HEAD as GET", "HEAD", "/users/1", "/users/{id}", "route:GET /users/{id}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -317,4 +321,33 @@ func TestFromContextTypedNil(t *testing.T) {
 	got, err = keyfuncs.FromContext(ctxKey{}, nil)(r)
 	require.NoError(t, err)
 	assert.Equal(t, "ctx:keyfuncs_test.ctxKey:u-9", got)
+}
+
+// BearerToken keys by the hash of "bearer:" and the token. A Prefix
+// "bearer" builds the same text ("bearer:" and the key of its part), so its
+// long keys (hashed to bound them), or its keys under Hashed, would land in
+// the quota of the client whose token that text ends with. "bearer" is a
+// built-in namespace like the others.
+func TestPrefixCannotPoseAsBearerToken(t *testing.T) {
+	token := strings.Repeat("t", 200)
+	r := req("192.0.2.1:1", "Authorization", "Bearer "+token)
+	bearer, err := keyfuncs.BearerToken(nil)(r)
+	require.NoError(t, err)
+	for _, ns := range []string{"bearer", "bearer:"} {
+		for name, f := range map[string]keyfuncs.KeyFunc{
+			"long key":  keyfuncs.Prefix(ns, constKey(token)),
+			"hashed":    keyfuncs.Hashed(keyfuncs.Prefix(ns, constKey("abc"))),
+			"short key": keyfuncs.Prefix(ns, constKey("abc")),
+		} {
+			got, err := f(r)
+			assert.NotEqual(t, bearer, got, "%s %q", name, ns)
+			if name != "hashed" {
+				assert.ErrorIs(t, err, keyfuncs.ErrNoKey, "%s %q", name, ns)
+			}
+		}
+	}
+	short, err := keyfuncs.BearerToken(nil)(req("192.0.2.1:1", "Authorization", "Bearer abc"))
+	require.NoError(t, err)
+	got, _ := keyfuncs.Hashed(keyfuncs.Prefix("bearer", constKey("abc")))(r)
+	assert.NotEqual(t, short, got)
 }

@@ -187,3 +187,59 @@ func TestUserKeysAreBounded(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.LessOrEqual(t, len(got[0]), keybound.MaxLen, "an 8 KB user key reached the store")
 }
+
+// A key func of the user's own that returns "" (say, the value of a header
+// the client left out) has found no key: the request is unclassified, never
+// a store error that fail-open waves through unlimited.
+func TestEmptyUserKeyIsUnclassified(t *testing.T) {
+	var events []ratewindow.Event
+	f, err := FromOptions(newLimiter(t, 1), []ratewindow.Option{
+		ratewindow.WithKeyFunc(func(r keyfuncs.Request) (string, error) { return r.Header("X-User"), nil }),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) }),
+	})
+	require.NoError(t, err)
+	for i := 0; i < 3; i++ {
+		r := newRecorder("a")
+		assert.False(t, f.Handle(r), "request %d without a key passed", i)
+		assert.Equal(t, http.StatusBadRequest, r.status)
+		assert.Contains(t, r.body, "no_rate_limit_key")
+	}
+	require.Len(t, events, 3)
+	for _, ev := range events {
+		assert.Equal(t, ratewindow.UnclassifiedRejected, ev.Outcome)
+		assert.ErrorIs(t, ev.Err, keyfuncs.ErrNoKey)
+		assert.False(t, ev.FailedOpen)
+	}
+
+	// The limiter func is not asked about the empty key either.
+	asked := false
+	f, err = FromOptions(newLimiter(t, 1), []ratewindow.Option{
+		ratewindow.WithKeyFunc(func(keyfuncs.Request) (string, error) { return "", nil }),
+		ratewindow.WithLimiterFunc(func(keyfuncs.Request, string) (*core.Limiter, error) { asked = true; return nil, nil }),
+	})
+	require.NoError(t, err)
+	assert.False(t, f.Handle(newRecorder("a")))
+	assert.False(t, asked)
+}
+
+// A built-in strategy given to WithKeyFunc is bounded like the user's own:
+// its hashed keys are hashed once more. Event.Key is the key the limiter
+// holds, the one Reset takes.
+func TestEventKeyIsTheStoredKey(t *testing.T) {
+	l := newLimiter(t, 1)
+	var keys []string
+	f, err := FromOptions(l, []ratewindow.Option{
+		ratewindow.WithKeyFunc(keyfuncs.Hashed(keyfuncs.Header("X-Client", nil))),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }),
+	})
+	require.NoError(t, err)
+	assert.True(t, f.Handle(newRecorder("a")))
+	assert.False(t, f.Handle(newRecorder("a")))
+	own, err := keyfuncs.Hashed(keyfuncs.Header("X-Client", nil))(newRecorder("a"))
+	require.NoError(t, err)
+	require.Len(t, keys, 2)
+	assert.Equal(t, keybound.Hash(own), keys[0])
+
+	require.NoError(t, l.Reset(context.Background(), keys[1]))
+	assert.True(t, f.Handle(newRecorder("a")), "Reset with Event.Key gives the quota back")
+}

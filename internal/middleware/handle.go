@@ -29,6 +29,9 @@ func (f *Flow) Handle(x Exchange) bool {
 		}
 		return f.failed(x, "", 0, err, 0)
 	}
+	if key == "" {
+		return f.unclassified(x, "", 0, errEmptyKey)
+	}
 	l := f.limiter
 	if f.limiterFunc != nil {
 		chosen, err := f.limiterFunc(x, key)
@@ -94,6 +97,12 @@ func (f *Flow) Handle(x Exchange) bool {
 	f.denied(x, key, cost, &d, latency)
 	return false
 }
+
+// errEmptyKey is the error of a key func that returned "" and no error: it
+// found no key (say, the value of a header the client left out). The
+// limiter would refuse the empty key with core.ErrEmptyKey, a failure the
+// fail-open rule would wave through unlimited.
+var errEmptyKey = fmt.Errorf("%w: the key func returned an empty key (%w)", keyfuncs.ErrNoKey, core.ErrEmptyKey)
 
 // allowWithin is kept apart so the derived context is only built when a
 // timeout is configured.
