@@ -17,7 +17,9 @@ type ClientIPConfig struct {
 	// TrustedProxies lists the addresses of your reverse proxies, as CIDR
 	// ranges ("10.0.0.0/8", "2001:db8::/48") or single IPs ("192.0.2.7").
 	// Headers are read only when the peer is one of them, and walking the
-	// forwarding chain from the right skips every address in them.
+	// forwarding chain from the right skips every address in them. A range
+	// of every address ("0.0.0.0/0", "::/0") is refused: with it, any
+	// client's own header would choose its key.
 	TrustedProxies []string
 
 	// TrustedHops is the number of reverse proxies every request passes
@@ -118,6 +120,9 @@ func compileClientIP(cfg ClientIPConfig) (*clientIP, error) {
 		p, err := parseTrusted(s)
 		if err != nil {
 			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies[%d]: %q is neither an IP address nor a CIDR range", core.ErrInvalidConfig, i, s)
+		}
+		if p.Bits() == 0 {
+			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies[%d]: %q trusts every address, so any client could write its own address into a header and choose its key: list your proxies' ranges, or set TrustedHops", core.ErrInvalidConfig, i, s)
 		}
 		c.trusted = append(c.trusted, p)
 	}

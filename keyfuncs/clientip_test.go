@@ -34,6 +34,9 @@ func TestNewClientIPConfigErrors(t *testing.T) {
 		{"not an address", keyfuncs.ClientIPConfig{TrustedProxies: []string{"10.0.0.1", "proxy.local"}}, "TrustedProxies[1]"},
 		{"empty entry", keyfuncs.ClientIPConfig{TrustedProxies: []string{""}}, "TrustedProxies[0]"},
 		{"negative hops", keyfuncs.ClientIPConfig{TrustedHops: -1}, "TrustedHops"},
+		{"every IPv4 address trusted", keyfuncs.ClientIPConfig{TrustedProxies: []string{"10.0.0.0/8", "0.0.0.0/0"}}, "TrustedProxies[1]"},
+		{"every IPv6 address trusted", keyfuncs.ClientIPConfig{TrustedProxies: []string{"::/0"}}, "TrustedProxies[0]"},
+		{"every IPv4 address trusted, mapped", keyfuncs.ClientIPConfig{TrustedProxies: []string{"::ffff:0.0.0.0/96"}}, "TrustedProxies[0]"},
 		{"prefix too long", keyfuncs.ClientIPConfig{IPv6Prefix: 129}, "IPv6Prefix"},
 		{"prefix negative", keyfuncs.ClientIPConfig{IPv6Prefix: -8}, "IPv6Prefix"},
 		{"empty header name", keyfuncs.ClientIPConfig{Headers: []string{""}}, "Headers[0]"},
@@ -317,7 +320,7 @@ func TestClientIPLongChainKeepsRightmost(t *testing.T) {
 }
 
 func TestClientIPUnparsablePeer(t *testing.T) {
-	f := mustClientIP(t, keyfuncs.ClientIPConfig{TrustedProxies: []string{"0.0.0.0/0", "::/0"}})
+	f := mustClientIP(t, keyfuncs.ClientIPConfig{TrustedProxies: []string{"0.0.0.0/1", "128.0.0.0/1", "::/1", "8000::/1"}})
 	_, err := f(req("@", "X-Forwarded-For", "203.0.113.1"))
 	assert.ErrorIs(t, err, keyfuncs.ErrNoKey, "a peer we cannot read is never replaced by a header")
 }
