@@ -35,6 +35,9 @@ func Run(t *testing.T, newStore func(t *testing.T) core.Store) {
 	t.Run("RealTime", func(t *testing.T) { runRealTime(t, newStore(t)) })
 	t.Run("HonestRetryAfter", func(t *testing.T) { runHonest(t, newStore) })
 	t.Run("MatchesOracle", func(t *testing.T) { runOracle(t, newStore) })
+	t.Run("LargeValues", func(t *testing.T) { runLargeValues(t, newStore) })
+	t.Run("LimitChanges", func(t *testing.T) { runLimitChanges(t, newStore) })
+	t.Run("HonestRetryAfterSeveralPolicies", func(t *testing.T) { runHonestSeveral(t, newStore) })
 	t.Run("Concurrent", func(t *testing.T) { runConcurrent(t, newStore) })
 }
 
