@@ -128,3 +128,33 @@ func runHonestSeveral(t *testing.T, newStore func(t *testing.T) core.Store) {
 		now += 3000
 	}
 }
+
+// runIsolationTricky: keys that are prefixes of one another, or hold
+// characters a store might treat specially (separators, glob and hash-tag
+// characters, NUL, non-ASCII, a long key), never share counts, and Reset
+// of one leaves the others alone.
+func runIsolationTricky(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	keys := []string{"a", "ab", "a:", "a:b", "a*", "a?", "a[b]", "{a}", "a{", "a}", "{a}b", "a\x00", "a\x00b", "a\n", "é", "e\u0301", " a", string(make([]byte, 5000))}
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		ps := validated(t, core.Per(2, time.Minute).Using(alg), core.Per(5, time.Hour).Named("h").Using(core.Algorithm((int(alg)+1)%3)))
+		for _, k := range keys {
+			r, err := s.Take(ctx, k, ps, 2, at(0))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed && r.States[1].Allowed, "%v: key %q shares counts with another", alg, k)
+		}
+		for i, k := range keys {
+			if i%2 == 0 {
+				require.NoError(t, s.Reset(ctx, k, ps))
+			}
+		}
+		for i, k := range keys {
+			r, err := s.Peek(ctx, k, ps, 1, at(1))
+			require.NoError(t, err)
+			require.Equal(t, i%2 == 0, r.States[0].Allowed, "%v: key %q after resetting every other key", alg, k)
+		}
+		for _, k := range keys {
+			require.NoError(t, s.Reset(ctx, k, ps))
+		}
+	}
+}
