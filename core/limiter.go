@@ -54,10 +54,10 @@ func WithClock(c Clock) Option { return func(l *Limiter) { l.clock = c } }
 
 // NewLimiter returns a Limiter that enforces policies on store. Policies are
 // validated: one to MaxPolicies of them, distinct names, each Limit in
-// 1..MaxLimit and each Window a whole number of milliseconds; a policy
-// without a Name is named after its Window, such as "1m" (two of them with
-// the same Window must be told apart by a Name). Any problem is returned as
-// an error wrapping ErrInvalidConfig.
+// 1..MaxLimit and each Window a whole number of milliseconds from 1ms to
+// about 97 years; a policy without a Name is named after its Window, such
+// as "1m" (two of them with the same Window must be told apart by a Name).
+// Any problem is returned as an error wrapping ErrInvalidConfig.
 func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil Store", ErrInvalidConfig)

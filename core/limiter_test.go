@@ -40,6 +40,7 @@ func TestNewLimiterRejectsBadConfig(t *testing.T) {
 		{"zero limit", memory.New(), []core.Policy{core.PerSecond(0)}, nil, "Limit must be positive"},
 		{"negative limit", memory.New(), []core.Policy{core.PerSecond(-3)}, nil, "Limit must be positive"},
 		{"tiny window", memory.New(), []core.Policy{core.Per(1, time.Microsecond)}, nil, "at least 1ms"},
+		{"window of a century", memory.New(), []core.Policy{core.Per(1, 100*365*24*time.Hour)}, nil, "Window must be at most"},
 		{"fractional ms", memory.New(), []core.Policy{core.Per(1, 1500*time.Microsecond)}, nil, "whole number of milliseconds"},
 		{"unknown algorithm", memory.New(), []core.Policy{core.PerSecond(1).Using(core.Algorithm(9))}, nil, "unknown Algorithm"},
 		{"duplicate names", memory.New(), []core.Policy{core.PerSecond(1).Named("x"), core.PerMinute(5).Named("x")}, nil, `both named "x"`},
@@ -339,4 +340,38 @@ func TestDecisionStatesIsAView(t *testing.T) {
 
 	h.Policies = make([]core.Policy, core.MaxPolicies+1)
 	assert.Len(t, h.States(), core.MaxPolicies, "a hand-made Decision with too many policies")
+}
+
+// Every wait a Decision reports fits in a time.Duration: a window the
+// limiter accepts never yields a negative RetryAfter or ResetAfter, even
+// after the clock steps back by almost a window (the longest wait, three
+// windows for the sliding counter).
+func TestLongWindowsReportPositiveWaits(t *testing.T) {
+	const year = 365 * 24 * time.Hour
+	ctx := context.Background()
+	for _, window := range []time.Duration{97 * year, 150 * year, 290 * year} {
+		for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+			clock := clocktest.New(t0)
+			l, err := core.NewLimiter(memory.New(), []core.Policy{core.Per(2, window).Using(alg)}, core.WithClock(clock))
+			if err != nil {
+				require.ErrorIs(t, err, core.ErrInvalidConfig)
+				continue
+			}
+			check := func(step string, d core.Decision) {
+				t.Helper()
+				assert.GreaterOrEqual(t, d.ResetAfter, time.Duration(0), "%v %v %s: ResetAfter", window, alg, step)
+				assert.GreaterOrEqual(t, d.RetryAfter, time.Duration(0), "%v %v %s: RetryAfter", window, alg, step)
+				assert.Equal(t, d.Allowed, d.RetryAfter == 0, "%v %v %s: RetryAfter %v", window, alg, step, d.RetryAfter)
+			}
+			for range 3 {
+				d, err := l.Allow(ctx, "k")
+				require.NoError(t, err)
+				check("filling", d)
+			}
+			clock.Set(t0.Add(-window + time.Millisecond))
+			d, err := l.Allow(ctx, "k")
+			require.NoError(t, err)
+			check("after a step back", d)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"hash/maphash"
+	"math"
 	"time"
 
 	"github.com/ratewindow/ratewindow/internal/policyname"
@@ -19,17 +20,24 @@ const MaxPolicies = 4
 // to go further.
 const MaxLimit = 1<<32 - 1
 
+// maxWindow is the longest Window a policy may have, about 97 years: every
+// wait a Decision reports (at most three windows, after a clock step back)
+// must fit in a time.Duration.
+const maxWindow = time.Duration(math.MaxInt64/3) / time.Millisecond * time.Millisecond
+
 // maxExactProduct bounds 2·Limit·Window(ms) so that the sliding-window
 // arithmetic is exact both in int64 (Go) and in float64 (Redis Lua).
 const maxExactProduct = 1 << 53
 
 // Policy allows Limit units of cost per Window, counted by Algorithm.
 //
-// Window is a whole number of milliseconds, at least one. Name identifies the
-// policy in headers and metrics; when empty, Limiter names the policy after
-// its Window, such as "1m" or "500ms". Two policies with the same Name,
-// Window and Algorithm share their counts for a key, which is what lets a
-// Limiter change a policy's Limit at run time without losing state.
+// Window is a whole number of milliseconds, at least one and at most about
+// 97 years (so that every wait a Decision reports fits in a
+// time.Duration). Name identifies the policy in headers and metrics; when
+// empty, Limiter names the policy after its Window, such as "1m" or
+// "500ms". Two policies with the same Name, Window and Algorithm share
+// their counts for a key, which is what lets a Limiter change a policy's
+// Limit at run time without losing state.
 type Policy struct {
 	Name      string
 	Limit     int64
@@ -68,6 +76,8 @@ func (p Policy) validate() error {
 		return fmt.Errorf("%w: policy %q: Limit must be at most %d, got %d", ErrInvalidConfig, p.Name, int64(MaxLimit), p.Limit)
 	case p.Window < time.Millisecond:
 		return fmt.Errorf("%w: policy %q: Window must be at least 1ms, got %v", ErrInvalidConfig, p.Name, p.Window)
+	case p.Window > maxWindow:
+		return fmt.Errorf("%w: policy %q: Window must be at most %v (three windows must fit in a time.Duration), got %v", ErrInvalidConfig, p.Name, maxWindow, p.Window)
 	case p.Window%time.Millisecond != 0:
 		return fmt.Errorf("%w: policy %q: Window must be a whole number of milliseconds, got %v", ErrInvalidConfig, p.Name, p.Window)
 	case !p.Algorithm.valid():

@@ -53,12 +53,14 @@
 // # Reclaiming idle keys
 //
 // There is no background goroutine and no sweep of a whole map. Every time
-// a key is inserted, and every 32 calls on a shard, a few entries of one
-// table, taken from a random point, are examined and deleted if expired (a
-// sweep goes on while all it examines are dead, so the remains of a flood
-// go quickly), and a table shrinks when a quarter full: dead entries stay a
-// bounded fraction of each table, and memory taken by a flood of keys is
-// given back once it is over. An entry is expired once the clock of a call
+// a key is inserted, a few entries of its policy's table, and every 32
+// calls on a shard, a few entries of the shard's tables in turn, taken from
+// a random point, are examined and deleted if expired (a sweep goes on
+// while all it examines are dead, so the remains of a flood go quickly),
+// and a table shrinks when a quarter full: dead entries stay a bounded
+// fraction of each table, and memory taken by a flood of keys is given
+// back once it is over, also for a policy that SetPolicies replaced (its
+// table is dropped once empty). An entry is expired once the clock of a call
 // has passed the end of its window. One that lies ahead of the clock (the
 // clock stepped back) is kept: its key's next call moves its counts to the
 // present, so the requests admitted just before the step still count.

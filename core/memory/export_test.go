@@ -152,3 +152,17 @@ func WeightsForTest(cs core.Store) (used, keys, wantUsed, wantKeys int) {
 	}
 	return used, keys, wantUsed, wantKeys
 }
+
+// TablesForTest returns the largest number of policy tables one shard of
+// s holds.
+func TablesForTest(cs core.Store) int {
+	s := cs.(*store)
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n = max(n, len(sh.tables))
+		sh.mu.Unlock()
+	}
+	return n
+}

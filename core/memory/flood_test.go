@@ -259,3 +259,44 @@ func TestKeyFlood(t *testing.T) {
 	assert.Zero(t, allocs, "new key in a full store")
 	assert.LessOrEqual(t, memory.Len(store), floodCap)
 }
+
+// A policy replaced at run time (a new Window, so new counters) leaves its
+// old entries behind. Once they expire they are reclaimed like any other,
+// though no call uses their policy any more, and the shard drops the
+// emptied table: memory does not grow with each reload of the policies.
+func TestReplacedPolicyMemoryIsGivenBack(t *testing.T) {
+	ctx := context.Background()
+	clock := clocktest.New(t0)
+	s := memory.New(memory.WithShards(4))
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		l, err := core.NewLimiter(s, []core.Policy{core.PerSecond(10).Using(alg)}, core.WithClock(clock))
+		require.NoError(t, err)
+		const flood = 20_000
+		for i := range flood {
+			_, err := l.Allow(ctx, "flood-"+strconv.Itoa(i))
+			require.NoError(t, err)
+		}
+		// Reloads with new windows, each seeing some traffic.
+		for reload := range 50 {
+			window := time.Duration(2000+reload) * time.Millisecond
+			require.NoError(t, l.SetPolicies(core.Per(10, window).Using(alg)))
+			for i := range 1000 {
+				_, err := l.Allow(ctx, "client-"+strconv.Itoa(i%50))
+				require.NoError(t, err)
+			}
+			clock.Advance(time.Second)
+		}
+		clock.Advance(time.Hour)
+		for i := range 20_000 {
+			_, err := l.Allow(ctx, "after-"+strconv.Itoa(i%500))
+			require.NoError(t, err)
+			if i%100 == 0 {
+				clock.Advance(time.Second)
+			}
+		}
+		entries, slots := memory.EntriesForTest(s)
+		t.Logf("%v: %d entries in %d slots, at most %d tables a shard", alg, entries, slots, memory.TablesForTest(s))
+		assert.Less(t, entries, flood/10, "%v: the replaced policies' entries are reclaimed", alg)
+		assert.LessOrEqual(t, memory.TablesForTest(s), 3, "%v: the replaced policies' tables are dropped", alg)
+	}
+}

@@ -35,6 +35,7 @@ type shard struct {
 	keys    int // (key, policy) entries
 	used    int // the same, weighed in units of about 32 bytes (see weight)
 	calls   uint32
+	sweeps  uint32   // sweeps so far: the next one takes the next table
 	_       [64]byte // keep shards on separate cache lines
 }
 
@@ -77,6 +78,9 @@ func (sh *shard) table(p *core.Policy) *table {
 	sh.tables = append(sh.tables, t)
 	return t
 }
+
+// len returns how many keys t holds.
+func (t *table) len() int { return t.fixed.n + t.sliding.n + t.logs.n }
 
 // remove deletes key hash h and returns how many entries and units it
 // removed.

@@ -22,7 +22,7 @@ func (s *store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, c
 				// Decided on the key's hot cell, without the mutex. Now
 				// and then, sweep as the locked calls it replaces would.
 				if sweep && sh.mu.TryLock() {
-					s.sweep(sh, c.t, h, now)
+					s.sweep(sh, h, now)
 					sh.mu.Unlock()
 				}
 				return
@@ -94,7 +94,7 @@ func (s *store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, c
 			sh.install(h, t, lim, c.start, int64(c.prev), int64(c.curr))
 		}
 	}
-	s.sweepSometimes(sh, t, h, now)
+	s.sweepSometimes(sh, h, now)
 	sh.mu.Unlock()
 }
 

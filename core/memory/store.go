@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
@@ -206,7 +207,7 @@ func (s *store) decide(r *core.Result, key string, policies []core.Policy, cost,
 			s.addEntry(sh, t, h, now, 1)
 		}
 	}
-	s.sweepSometimes(sh, tables[0], h, now)
+	s.sweepSometimes(sh, h, now)
 }
 
 // hash is key's hash under the store's seed, never 0 (see nonZero).
@@ -249,20 +250,33 @@ func (s *store) reweigh(sh *shard, h uint64, now int64, delta int) {
 	}
 }
 
-// sweepSometimes sweeps a few entries of t every sweepEvery calls on sh, so a
+// sweepSometimes sweeps a few entries every sweepEvery calls on sh, so a
 // shard whose keys expired gives its memory back even if no new key comes.
-func (s *store) sweepSometimes(sh *shard, t *table, h uint64, now int64) {
+func (s *store) sweepSometimes(sh *shard, h uint64, now int64) {
 	if sh.calls++; sh.calls%sweepEvery != 0 {
 		return
 	}
-	s.sweep(sh, t, h, now)
+	s.sweep(sh, h, now)
 }
 
-// sweep sweeps a few entries of t, and checks the shard's hot cell; the
-// caller holds the mutex.
-func (s *store) sweep(sh *shard, t *table, h uint64, now int64) {
+// sweep sweeps a few entries of one of the shard's tables, taking them in
+// turn, and checks the shard's hot cell; the caller holds the mutex. Every
+// table is swept, not only those of the calls that come: the table of a
+// policy that SetPolicies replaced (another Window, Name or Algorithm)
+// gives its memory back too, and is dropped once empty.
+func (s *store) sweep(sh *shard, h uint64, now int64) {
 	sh.checkHot(now)
+	if len(sh.tables) == 0 {
+		return
+	}
+	sh.sweeps++
+	i := int(sh.sweeps % uint32(len(sh.tables)))
+	t := sh.tables[i]
 	entries, units := t.sweep(h*0x9E3779B97F4A7C15, h, sh.hotHash(t), now, touchSample, false)
 	sh.keys -= entries
 	sh.used -= units
+	if t.len() == 0 && sh.hotHash(t) == 0 {
+		// Nothing to keep: a later call for its policy makes it afresh.
+		sh.tables = slices.Delete(sh.tables, i, i+1)
+	}
 }

@@ -13,6 +13,9 @@
 // random sequences of (time, key, policies, cost) against an oracle written
 // straight from the definitions (every charge kept in a list; RetryAfter and
 // ResetAfter found by trying every millisecond), comparing every field of
-// every policy state. It also checks all-or-nothing charging, Peek, Reset,
-// key isolation, time running backward and concurrent callers.
+// every policy state, also with the largest limit and costs, and with a
+// policy's limit changing between calls (its counts kept). It also checks
+// all-or-nothing charging, Peek, Reset, key isolation, time running
+// backward, honest RetryAfter with one policy and with several, and
+// concurrent callers.
 package storetest

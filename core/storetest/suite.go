@@ -30,11 +30,15 @@ func Run(t *testing.T, newStore func(t *testing.T) core.Store) {
 	t.Run("PeekDoesNotCharge", func(t *testing.T) { runPeek(t, newStore(t)) })
 	t.Run("Reset", func(t *testing.T) { runReset(t, newStore(t)) })
 	t.Run("KeyIsolation", func(t *testing.T) { runIsolation(t, newStore(t)) })
+	t.Run("KeyIsolationTricky", func(t *testing.T) { runIsolationTricky(t, newStore(t)) })
 	t.Run("TimeBackward", func(t *testing.T) { runBackward(t, newStore(t)) })
 	t.Run("ClockSteps", func(t *testing.T) { runClockSteps(t, newStore(t)) })
 	t.Run("RealTime", func(t *testing.T) { runRealTime(t, newStore(t)) })
 	t.Run("HonestRetryAfter", func(t *testing.T) { runHonest(t, newStore) })
 	t.Run("MatchesOracle", func(t *testing.T) { runOracle(t, newStore) })
+	t.Run("LargeValues", func(t *testing.T) { runLargeValues(t, newStore) })
+	t.Run("LimitChanges", func(t *testing.T) { runLimitChanges(t, newStore) })
+	t.Run("HonestRetryAfterSeveralPolicies", func(t *testing.T) { runHonestSeveral(t, newStore) })
 	t.Run("Concurrent", func(t *testing.T) { runConcurrent(t, newStore) })
 }
 

@@ -159,7 +159,7 @@ func choosingSection(m *markdown, s setup, runs []run) {
 	m.row("`core.Algorithm`", "`FixedWindow`", "`SlidingWindow`", "`SlidingLog`")
 	m.row("what it counts", "requests in the current epoch-aligned window",
 		"previous bucket, weighted by its overlap with the rolling window, plus the current bucket",
-		"the instant of every admitted unit")
+		"one record (instant, running total of units) per admitted request, whatever its cost")
 	m.row("decisions vs the log ("+typical.W.Name+")", differ(0), differ(1), "exact (the reference)")
 	m.row("over the limit ("+over.W.Name+")", own(0), own(1), own(2))
 	m.row(fmt.Sprintf("worst case in any %s (W)", dur(s.Window)),
@@ -171,7 +171,7 @@ func choosingSection(m *markdown, s setup, runs []run) {
 		fmt.Sprintf("%d: at most L·(1 + 1/10)", sCounter),
 		fmt.Sprintf("%d", sLog))
 	m.row("memory per key and policy (in-memory store)", "about 30 B: a 24 B slot (key hash, window start, count)", "about 30 B: a 24 B slot (key hash, bucket start, previous, current)",
-		fmt.Sprintf("8 B per admitted unit in the window: at most 8·L B (%d B here)", 8*s.Limit))
+		fmt.Sprintf("about 64 B, plus 16 B per request admitted in the window: at most 16·min(L, W/1ms + 1) B (%d B here)", 16*min(s.Limit, s.Window+1)))
 	m.row("Redis per decision", "1 round trip (one script call)", "1 round trip (one script call)", "1 round trip (one script call)")
 	m.row("choose it for", "coarse quotas (per hour, per day) where twice the limit across a boundary is harmless",
 		"almost everything: constant memory, no 2L burst at a boundary, close to exact",

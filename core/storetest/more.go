@@ -1,0 +1,160 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/oracle"
+	"github.com/ratewindow/ratewindow/internal/policytest"
+)
+
+// replay runs steps random calls (mostly Take, some Peek) on key against
+// the store and the oracle, at instants moving forward by up to maxStep
+// ms, with a cost from cost(rng, policies) and the policies from
+// policies(rng), and requires identical results.
+func replay(t *testing.T, s core.Store, rng *rand.Rand, steps int, maxStep int64, policies func() []core.Policy, cost func([]core.Policy) int64) {
+	t.Helper()
+	ctx := context.Background()
+	o := oracle.New()
+	now := int64(0)
+	for i := 0; i < steps; i++ {
+		now += rng.Int64N(maxStep)
+		ps := policies()
+		c := cost(ps)
+		peek := rng.IntN(5) == 0
+		var got core.Result
+		var err error
+		if peek {
+			got, err = s.Peek(ctx, "k", ps, c, at(now))
+		} else {
+			got, err = s.Take(ctx, "k", ps, c, at(now))
+		}
+		require.NoError(t, err)
+		require.Equal(t, o.Take("k", ps, c, base.UnixMilli()+now, !peek), got, "step %d: peek %v, cost %d at %d, policies %v", i, peek, c, now, ps)
+	}
+}
+
+func validated(t *testing.T, ps ...core.Policy) []core.Policy {
+	t.Helper()
+	out, err := policytest.Validate(ps)
+	require.NoError(t, err)
+	return out
+}
+
+// runLargeValues replays random sequences with the largest limit and
+// costs up to it (whole limits, halves, thirds, one unit short): counts,
+// sums and waits stay exact on every store.
+func runLargeValues(t *testing.T, newStore func(t *testing.T) core.Store) {
+	const limit = core.MaxLimit
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		t.Run(alg.String(), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(alg), 99))
+			ps := validated(t,
+				core.Per(limit, time.Second).Named("big").Using(alg),
+				core.Per(limit-1, 700*time.Millisecond).Named("big2").Using(core.Algorithm((int(alg)+1)%3)),
+			)
+			costs := []int64{1, limit / 3, limit / 2, limit - 2, limit - 1}
+			replay(t, newStore(t), rng, 150, 400,
+				func() []core.Policy { return ps },
+				func([]core.Policy) int64 { return costs[rng.IntN(len(costs))] })
+		})
+	}
+}
+
+// runLimitChanges replays random sequences in which the limit of a policy
+// changes from call to call, its Name, Window and Algorithm kept: the
+// policies share their counts (what lets a Limiter change a limit at run
+// time), a lowered limit below the count in flight included.
+func runLimitChanges(t *testing.T, newStore func(t *testing.T) core.Store) {
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		t.Run(alg.String(), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(alg), 7))
+			var sets [][]core.Policy
+			for limit := int64(1); limit <= 8; limit++ {
+				sets = append(sets, validated(t,
+					core.Per(limit, 300*time.Millisecond).Named("q").Using(alg),
+					core.Per(9-limit, 500*time.Millisecond).Named("r"),
+				))
+			}
+			replay(t, newStore(t), rng, 300, 90,
+				func() []core.Policy { return sets[rng.IntN(len(sets))] },
+				func(ps []core.Policy) int64 { return 1 + rng.Int64N(min(ps[0].Limit, ps[1].Limit, 3)) })
+		})
+	}
+}
+
+// runHonestSeveral checks RetryAfter as a Limiter reads it with several
+// policies: the longest wait of the policies that deny. A lone client
+// that waits exactly that long is allowed by every policy; one a
+// millisecond sooner is still denied by one.
+func runHonestSeveral(t *testing.T, newStore func(t *testing.T) core.Store) {
+	ctx := context.Background()
+	s := newStore(t)
+	rng := rand.New(rand.NewPCG(3, 5))
+	algs := []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog}
+	now := int64(0)
+	for trial := 0; trial < 60; trial++ {
+		ps := validated(t,
+			core.Per(3+rng.Int64N(5), time.Duration(200+rng.IntN(400))*time.Millisecond).Named("a").Using(algs[rng.IntN(3)]),
+			core.Per(8+rng.Int64N(8), time.Duration(600+rng.IntN(900))*time.Millisecond).Named("b").Using(algs[rng.IntN(3)]),
+		)
+		key := fmt.Sprintf("several-%d", trial)
+		var r core.Result
+		var cost int64
+		for {
+			now += rng.Int64N(60)
+			cost = 1 + rng.Int64N(3)
+			var err error
+			r, err = s.Take(ctx, key, ps, cost, at(now))
+			require.NoError(t, err)
+			if !r.States[0].Allowed || !r.States[1].Allowed {
+				break
+			}
+		}
+		wait := max(r.States[0].RetryAfter, r.States[1].RetryAfter).Milliseconds()
+		require.Positive(t, wait)
+		p, err := s.Peek(ctx, key, ps, cost, at(now+wait-1))
+		require.NoError(t, err)
+		require.False(t, p.States[0].Allowed && p.States[1].Allowed, "trial %d: allowed 1ms before RetryAfter=%dms", trial, wait)
+		p, err = s.Peek(ctx, key, ps, cost, at(now+wait))
+		require.NoError(t, err)
+		require.True(t, p.States[0].Allowed && p.States[1].Allowed, "trial %d: denied at RetryAfter=%dms: %+v", trial, wait, p.States[:2])
+		now += 3000
+	}
+}
+
+// runIsolationTricky: keys that are prefixes of one another, or hold
+// characters a store might treat specially (separators, glob and hash-tag
+// characters, NUL, non-ASCII, a long key), never share counts, and Reset
+// of one leaves the others alone.
+func runIsolationTricky(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	keys := []string{"a", "ab", "a:", "a:b", "a*", "a?", "a[b]", "{a}", "a{", "a}", "{a}b", "a\x00", "a\x00b", "a\n", "é", "e\u0301", " a", string(make([]byte, 5000))}
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		ps := validated(t, core.Per(2, time.Minute).Using(alg), core.Per(5, time.Hour).Named("h").Using(core.Algorithm((int(alg)+1)%3)))
+		for _, k := range keys {
+			r, err := s.Take(ctx, k, ps, 2, at(0))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed && r.States[1].Allowed, "%v: key %q shares counts with another", alg, k)
+		}
+		for i, k := range keys {
+			if i%2 == 0 {
+				require.NoError(t, s.Reset(ctx, k, ps))
+			}
+		}
+		for i, k := range keys {
+			r, err := s.Peek(ctx, k, ps, 1, at(1))
+			require.NoError(t, err)
+			require.Equal(t, i%2 == 0, r.States[0].Allowed, "%v: key %q after resetting every other key", alg, k)
+		}
+		for _, k := range keys {
+			require.NoError(t, s.Reset(ctx, k, ps))
+		}
+	}
+}
