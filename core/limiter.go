@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core/internal/standin"
 	"github.com/ratewindow/ratewindow/core/internal/sysclock"
+	"github.com/ratewindow/ratewindow/internal/nilness"
 )
 
 // Limiter applies a set of policies to keys, backed by a Store. It is safe
@@ -59,7 +60,7 @@ func WithClock(c Clock) Option { return func(l *Limiter) { l.clock = c } }
 // as "1m" (two of them with the same Window must be told apart by a Name).
 // Any problem is returned as an error wrapping ErrInvalidConfig.
 func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error) {
-	if store == nil {
+	if nilness.IsNil(store) {
 		return nil, fmt.Errorf("%w: nil Store", ErrInvalidConfig)
 	}
 	l := &Limiter{store: store, clock: sysclock.Clock{}}
@@ -68,7 +69,7 @@ func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error
 			o(l)
 		}
 	}
-	if l.clock == nil {
+	if nilness.IsNil(l.clock) {
 		return nil, fmt.Errorf("%w: nil Clock", ErrInvalidConfig)
 	}
 	if err := l.SetPolicies(policies...); err != nil {

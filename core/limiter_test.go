@@ -27,6 +27,11 @@ func newLimiter(t *testing.T, policies ...core.Policy) (*core.Limiter, *clocktes
 	return l, clock
 }
 
+// pointerStore is a Store implemented on a pointer, as a constructor
+// returning (*T, error) hands out: a nil one, its error ignored, is a
+// non-nil core.Store.
+type pointerStore struct{ core.Store }
+
 func TestNewLimiterRejectsBadConfig(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -51,6 +56,8 @@ func TestNewLimiterRejectsBadConfig(t *testing.T) {
 		{"huge limit", memory.New(), []core.Policy{core.Per(1<<40, time.Second)}, nil, "at most 4294967295"},
 		{"huge product", memory.New(), []core.Policy{core.Per(1<<32-1, 24*time.Hour)}, nil, "too large"},
 		{"nil clock", memory.New(), []core.Policy{core.PerSecond(1)}, []core.Option{core.WithClock(nil)}, "nil Clock"},
+		{"nil store in an interface", (*pointerStore)(nil), []core.Policy{core.PerSecond(1)}, nil, "nil Store"},
+		{"nil clock in an interface", memory.New(), []core.Policy{core.PerSecond(1)}, []core.Option{core.WithClock((*clocktest.Clock)(nil))}, "nil Clock"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,6 +19,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		field   string
 	}{
 		{"nil primary", nil, nil, "primary"},
+		{"nil primary in an interface", (*resilient.Store)(nil), nil, "primary"},
 		{"zero threshold", memory.New(), []resilient.Option{resilient.WithFailureThreshold(0)}, "WithFailureThreshold"},
 		{"zero interval", memory.New(), []resilient.Option{resilient.WithOpenInterval(0)}, "WithOpenInterval"},
 		{"negative interval", memory.New(), []resilient.Option{resilient.WithOpenInterval(-1)}, "WithOpenInterval"},

@@ -8,6 +8,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/internal/standin"
 	"github.com/ratewindow/ratewindow/core/internal/sysclock"
+	"github.com/ratewindow/ratewindow/internal/nilness"
 )
 
 // Store is a core.Store that guards a primary store with a circuit breaker,
@@ -27,7 +28,7 @@ var _ core.Store = (*Store)(nil)
 // New returns a Store that guards primary. Invalid options are reported as
 // an error wrapping core.ErrInvalidConfig that names the option.
 func New(primary core.Store, opts ...Option) (*Store, error) {
-	if primary == nil {
+	if nilness.IsNil(primary) {
 		return nil, fmt.Errorf("resilient: %w: primary store is nil", core.ErrInvalidConfig)
 	}
 	c := config{
