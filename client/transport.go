@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -135,7 +136,13 @@ func (t *transport) jitter(d time.Duration) time.Duration {
 		return d
 	}
 	if span := int64(float64(d) * t.cfg.jitter); span > 0 {
-		d += time.Duration(rand.Int64N(span + 1))
+		extra := time.Duration(rand.Int64N(span + 1))
+		if d > math.MaxInt64-extra {
+			// A wait of centuries: saturate rather than wrap to a
+			// negative wait, which would not be waited at all.
+			return math.MaxInt64
+		}
+		d += extra
 	}
 	return d
 }
