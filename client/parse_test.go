@@ -54,6 +54,25 @@ func TestParseQuotaDialects(t *testing.T) {
 	}
 }
 
+// A Structured Field may be split over several field lines (RFC 9651,
+// section 4.2): a server that writes one RateLimit line per policy still
+// has its most restrictive policy honoured.
+func TestParseQuotaSeveralFieldLines(t *testing.T) {
+	h := http.Header{}
+	h.Add("RateLimit", `"minute";r=50;t=30`)
+	h.Add("RateLimit", `"second";r=0;t=1`)
+	q, ok := parseQuota(h, now)
+	assert.True(t, ok)
+	assert.Equal(t, quota{0, time.Second}, q)
+
+	h = http.Header{}
+	h.Add("RateLimit", "limit=100, remaining=25")
+	h.Add("RateLimit", "reset=5")
+	q, ok = parseQuota(h, now)
+	assert.True(t, ok)
+	assert.Equal(t, quota{25, 5 * time.Second}, q)
+}
+
 func TestParseRetryAfter(t *testing.T) {
 	tests := []struct {
 		name string
