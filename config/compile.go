@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 	"github.com/ratewindow/ratewindow/internal/httptoken"
 	"github.com/ratewindow/ratewindow/internal/policyname"
 	"github.com/ratewindow/ratewindow/keyfuncs"
@@ -171,6 +172,9 @@ func compilePolicies(at string, entries []policyEntry) ([]core.Policy, error) {
 			return nil, fmt.Errorf("%s.window: must be > 0, got %q", pat, pe.Window)
 		case w%time.Millisecond != 0:
 			return nil, fmt.Errorf("%s.window: must be a whole number of milliseconds, got %q", pat, pe.Window)
+		}
+		if err := headerfmt.ValidatePolicyName(pe.Name); err != nil {
+			return nil, fmt.Errorf("%s.name: %w", pat, err)
 		}
 		p := core.Per(*pe.Limit, w).Named(pe.Name)
 		if pe.Name == "" {

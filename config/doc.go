@@ -55,8 +55,8 @@
 //   - routes[].policies: one to four policies. limit: a positive integer;
 //     window: a Go duration ("1s", "1m", "1h"), whole milliseconds;
 //     algorithm: "sliding-window" (default), "fixed-window" or
-//     "sliding-log"; name: default the window ("1m"), as core names a
-//     policy without a name.
+//     "sliding-log"; name: printable ASCII, as the RateLimit fields carry
+//     it, default the window ("1m"), as core names a policy without a name.
 //   - routes[].mode: "enforce" (default) or "observe" (count, write
 //     headers, report would-deny, never block).
 //   - routes[].tenants: a map of tenant name to mode, overriding mode for

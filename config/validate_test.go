@@ -60,6 +60,10 @@ func TestValidation(t *testing.T) {
 		{"window sub-ms", doc(policy(`"limit": 1, "window": "1500us"`)), "routes[0].policies[1].window: must be a whole number of milliseconds"},
 		{"algorithm", doc(policy(`"limit": 1, "window": "1m", "algorithm": "token-bucket"`)), `routes[0].policies[1].algorithm: "token-bucket" is not sliding-window, fixed-window or sliding-log`},
 		{"policy name duplicate", doc(policy(`"limit": 5, "window": "1s"`)), `routes[0].policies[1].name: "1s" is also the name of policies[0]`},
+		// Such a name would be written with '_' in the RateLimit fields,
+		// where "tier-é" and "tier-ü" could not be told apart.
+		{"policy name not ASCII", doc(policy(`"name": "tier-é", "limit": 1, "window": "1m"`)), "routes[0].policies[1].name: "},
+		{"policy name control character", doc(policy(`"name": "per\tminute", "limit": 1, "window": "1m"`)), "routes[0].policies[1].name: "},
 		{"limit times window", doc(policy(`"limit": 4000000000, "window": "8760h"`)), "routes[0].policies[1]: "},
 	}
 	for _, tc := range cases {
