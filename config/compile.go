@@ -230,9 +230,13 @@ func keyFunc(s, tenantHeader string, ip keyfuncs.KeyFunc) (keyfuncs.KeyFunc, err
 }
 
 // scoped prefixes the keys of f with the route name, so that routes never
-// share counts.
+// share counts. A ':' in the name is doubled: the prefix then ends at the
+// first lone ':', since no key of f starts with one (every strategy's key
+// starts with its namespace), and route "a" keyed by a header whose value
+// is "ip:192.0.2.1" cannot reach the counts of route "a:hdr:x" keyed by
+// address. Names without ':' keep the plain "name:" prefix.
 func scoped(name string, f keyfuncs.KeyFunc) keyfuncs.KeyFunc {
-	prefix := name + ":"
+	prefix := strings.ReplaceAll(name, ":", "::") + ":"
 	return func(r keyfuncs.Request) (string, error) {
 		k, err := f(r)
 		if err != nil {
