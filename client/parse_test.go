@@ -2,6 +2,7 @@ package client
 
 import (
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -130,4 +131,47 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("negative wait %v", d)
 		}
 	})
+}
+
+func countStates(ss *states) int {
+	n := 0
+	ss.m.Range(func(_, _ any) bool { n++; return true })
+	return n
+}
+
+// A transport that talks to ever new hosts (a crawler, a webhook sender)
+// keeps the states of the recent ones only: its memory does not grow with
+// the number of hosts it has ever seen.
+func TestStatesForgetIdleKeys(t *testing.T) {
+	var ss states
+	at := now
+	for i := range 200_000 {
+		at = at.Add(5 * time.Millisecond) // 200 new hosts a second
+		s := ss.get("host-"+strconv.Itoa(i), at)
+		switch i % 3 {
+		case 0:
+			s.update(quota{remaining: 5, reset: 10 * time.Second}, at)
+		case 1:
+			s.block(at, 30*time.Second)
+		}
+	}
+	// About 12,000 hosts were seen in the last minute; the rest hold
+	// nothing any more.
+	assert.Less(t, countStates(&ss), 40_000)
+	assert.Equal(t, int64(countStates(&ss)), ss.size.Load())
+
+	// A state that still holds a wait is kept while it matters, and a
+	// used one is the same state on the next request.
+	s := ss.get("busy", at)
+	s.block(at, 10*time.Minute)
+	for i := range 10_000 {
+		at = at.Add(time.Millisecond)
+		ss.get("later-"+strconv.Itoa(i), at)
+	}
+	at = at.Add(2 * time.Minute)
+	for i := range 200_000 {
+		ss.get("again-"+strconv.Itoa(i), at)
+	}
+	assert.Same(t, s, ss.get("busy", at))
+	assert.Positive(t, s.reserve(at))
 }

@@ -45,9 +45,10 @@ const backoffBase = 500 * time.Millisecond
 // the server's own answer.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	st := t.states.get(t.cfg.key(req))
+	start := time.Now()
+	st := t.states.get(t.cfg.key(req), start)
 	if t.cfg.pace {
-		if err := t.pace(ctx, st); err != nil {
+		if err := t.pace(ctx, st, start); err != nil {
 			closeBody(req)
 			return nil, err
 		}
@@ -90,7 +91,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if t.cfg.pace {
-			if err := t.pace(ctx, st); err != nil {
+			if err := t.pace(ctx, st, time.Now()); err != nil {
 				closeBody(next)
 				return nil, err
 			}
@@ -99,12 +100,13 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// pace waits until st has quota for one more request. A wait that does not
+// pace waits until st has quota for one more request, asking first at
+// now. A wait that does not
 // fit (longer than MaxWait, or past the context's deadline) is skipped:
 // the request goes out and the server answers for itself.
-func (t *transport) pace(ctx context.Context, st *state) error {
+func (t *transport) pace(ctx context.Context, st *state, now time.Time) error {
 	for {
-		wait := st.reserve(time.Now())
+		wait := st.reserve(now)
 		if wait <= 0 {
 			return nil
 		}
@@ -115,6 +117,7 @@ func (t *transport) pace(ctx context.Context, st *state) error {
 		if err := sleep(ctx, wait); err != nil {
 			return err
 		}
+		now = time.Now()
 	}
 }
 
