@@ -35,7 +35,10 @@
 // # Fields
 //
 //   - tenant_header: the request header naming the tenant, needed by the
-//     "tenant" key and by per-tenant modes.
+//     "tenant" key and by per-tenant modes. It must be set by something the
+//     client cannot forge (a gateway, or an auth middleware that runs before
+//     the limiter): a client that names its own tenant can pick one that is
+//     only observed, or, with the "tenant" key, a fresh quota per value.
 //   - trusted_proxies: CIDRs (or addresses) of reverse proxies whose
 //     X-Forwarded-For and Forwarded headers are believed by the "ip" key
 //     (see keyfuncs.NewClientIP). Default: none.
