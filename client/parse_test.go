@@ -3,6 +3,7 @@ package client
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,4 +175,26 @@ func TestStatesForgetIdleKeys(t *testing.T) {
 	}
 	assert.Same(t, s, ss.get("busy", at))
 	assert.Positive(t, s.reserve(at))
+}
+
+// Sweeps run while other goroutines take and update states: no race, and
+// the count of entries stays exact.
+func TestStatesSweepConcurrently(t *testing.T) {
+	var ss states
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			at := now
+			for i := range 5000 {
+				at = at.Add(50 * time.Millisecond)
+				s := ss.get(strconv.Itoa(g)+"-"+strconv.Itoa(i%2500), at)
+				s.reserve(at)
+				s.update(quota{remaining: 1, reset: time.Second}, at)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int64(countStates(&ss)), ss.size.Load())
 }
