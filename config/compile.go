@@ -87,6 +87,11 @@ func compile(f *file, store core.Store) (*compiled, error) {
 			if m == "" {
 				return nil, fmt.Errorf("%s.match[%d]: must not be empty", at, j)
 			}
+			if strings.ContainsAny(m, " \t\r\n") {
+				// "GET /search", as registered on a ServeMux: no framework
+				// reports a route so, and the route would never be limited.
+				return nil, fmt.Errorf("%s.match[%d]: %q contains white space; give the pattern as the framework reports it, without the method (\"/items/{id}\")", at, j, m)
+			}
 			if k, dup := patterns[m]; dup {
 				return nil, fmt.Errorf("%s.match[%d]: %q is already matched by routes[%d]", at, j, m, k)
 			}

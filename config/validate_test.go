@@ -44,6 +44,10 @@ func TestValidation(t *testing.T) {
 		{"name duplicate", doc(ok, `{"name": "r", "match": ["/x"], "policies": [{"limit": 1, "window": "1s"}]}`), `routes[1].name: "r" is also the name of routes[0]`},
 		{"match missing", doc(`{"name": "r", "policies": [{"limit": 1, "window": "1s"}]}`), "routes[0].match: must list at least one route pattern"},
 		{"match empty", doc(`{"name": "r", "match": ["/a", ""], "policies": [{"limit": 1, "window": "1s"}]}`), "routes[0].match[1]: must not be empty"},
+		// No framework reports a route with white space in it: a pattern
+		// written as registered on a ServeMux, method first, would never
+		// match, and its route would silently go unlimited.
+		{"match with a method", doc(ok, `{"name": "s", "match": ["GET /search"], "policies": [{"limit": 1, "window": "1s"}]}`), `routes[1].match[0]: "GET /search" contains white space`},
 		{"match duplicate", doc(ok, `{"name": "s", "match": ["*", "/r"], "policies": [{"limit": 1, "window": "1s"}]}`), `routes[1].match[1]: "/r" is already matched by routes[0]`},
 		{"key", doc(ok, route(`"key": "cookie"`)), `routes[1].key: "cookie" is not ip, header:NAME, bearer, tenant or route`},
 		{"key header name", doc(route(`"key": "header:"`)), `routes[0].key: "header:" is not`},
