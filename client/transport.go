@@ -101,9 +101,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // pace waits until st has quota for one more request, asking first at
-// now. A wait that does not
-// fit (longer than MaxWait, or past the context's deadline) is skipped:
-// the request goes out and the server answers for itself.
+// now. A wait that does not fit (longer than MaxWait, or past the
+// context's deadline) is skipped: the request goes out and the server
+// answers for itself.
 func (t *transport) pace(ctx context.Context, st *state, now time.Time) error {
 	for {
 		wait := st.reserve(now)
