@@ -28,6 +28,17 @@ func get(h http.Header, canonical string) string {
 	return ""
 }
 
+// getList returns a Structured Field List or Dictionary by its canonical
+// name, its field lines joined as RFC 9651 (section 4.2) says: a server may
+// send one line per member.
+func getList(h http.Header, canonical string) string {
+	v := h[canonical]
+	if len(v) > 1 {
+		return strings.Join(v, ", ")
+	}
+	return get(h, canonical)
+}
+
 // quota is what one response says about the limit: r units remain, and
 // more are available after reset.
 type quota struct {
@@ -42,7 +53,7 @@ type quota struct {
 // time the response was received; X-RateLimit-Reset may be a Unix time,
 // read against the response's Date when it has one.
 func parseQuota(h http.Header, now time.Time) (quota, bool) {
-	if v := get(h, fieldRateLimit); v != "" {
+	if v := getList(h, fieldRateLimit); v != "" {
 		if q, ok := parseRateLimit(v); ok {
 			return q, true
 		}

@@ -2,6 +2,8 @@ package client
 
 import (
 	"net/http"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,6 +54,25 @@ func TestParseQuotaDialects(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// A Structured Field may be split over several field lines (RFC 9651,
+// section 4.2): a server that writes one RateLimit line per policy still
+// has its most restrictive policy honoured.
+func TestParseQuotaSeveralFieldLines(t *testing.T) {
+	h := http.Header{}
+	h.Add("RateLimit", `"minute";r=50;t=30`)
+	h.Add("RateLimit", `"second";r=0;t=1`)
+	q, ok := parseQuota(h, now)
+	assert.True(t, ok)
+	assert.Equal(t, quota{0, time.Second}, q)
+
+	h = http.Header{}
+	h.Add("RateLimit", "limit=100, remaining=25")
+	h.Add("RateLimit", "reset=5")
+	q, ok = parseQuota(h, now)
+	assert.True(t, ok)
+	assert.Equal(t, quota{25, 5 * time.Second}, q)
 }
 
 func TestParseRetryAfter(t *testing.T) {
@@ -111,4 +132,69 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("negative wait %v", d)
 		}
 	})
+}
+
+func countStates(ss *states) int {
+	n := 0
+	ss.m.Range(func(_, _ any) bool { n++; return true })
+	return n
+}
+
+// A transport that talks to ever new hosts (a crawler, a webhook sender)
+// keeps the states of the recent ones only: its memory does not grow with
+// the number of hosts it has ever seen.
+func TestStatesForgetIdleKeys(t *testing.T) {
+	var ss states
+	at := now
+	for i := range 200_000 {
+		at = at.Add(5 * time.Millisecond) // 200 new hosts a second
+		s := ss.get("host-"+strconv.Itoa(i), at)
+		switch i % 3 {
+		case 0:
+			s.update(quota{remaining: 5, reset: 10 * time.Second}, at)
+		case 1:
+			s.block(at, 30*time.Second)
+		}
+	}
+	// About 12,000 hosts were seen in the last minute; the rest hold
+	// nothing any more.
+	assert.Less(t, countStates(&ss), 40_000)
+	assert.Equal(t, int64(countStates(&ss)), ss.size.Load())
+
+	// A state that still holds a wait is kept while it matters, and a
+	// used one is the same state on the next request.
+	s := ss.get("busy", at)
+	s.block(at, 10*time.Minute)
+	for i := range 10_000 {
+		at = at.Add(time.Millisecond)
+		ss.get("later-"+strconv.Itoa(i), at)
+	}
+	at = at.Add(2 * time.Minute)
+	for i := range 200_000 {
+		ss.get("again-"+strconv.Itoa(i), at)
+	}
+	assert.Same(t, s, ss.get("busy", at))
+	assert.Positive(t, s.reserve(at))
+}
+
+// Sweeps run while other goroutines take and update states: no race, and
+// the count of entries stays exact.
+func TestStatesSweepConcurrently(t *testing.T) {
+	var ss states
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			at := now
+			for i := range 5000 {
+				at = at.Add(50 * time.Millisecond)
+				s := ss.get(strconv.Itoa(g)+"-"+strconv.Itoa(i%2500), at)
+				s.reserve(at)
+				s.update(quota{remaining: 1, reset: time.Second}, at)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int64(countStates(&ss)), ss.size.Load())
 }

@@ -2,12 +2,16 @@ package client
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // state is what the transport knows of one key's quota. It is shared by
 // every request with that key.
 type state struct {
+	// used is when a request last took this state, in Unix nanoseconds.
+	used atomic.Int64
+
 	mu sync.Mutex
 	// known: remaining and resetAt come from a response.
 	known     bool
@@ -59,14 +63,72 @@ func (s *state) block(now time.Time, d time.Duration) {
 	}
 }
 
-// states maps keys to their state. Entries are never removed: a client
-// talks to a bounded set of hosts (or keys of the caller's choosing).
-type states struct{ m sync.Map }
+// Forgetting keys. A transport may talk to any number of hosts (a crawler,
+// a webhook sender) or keys of the caller's choosing, so states that hold
+// nothing are dropped: once the map has grown to sweepAt entries, each is
+// checked, and one unused for idleAfter whose reset and block have passed
+// (a fresh state would behave the same), or unused for staleAfter whatever
+// it holds, is removed. The next sweep waits until the map has doubled
+// from what was kept, so the cost per new key stays constant.
+const (
+	minSweepAt = 1024
+	idleAfter  = time.Minute
+	staleAfter = time.Hour
+)
 
-func (ss *states) get(key string) *state {
-	if s, ok := ss.m.Load(key); ok {
-		return s.(*state)
+// states maps keys to their state.
+type states struct {
+	m       sync.Map
+	size    atomic.Int64 // entries in m
+	sweepAt atomic.Int64 // size at which the next sweep runs; 0 means minSweepAt
+	sweepMu sync.Mutex   // one sweep at a time
+}
+
+func (ss *states) get(key string, now time.Time) *state {
+	if v, ok := ss.m.Load(key); ok {
+		s := v.(*state)
+		s.used.Store(now.UnixNano())
+		return s
 	}
-	s, _ := ss.m.LoadOrStore(key, &state{})
-	return s.(*state)
+	fresh := &state{}
+	fresh.used.Store(now.UnixNano())
+	v, loaded := ss.m.LoadOrStore(key, fresh)
+	s := v.(*state)
+	if loaded {
+		s.used.Store(now.UnixNano())
+		return s
+	}
+	if n := ss.size.Add(1); n >= max(ss.sweepAt.Load(), minSweepAt) {
+		ss.sweep(now)
+	}
+	return s
+}
+
+// sweep removes the states that hold nothing worth keeping.
+func (ss *states) sweep(now time.Time) {
+	if !ss.sweepMu.TryLock() {
+		return // another goroutine is sweeping
+	}
+	defer ss.sweepMu.Unlock()
+	ss.m.Range(func(k, v any) bool {
+		if v.(*state).forgettable(now) && ss.m.CompareAndDelete(k, v) {
+			ss.size.Add(-1)
+		}
+		return true
+	})
+	ss.sweepAt.Store(2 * ss.size.Load())
+}
+
+// forgettable reports whether s can be dropped at now.
+func (s *state) forgettable(now time.Time) bool {
+	unused := now.Sub(time.Unix(0, s.used.Load()))
+	if unused >= staleAfter {
+		return true
+	}
+	if unused < idleAfter {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !now.Before(s.blockedUntil) && (!s.known || !now.Before(s.resetAt))
 }

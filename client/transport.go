@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -44,9 +45,10 @@ const backoffBase = 500 * time.Millisecond
 // the server's own answer.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	st := t.states.get(t.cfg.key(req))
+	start := time.Now()
+	st := t.states.get(t.cfg.key(req), start)
 	if t.cfg.pace {
-		if err := t.pace(ctx, st); err != nil {
+		if err := t.pace(ctx, st, start); err != nil {
 			closeBody(req)
 			return nil, err
 		}
@@ -89,7 +91,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if t.cfg.pace {
-			if err := t.pace(ctx, st); err != nil {
+			if err := t.pace(ctx, st, time.Now()); err != nil {
 				closeBody(next)
 				return nil, err
 			}
@@ -98,12 +100,13 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// pace waits until st has quota for one more request. A wait that does not
-// fit (longer than MaxWait, or past the context's deadline) is skipped:
-// the request goes out and the server answers for itself.
-func (t *transport) pace(ctx context.Context, st *state) error {
+// pace waits until st has quota for one more request, asking first at
+// now. A wait that does not fit (longer than MaxWait, or past the
+// context's deadline) is skipped: the request goes out and the server
+// answers for itself.
+func (t *transport) pace(ctx context.Context, st *state, now time.Time) error {
 	for {
-		wait := st.reserve(time.Now())
+		wait := st.reserve(now)
 		if wait <= 0 {
 			return nil
 		}
@@ -114,6 +117,7 @@ func (t *transport) pace(ctx context.Context, st *state) error {
 		if err := sleep(ctx, wait); err != nil {
 			return err
 		}
+		now = time.Now()
 	}
 }
 
@@ -135,7 +139,13 @@ func (t *transport) jitter(d time.Duration) time.Duration {
 		return d
 	}
 	if span := int64(float64(d) * t.cfg.jitter); span > 0 {
-		d += time.Duration(rand.Int64N(span + 1))
+		extra := time.Duration(rand.Int64N(span + 1))
+		if d > math.MaxInt64-extra {
+			// A wait of centuries: saturate rather than wrap to a
+			// negative wait, which would not be waited at all.
+			return math.MaxInt64
+		}
+		d += extra
 	}
 	return d
 }

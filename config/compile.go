@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
 	"github.com/ratewindow/ratewindow/internal/httptoken"
 	"github.com/ratewindow/ratewindow/internal/policyname"
 	"github.com/ratewindow/ratewindow/keyfuncs"
@@ -85,6 +86,11 @@ func compile(f *file, store core.Store) (*compiled, error) {
 		for j, m := range re.Match {
 			if m == "" {
 				return nil, fmt.Errorf("%s.match[%d]: must not be empty", at, j)
+			}
+			if strings.ContainsAny(m, " \t\r\n") {
+				// "GET /search", as registered on a ServeMux: no framework
+				// reports a route so, and the route would never be limited.
+				return nil, fmt.Errorf("%s.match[%d]: %q contains white space; give the pattern as the framework reports it, without the method (\"/items/{id}\")", at, j, m)
 			}
 			if k, dup := patterns[m]; dup {
 				return nil, fmt.Errorf("%s.match[%d]: %q is already matched by routes[%d]", at, j, m, k)
@@ -172,6 +178,9 @@ func compilePolicies(at string, entries []policyEntry) ([]core.Policy, error) {
 		case w%time.Millisecond != 0:
 			return nil, fmt.Errorf("%s.window: must be a whole number of milliseconds, got %q", pat, pe.Window)
 		}
+		if err := headerfmt.ValidatePolicyName(pe.Name); err != nil {
+			return nil, fmt.Errorf("%s.name: %w", pat, err)
+		}
 		p := core.Per(*pe.Limit, w).Named(pe.Name)
 		if pe.Name == "" {
 			// The name a Limiter would give it, known here so that the
@@ -226,9 +235,13 @@ func keyFunc(s, tenantHeader string, ip keyfuncs.KeyFunc) (keyfuncs.KeyFunc, err
 }
 
 // scoped prefixes the keys of f with the route name, so that routes never
-// share counts.
+// share counts. A ':' in the name is doubled: the prefix then ends at the
+// first lone ':', since no key of f starts with one (every strategy's key
+// starts with its namespace), and route "a" keyed by a header whose value
+// is "ip:192.0.2.1" cannot reach the counts of route "a:hdr:x" keyed by
+// address. Names without ':' keep the plain "name:" prefix.
 func scoped(name string, f keyfuncs.KeyFunc) keyfuncs.KeyFunc {
-	prefix := name + ":"
+	prefix := strings.ReplaceAll(name, ":", "::") + ":"
 	return func(r keyfuncs.Request) (string, error) {
 		k, err := f(r)
 		if err != nil {

@@ -35,7 +35,10 @@
 // # Fields
 //
 //   - tenant_header: the request header naming the tenant, needed by the
-//     "tenant" key and by per-tenant modes.
+//     "tenant" key and by per-tenant modes. It must be set by something the
+//     client cannot forge (a gateway, or an auth middleware that runs before
+//     the limiter): a client that names its own tenant can pick one that is
+//     only observed, or, with the "tenant" key, a fresh quota per value.
 //   - trusted_proxies: CIDRs (or addresses) of reverse proxies whose
 //     X-Forwarded-For and Forwarded headers are believed by the "ip" key
 //     (see keyfuncs.NewClientIP). Default: none.
@@ -55,8 +58,8 @@
 //   - routes[].policies: one to four policies. limit: a positive integer;
 //     window: a Go duration ("1s", "1m", "1h"), whole milliseconds;
 //     algorithm: "sliding-window" (default), "fixed-window" or
-//     "sliding-log"; name: default the window ("1m"), as core names a
-//     policy without a name.
+//     "sliding-log"; name: printable ASCII, as the RateLimit fields carry
+//     it, default the window ("1m"), as core names a policy without a name.
 //   - routes[].mode: "enforce" (default) or "observe" (count, write
 //     headers, report would-deny, never block).
 //   - routes[].tenants: a map of tenant name to mode, overriding mode for

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 )
 
 // file is the JSON document.
@@ -32,16 +33,27 @@ type policyEntry struct {
 }
 
 // decode reads one JSON document; unknown fields are errors, so a typo
-// ("windw") cannot silently drop a setting.
+// ("windw") cannot silently drop a setting. Every mistake of shape (an
+// unknown field, a value of the wrong JSON type) is reported with the
+// field's place in the file.
 func decode(data []byte) (*file, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var f file
-	if err := dec.Decode(&f); err != nil {
+	dec.UseNumber()
+	var raw any
+	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return nil, errors.New("parse: unexpected data after the JSON document")
+	}
+	if err := checkShape(raw, reflect.TypeFor[file](), ""); err != nil {
+		return nil, err
+	}
+	dec = json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f file
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
 	}
 	return &f, nil
 }

@@ -27,8 +27,15 @@ func TestValidation(t *testing.T) {
 	cases := []struct{ name, content, want string }{
 		{"not json", `{"routes": [`, "parse: unexpected EOF"},
 		{"trailing data", doc(ok) + `{}`, "parse: unexpected data after the JSON document"},
-		{"unknown field", `{"routez": []}`, `parse: json: unknown field "routez"`},
-		{"wrong type", doc(policy(`"limit": "10", "window": "1s"`)), "limit"},
+		{"unknown field", `{"routez": []}`, `limits.json: unknown field "routez"`},
+		{"unknown field in a policy", doc(ok, policy(`"limit": 1, "window": "1s", "burst": 3`)), `routes[1].policies[1]: unknown field "burst"`},
+		{"wrong type", doc(policy(`"limit": "10", "window": "1s"`)), `routes[0].policies[1].limit: must be an integer, got a string "10"`},
+		{"limit not an integer", doc(ok, policy(`"limit": 1.5, "window": "1s"`)), "routes[1].policies[1].limit: must be an integer, got 1.5"},
+		{"window as a number", doc(ok, policy(`"limit": 1, "window": 60`)), "routes[1].policies[1].window: must be a string, got the number 60"},
+		{"match not a list", doc(ok, `{"name": "s", "match": "/s", "policies": [{"limit": 1, "window": "1s"}]}`), `routes[1].match: must be an array, got a string "/s"`},
+		{"tenants not a map", withTenant(ok, route(`"tenants": ["acme"]`)), "routes[1].tenants: must be an object, got an array"},
+		{"tenant mode not a string", withTenant(route(`"tenants": {"acme": true}`)), `routes[0].tenants["acme"]: must be a string, got a boolean`},
+		{"not an object", `[]`, "the document: must be an object, got an array"},
 		{"tenant_header", `{"tenant_header": "X Tenant", "routes": [` + ok + `]}`, `tenant_header: "X Tenant" is not a header name`},
 		{"trusted_proxies", `{"trusted_proxies": ["10.0.0.0/8", "nope"], "routes": [` + ok + `]}`, `trusted_proxies[1]: "nope" is not a CIDR`},
 		{"routes missing", `{}`, "routes: must list at least one route"},
@@ -37,6 +44,10 @@ func TestValidation(t *testing.T) {
 		{"name duplicate", doc(ok, `{"name": "r", "match": ["/x"], "policies": [{"limit": 1, "window": "1s"}]}`), `routes[1].name: "r" is also the name of routes[0]`},
 		{"match missing", doc(`{"name": "r", "policies": [{"limit": 1, "window": "1s"}]}`), "routes[0].match: must list at least one route pattern"},
 		{"match empty", doc(`{"name": "r", "match": ["/a", ""], "policies": [{"limit": 1, "window": "1s"}]}`), "routes[0].match[1]: must not be empty"},
+		// No framework reports a route with white space in it: a pattern
+		// written as registered on a ServeMux, method first, would never
+		// match, and its route would silently go unlimited.
+		{"match with a method", doc(ok, `{"name": "s", "match": ["GET /search"], "policies": [{"limit": 1, "window": "1s"}]}`), `routes[1].match[0]: "GET /search" contains white space`},
 		{"match duplicate", doc(ok, `{"name": "s", "match": ["*", "/r"], "policies": [{"limit": 1, "window": "1s"}]}`), `routes[1].match[1]: "/r" is already matched by routes[0]`},
 		{"key", doc(ok, route(`"key": "cookie"`)), `routes[1].key: "cookie" is not ip, header:NAME, bearer, tenant or route`},
 		{"key header name", doc(route(`"key": "header:"`)), `routes[0].key: "header:" is not`},
@@ -60,6 +71,10 @@ func TestValidation(t *testing.T) {
 		{"window sub-ms", doc(policy(`"limit": 1, "window": "1500us"`)), "routes[0].policies[1].window: must be a whole number of milliseconds"},
 		{"algorithm", doc(policy(`"limit": 1, "window": "1m", "algorithm": "token-bucket"`)), `routes[0].policies[1].algorithm: "token-bucket" is not sliding-window, fixed-window or sliding-log`},
 		{"policy name duplicate", doc(policy(`"limit": 5, "window": "1s"`)), `routes[0].policies[1].name: "1s" is also the name of policies[0]`},
+		// Such a name would be written with '_' in the RateLimit fields,
+		// where "tier-é" and "tier-ü" could not be told apart.
+		{"policy name not ASCII", doc(policy(`"name": "tier-é", "limit": 1, "window": "1m"`)), "routes[0].policies[1].name: "},
+		{"policy name control character", doc(policy(`"name": "per\tminute", "limit": 1, "window": "1m"`)), "routes[0].policies[1].name: "},
 		{"limit times window", doc(policy(`"limit": 4000000000, "window": "8760h"`)), "routes[0].policies[1]: "},
 	}
 	for _, tc := range cases {

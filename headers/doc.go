@@ -35,7 +35,8 @@
 // # Numbers
 //
 // Every value is a non-negative integer. Durations are rounded up to whole
-// seconds, so a client that waits as long as it is told is never early:
+// seconds, so a client that waits as long as it is told is never early
+// (but for the millisecond an allowed t forgives, below):
 //
 //   - w, the window, is at least 1: a 500ms window is advertised as w=1 and a
 //     1500ms window as w=2.
@@ -43,10 +44,13 @@
 //     policy that denies, its RetryAfter (the shortest wait after which the
 //     request is admitted); otherwise its ResetAfter (until the quota is
 //     whole again, which for the sliding-window algorithm can be up to two
-//     windows), rounded up. On an allowed response t is therefore never
-//     earlier than the draft's "seconds until additional quota is made
-//     available"; a client that waits t before spending r again is never
-//     refused for lack of quota.
+//     windows), rounded up. On an allowed response the stores' millisecond
+//     is forgiven first (a sliding log that has just admitted a request
+//     reports its window plus up to 1 ms, which would read t=2 for a 1 s
+//     window): t is ResetAfter less 1 ms, rounded up, and so may be up to
+//     a millisecond early. A client that waits t, plus a millisecond,
+//     before spending r again is never refused for lack of quota. A
+//     denial's t is never early.
 //   - A policy that denies reports r=0 (also in observe-only mode, where the
 //     request goes through but the fields say what enforcement would do).
 //   - Retry-After is the binding policy's RetryAfter rounded up, at least 1,

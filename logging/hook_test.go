@@ -210,6 +210,27 @@ func TestHookErrorEvery(t *testing.T) {
 	assert.Equal(t, logging.MsgWouldDeny, recs[3]["msg"])
 }
 
+// A wall clock stepped back (an NTP correction, a resumed VM) must not
+// hold failure records back for as long as the step.
+func TestHookErrorEveryClockStepBack(t *testing.T) {
+	clock := clocktest.New(time.Unix(1_700_000_000, 0))
+	logger, buf := jsonLogger(slog.LevelDebug)
+	hook := logging.Hook(logger, logging.WithErrorEvery(time.Second), clocktest.Option[logging.Option](clock))
+
+	hook(failureEvent(ratewindow.StoreErrorPassed))
+	clock.Advance(-time.Hour)
+	hook(failureEvent(ratewindow.StoreErrorPassed))
+	clock.Advance(500 * time.Millisecond)
+	hook(failureEvent(ratewindow.StoreErrorPassed)) // within the interval again
+	clock.Advance(time.Second)
+	hook(failureEvent(ratewindow.StoreErrorPassed))
+
+	recs := records(t, buf)
+	require.Len(t, recs, 3)
+	assert.NotContains(t, recs[1], "suppressed")
+	assert.Equal(t, 1.0, recs[2]["suppressed"])
+}
+
 func TestHookHonoursLoggerLevel(t *testing.T) {
 	logger, buf := jsonLogger(slog.LevelError)
 	hook := logging.Hook(logger, logging.WithDenials())

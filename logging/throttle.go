@@ -17,24 +17,28 @@ type throttle struct {
 	every      time.Duration
 	clock      core.Clock
 	mu         sync.Mutex
-	next       int64 // Unix nanoseconds before which records are held back
-	suppressed int64 // held back since the last record
+	last       time.Time // when the last record was let through
+	suppressed int64     // held back since the last record
 }
 
 // admit reports whether a record may be logged now and, if so, how many
-// were held back since the last one.
+// were held back since the last one. Time is measured from the last
+// record, on the monotonic clock when the clock gives one, so a step of
+// the wall clock does not hold records back; a clock read earlier than
+// the last record (a stepped fake or wall clock) lets the next one
+// through.
 func (t *throttle) admit() (bool, int64) {
 	if t.every <= 0 {
 		return true, 0
 	}
-	now := t.clock.Now().UnixNano()
+	now := t.clock.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if now < t.next {
+	if !t.last.IsZero() && !now.Before(t.last) && now.Sub(t.last) < t.every {
 		t.suppressed++
 		return false, 0
 	}
-	t.next = now + int64(t.every)
+	t.last = now
 	n := t.suppressed
 	t.suppressed = 0
 	return true, n

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -74,7 +75,8 @@ func (c *Collector) addRoute(name string) *route {
 	// The label value outlives the request: own its bytes, in case the
 	// framework's string points into a reused buffer.
 	name = strings.Clone(name)
-	r := &route{name: name, duration: c.duration.WithLabelValues(name), fallback: c.fallback.WithLabelValues(name)}
+	label := labelValue(name)
+	r := &route{name: label, duration: c.duration.WithLabelValues(label), fallback: c.fallback.WithLabelValues(label)}
 	r.policies.Store(&map[string]*series{})
 	m := maps.Clone(old)
 	m[name] = r
@@ -116,8 +118,8 @@ func (c *Collector) addSeries(r *route, policy string) *series {
 		}
 	}
 	policy = strings.Clone(policy)
-	s := &series{route: r, policy: policy}
-	if policy == noPolicy {
+	s := &series{route: r, policy: labelValue(policy)}
+	if s.policy == noPolicy {
 		// Requests without a decision: skipped, failed, unclassified.
 		c.resolve(s, ratewindow.Skipped, ratewindow.StoreErrorPassed, ratewindow.StoreErrorRejected,
 			ratewindow.UnclassifiedRejected, ratewindow.UnclassifiedPassed)
@@ -179,4 +181,14 @@ func (c *Collector) countNear(s *series) {
 	c.resolveNear(s)
 	c.mu.Unlock()
 	(*s.near.Load()).Inc()
+}
+
+// labelValue is name as a label value: Prometheus takes only valid UTF-8
+// (client_golang panics otherwise), so any other byte becomes U+FFFD. The
+// maps stay keyed by the name itself, so lookups need no conversion.
+func labelValue(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	return strings.ToValidUTF8(name, "\uFFFD")
 }
