@@ -60,10 +60,15 @@ func New(capacity int, opts ...Option) (*Summary, error) {
 		secret: cfg.secret,
 		clock:  cfg.clock,
 		k:      capacity,
-		index:  make(map[item]*entry, capacity),
-		heap:   make([]*entry, 0, capacity),
+		index:  make(map[item]*entry, min(capacity, initialSize)),
+		heap:   make([]*entry, 0, min(capacity, initialSize)),
 	}, nil
 }
+
+// initialSize bounds what New allocates up front: a Summary grows to its
+// capacity only as distinct keys are denied, so a generous capacity costs
+// nothing until a flood needs it.
+const initialSize = 1024
 
 // Observe is the OnDecision hook: it counts the request's key under its
 // route and binding policy when the request was denied or would have been

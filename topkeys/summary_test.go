@@ -2,6 +2,7 @@ package topkeys_test
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -33,6 +34,22 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	_, err := topkeys.New(0)
 	require.ErrorIs(t, err, core.ErrInvalidConfig)
 	assert.ErrorContains(t, err, "capacity")
+}
+
+func TestGenerousCapacityCostsNothingUpFront(t *testing.T) {
+	// A capacity beyond any memory: New must not allocate it (the old code
+	// panicked in make), and the Summary still counts.
+	s, err := topkeys.New(math.MaxInt)
+	require.NoError(t, err)
+	for i := range 3 {
+		s.Observe(denied("/a", "1m", "k"+strconv.Itoa(i)))
+	}
+	s.Observe(denied("/a", "1m", "k0"))
+	assert.Equal(t, 3, s.Len())
+	rep := s.Top(0, nil)
+	require.Len(t, rep.Top, 3)
+	assert.Equal(t, uint64(2), rep.Top[0].Count)
+	assert.Equal(t, math.MaxInt, rep.Capacity)
 }
 
 func TestObserveCountsOnlyDenials(t *testing.T) {
