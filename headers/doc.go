@@ -64,8 +64,11 @@
 // A policy name is written as an sf-string, which may hold only printable
 // ASCII (0x20 to 0x7E); '"' and '\' are escaped. Any other character
 // (control characters, non-ASCII) is replaced by '_' so the field stays
-// valid. The adapters' New functions reject two policy names written
-// alike (such as "tier-é" and "tier-ü", both "tier-_").
+// valid. The adapters' New functions reject two policy names of the
+// limiter they are given written alike (such as "tier-é" and "tier-ü",
+// both "tier-_"); the limiters a WithLimiterFunc returns, and policies set
+// later with SetPolicies, are not checked, so keep names to printable
+// ASCII.
 //
 // # Partition key
 //
