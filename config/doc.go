@@ -69,8 +69,11 @@
 //
 // Reload (or Watch, which calls it on a timer) re-reads the file. Unchanged
 // content is a no-op. New content is parsed and checked in full before it
-// replaces the running configuration in one atomic step; requests in
-// flight finish on the configuration they started with. Counts live in the
+// replaces the running configuration in one atomic step, so no request
+// ever sees a half-applied file. A request in flight at that moment may
+// take its key from one configuration and its limits or mode from the
+// next (the three are looked up in turn); every later request sees the
+// new one whole. Counts live in the
 // store, keyed by route name, client key and the policy's name, window and
 // algorithm: a policy whose name, window and algorithm stay the same keeps
 // its counts, even when its limit changes (which is why a policy's default
