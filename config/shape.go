@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -27,12 +28,7 @@ func checkShape(v any, t reflect.Type, path string) error {
 		if !ok {
 			return shapeError(path, "an object", v)
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			f, ok := jsonField(t, k)
 			if !ok {
 				if path == "" {
@@ -59,12 +55,7 @@ func checkShape(v any, t reflect.Type, path string) error {
 		if !ok {
 			return shapeError(path, "an object", v)
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if err := checkShape(m[k], t.Elem(), path+"["+strconv.Quote(k)+"]"); err != nil {
 				return err
 			}
