@@ -17,6 +17,7 @@ type store struct {
 	seed        maphash.Seed
 	shards      []shard
 	mask        uint64
+	maxKeys     int // WithMaxKeys, for CheckPolicies' errors
 	maxPerShard int
 }
 
@@ -32,7 +33,12 @@ type config struct {
 
 // withShards sets the number of shards, rounded up to a power of two
 // between 1 and 65536. The default is 16 per CPU; only tests change it.
-func withShards(n int) Option { return func(c *config) { c.shards = n } }
+func withShards(n int) Option { return func(c *config) { c.SetShards(n) } }
+
+// SetShards sets the number of shards, as withShards does. It is for
+// core/resilient, which gives its fallback store a fixed count through
+// core/internal/shards.
+func (c *config) SetShards(n int) { c.shards = n }
 
 // WithMaxKeys caps the store's memory at about n counter entries of about
 // 32 bytes (n ≤ 0 means no cap, the default). A fixed-window or
@@ -58,6 +64,7 @@ func New(opts ...Option) core.Store {
 	n = 1 << bits.Len(uint(n-1))
 	s := &store{seed: maphash.MakeSeed(), shards: make([]shard, n), mask: uint64(n - 1)}
 	if c.maxKeys > 0 {
+		s.maxKeys = c.maxKeys
 		s.maxPerShard = max(1, c.maxKeys/n)
 	}
 	return s
