@@ -32,11 +32,15 @@ func (s *store) CheckPolicies(policies []core.Policy) error {
 		p := &policies[i]
 		parts[i] = fmt.Sprintf("policy %q (%d per %v, %v) up to %d", p.Name, p.Limit, p.Window, p.Algorithm, maxWeight(p))
 	}
-	return fmt.Errorf("memory: %w: WithMaxKeys(%d) gives each of the store's %d shards %d units, "+
+	units := "units"
+	if s.maxPerShard == 1 {
+		units = "unit"
+	}
+	return fmt.Errorf("memory: %w: WithMaxKeys(%d) gives each of the store's %d shards %d %s, "+
 		"but one key's entries, which share a shard, can weigh %d units under these policies (%s; "+
 		"a sliding log weighs 4 + min(Limit, Window/1ms + 1)/2, a counter 1): "+
 		"use WithMaxKeys(%d) or more, or a lower Limit or another Algorithm",
-		core.ErrInvalidConfig, s.maxKeys, len(s.shards), s.maxPerShard, total,
+		core.ErrInvalidConfig, s.maxKeys, len(s.shards), s.maxPerShard, units, total,
 		strings.Join(parts, ", "), total*int64(len(s.shards)))
 }
 

@@ -29,7 +29,7 @@ type scaledSet struct {
 
 // fallbackShards is the shard count of the fallback store, whatever the
 // CPU count: each shard holds 1/16 of WithLocalMaxKeys, so the default
-// (6,250 units a shard) holds a key's sliding log of up to 12,492 records
+// (6,250 units a shard) holds a key's sliding log of up to 12,493 records
 // (see CheckPolicies). The memory store's default, 16 per CPU, would leave
 // 97 units a shard on 64 CPUs: too few for a log of 200 records.
 const fallbackShards = 16
