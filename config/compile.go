@@ -141,9 +141,14 @@ func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.Ke
 		return nil, err
 	}
 	// NewLimiter checks what compilePolicies leaves (Limit × Window too
-	// large, say); its errors start "policies[i]: ".
+	// large, say); its errors start "policies[i]: ". The store's own check
+	// (a memory store's WithMaxKeys too small for a sliding log) is about
+	// the policies together.
 	if rt.limiter, err = core.NewLimiter(store, policies); err != nil {
-		return nil, fmt.Errorf("%s.%w", at, err)
+		if strings.HasPrefix(err.Error(), "policies[") {
+			return nil, fmt.Errorf("%s.%w", at, err)
+		}
+		return nil, fmt.Errorf("%s.policies: %w", at, err)
 	}
 	return rt, nil
 }

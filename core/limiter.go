@@ -58,7 +58,9 @@ func WithClock(c Clock) Option { return func(l *Limiter) { l.clock = c } }
 // 1..MaxLimit and each Window a whole number of milliseconds from 1ms to
 // about 97 years; a policy without a Name is named after its Window, such
 // as "1m" (two of them with the same Window must be told apart by a Name).
-// Any problem is returned as an error wrapping ErrInvalidConfig.
+// A store that implements PolicyChecker checks them too (a memory store
+// with WithMaxKeys refuses a sliding log its cap cannot hold). Any problem
+// is returned as an error wrapping ErrInvalidConfig.
 func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error) {
 	if nilness.IsNil(store) {
 		return nil, fmt.Errorf("%w: nil Store", ErrInvalidConfig)
@@ -80,11 +82,21 @@ func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error
 
 // SetPolicies replaces the limiter's policies. Counts are kept for every
 // policy whose Name, Window and Algorithm are unchanged, so a Limit can be
-// raised or lowered without a restart. On error nothing changes.
+// raised or lowered without a restart. They are validated as NewLimiter
+// validates them, the store's PolicyChecker included. On error nothing
+// changes.
 func (l *Limiter) SetPolicies(policies ...Policy) error {
 	ps, err := validatePolicies(policies)
 	if err != nil {
 		return err
+	}
+	if c, ok := l.store.(PolicyChecker); ok {
+		if err := c.CheckPolicies(ps); err != nil {
+			if !errors.Is(err, ErrInvalidConfig) {
+				err = fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+			}
+			return err
+		}
 	}
 	l.policies.Store(newPolicySet(ps))
 	return nil

@@ -25,3 +25,16 @@ type Store interface {
 	// Reset forgets every count of key under the given policies.
 	Reset(ctx context.Context, key string, policies []Policy) error
 }
+
+// PolicyChecker is implemented by a Store that cannot hold every valid set
+// of policies, such as a memory store whose cap is too small for one key's
+// sliding log. NewLimiter and SetPolicies pass it their policies, validated
+// and named as Take will get them, and refuse them on error (wrapped in
+// ErrInvalidConfig, with nothing changed), so the mistake shows when the
+// limiter is built or reconfigured rather than on the request path.
+//
+// CheckPolicies must not modify or keep the slice. A Store that wraps
+// another should forward the call.
+type PolicyChecker interface {
+	CheckPolicies(policies []Policy) error
+}

@@ -65,11 +65,20 @@
 // clock stepped back) is kept: its key's next call moves its counts to the
 // present, so the requests admitted just before the step still count.
 //
-// With WithMaxKeys, a shard over its share of the cap evicts entries of
-// other keys (expired ones if a small sample finds them, else any) until it
-// is back under: memory stays bounded under a flood of distinct keys, with
-// any mix of policies, at the price of forgetting some keys' counts. A
-// sliding log is weighed by its buffer, so the cap bounds bytes. The entry
-// of the key being served is never evicted, nor that of a shard's hot key;
-// one key's log alone can hold a shard over its share.
+// With WithMaxKeys, a shard over its share of the cap (the cap divided by
+// the shard count) evicts entries of other keys (expired ones if a small
+// sample finds them, else any) until it is back under: memory stays
+// bounded under a flood of distinct keys, with any mix of policies, at the
+// price of forgetting some keys' counts. A sliding log is weighed by its
+// buffer, so the cap bounds bytes. The entry of the key being served is
+// never evicted, nor that of a shard's hot key.
+//
+// A key heavier than its shard's share would evict every other key of the
+// shard and then be evicted itself by the next new key, its count
+// forgotten: its limit would not hold. So the store implements
+// core.PolicyChecker, and NewLimiter and SetPolicies refuse policies under
+// which one key's entries (a sliding log of up to min(Limit, Window/1ms +
+// 1) records weighs 4 units plus one per two of them, a counter 1) could
+// outweigh a share; the error names the cap that would hold them. Without
+// WithMaxKeys nothing is refused.
 package memory

@@ -42,12 +42,15 @@ func TestKeyCapHoldsWithTwoPolicies(t *testing.T) {
 }
 
 // A sliding log is weighed by its buffer: a cap of 1,000 entries bounds the
-// bytes of long logs too, not only their number.
+// bytes of long logs too, not only their number. One shard, so that its
+// share holds the largest log (504 units) and a limiter accepts the policy.
 func TestKeyCapBoundsLogBytes(t *testing.T) {
 	const capKeys = 1000
 	before := heapInUse()
-	s := memory.New(memory.WithMaxKeys(capKeys))
+	s := memory.New(memory.WithShards(1), memory.WithMaxKeys(capKeys))
 	ps := policies(t, core.PerMinute(1000).Using(core.SlidingLog))
+	_, err := core.NewLimiter(s, ps)
+	require.NoError(t, err)
 	ctx := context.Background()
 	for k := range capKeys {
 		key := "log-" + strconv.Itoa(k)
@@ -59,9 +62,8 @@ func TestKeyCapBoundsLogBytes(t *testing.T) {
 	}
 	held := int64(heapInUse()) - int64(before)
 	t.Logf("1,000 logs of 400 requests under WithMaxKeys(1000): %d bytes held, %d entries", held, memory.Len(s))
-	// 1,000 counter entries' worth is about 32 KB, plus at most one log
-	// per shard; 6.4 MB (1,000 logs of 400 records) is what an entry count
-	// alone lets through.
+	// 1,000 counter entries' worth is about 32 KB; 6.4 MB (1,000 logs of
+	// 400 records) is what an entry count alone lets through.
 	assert.Less(t, held, int64(1<<20))
 	runtime.KeepAlive(s)
 }

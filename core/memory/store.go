@@ -17,6 +17,7 @@ type store struct {
 	seed        maphash.Seed
 	shards      []shard
 	mask        uint64
+	maxKeys     int // WithMaxKeys, for CheckPolicies' errors
 	maxPerShard int
 }
 
@@ -32,16 +33,35 @@ type config struct {
 
 // withShards sets the number of shards, rounded up to a power of two
 // between 1 and 65536. The default is 16 per CPU; only tests change it.
-func withShards(n int) Option { return func(c *config) { c.shards = n } }
+func withShards(n int) Option { return func(c *config) { c.SetShards(n) } }
+
+// SetShards sets the number of shards, as withShards does. It is for
+// core/resilient, which gives its fallback store a fixed count through
+// core/internal/shards.
+func (c *config) SetShards(n int) { c.shards = n }
 
 // WithMaxKeys caps the store's memory at about n counter entries of about
 // 32 bytes (n ≤ 0 means no cap, the default). A fixed-window or
-// sliding-counter entry counts as one; a sliding log as four plus one per
+// sliding-counter entry weighs one unit; a sliding log four plus one per
 // two records its buffer holds, so the cap bounds bytes, not just keys.
-// The cap is enforced per shard (n divided by the shard count, at least
-// one), under any mix of policies, by evicting other keys' entries (see the
-// package doc); the whole store then holds about n, plus at most one
-// oversized log per shard.
+//
+// The cap is split evenly among the store's shards (16 per CPU, rounded up
+// to a power of two): each holds at most n divided by the shard count (at
+// least one unit), evicting other keys' entries to stay there (see the
+// package doc). All of a key's entries live in one shard, so NewLimiter and
+// SetPolicies refuse policies under which one key could weigh more than a
+// shard's share, with an error wrapping core.ErrInvalidConfig that names
+// the smallest n that would do. A sliding log of Limit L per Window W
+// weighs at most 4 + min(L, W/1ms + 1)/2 units, a counter 1, and a key
+// weighs the sum over the limiter's policies. On 64 CPUs, say,
+// WithMaxKeys(100_000) leaves 97 units a shard: enough for a sliding log of
+// Limit 187, not of 1,000 (504 units: WithMaxKeys(516_096) or more). Each
+// limiter is checked on its own: a key that several limiters share weighs
+// the sum.
+//
+// A share only just larger than one key leaves room for little else, and
+// a new key in a full shard evicts another, the heavy one included: size n
+// so that a share holds many of the heaviest keys.
 func WithMaxKeys(n int) Option { return func(c *config) { c.maxKeys = n } }
 
 // New returns an empty in-memory core.Store, safe for concurrent use. Its
@@ -58,6 +78,7 @@ func New(opts ...Option) core.Store {
 	n = 1 << bits.Len(uint(n-1))
 	s := &store{seed: maphash.MakeSeed(), shards: make([]shard, n), mask: uint64(n - 1)}
 	if c.maxKeys > 0 {
+		s.maxKeys = c.maxKeys
 		s.maxPerShard = max(1, c.maxKeys/n)
 	}
 	return s

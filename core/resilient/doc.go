@@ -80,7 +80,10 @@
 // would report now.
 //
 // The deny cache and the fallback store each hold at most WithLocalMaxKeys
-// entries (default 100,000), in shards, dropping expired entries first.
+// entries (default 100,000), in shards, dropping expired entries first. A
+// limiter whose policies the fallback store could not hold for one key (a
+// sliding log heavier than a shard's share, see WithLocalMaxKeys) is
+// refused when it is built, as the primary's own refusals are.
 //
 // # Deadlines
 //

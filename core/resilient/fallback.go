@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/shards"
 	"github.com/ratewindow/ratewindow/core/memory"
 )
 
@@ -26,8 +27,16 @@ type scaledSet struct {
 	scaled []core.Policy
 }
 
+// fallbackShards is the shard count of the fallback store, whatever the
+// CPU count: each shard holds 1/16 of WithLocalMaxKeys, so the default
+// (6,250 units a shard) holds a key's sliding log of up to 12,493 records
+// (see CheckPolicies). The memory store's default, 16 per CPU, would leave
+// 97 units a shard on 64 CPUs: too few for a log of 200 records.
+const fallbackShards = 16
+
 func newFallback(replicas, maxKeys int) *fallback {
-	return &fallback{store: memory.New(memory.WithMaxKeys(maxKeys)), replicas: int64(replicas)}
+	store := memory.New(memory.WithMaxKeys(maxKeys), shards.Option[memory.Option](fallbackShards))
+	return &fallback{store: store, replicas: int64(replicas)}
 }
 
 // scale returns policies with each Limit divided by the replicas, at least

@@ -90,8 +90,13 @@ func WithDenyCache() Option { return func(c *config) { c.denyCache = true } }
 
 // WithLocalMaxKeys bounds the local state (default 100,000): the keys the
 // deny cache remembers (each with at most 4 denials, one per policy set)
-// and the (key, policy) entries of the fallback store. It must be at least
-// 1.
+// and the (key, policy) entries of the fallback store, weighed as
+// core/memory's WithMaxKeys weighs them (a sliding log by its records). The
+// fallback store splits it in 16 shards and, like WithMaxKeys, refuses
+// policies whose entries for one key, their Limits divided by the
+// replicas, could weigh more than one shard's share: with the default, a
+// key's sliding logs of up to about 12,000 records in all. It must be at
+// least 1.
 func WithLocalMaxKeys(n int) Option { return func(c *config) { c.localMaxKeys = n } }
 
 func (c *config) validate() error {

@@ -68,6 +68,12 @@ func TestEveryConstructorRejectsBadConfig(t *testing.T) {
 		{"core.NewLimiter unknown algorithm", newLimiter(mem, []core.Policy{core.PerSecond(1).Using(core.Algorithm(9))}), "Algorithm"},
 		{"core.NewLimiter overflowing policy", newLimiter(mem, []core.Policy{core.Per(1<<50, time.Hour)}), "Limit"},
 		{"core.NewLimiter duplicate names", newLimiter(mem, []core.Policy{core.PerSecond(1).Named("a"), core.PerMinute(9).Named("a")}), "named"},
+		{"core.NewLimiter log over memory.WithMaxKeys", newLimiter(memory.New(memory.WithMaxKeys(16)), []core.Policy{core.PerMinute(1000).Using(core.SlidingLog)}), "WithMaxKeys"},
+		{"core.NewLimiter log over resilient.WithLocalMaxKeys", func() error {
+			s, err := resilient.New(mem, resilient.WithFallback(1), resilient.WithLocalMaxKeys(16))
+			require.NoError(t, err)
+			return newLimiter(s, []core.Policy{core.PerMinute(1000).Using(core.SlidingLog)})()
+		}, "WithLocalMaxKeys"},
 		{"core.Limiter.SetPolicies", func() error { return limiter.SetPolicies() }, "policies"},
 		{"core.ParseAlgorithm", func() error { _, err := core.ParseAlgorithm("token-bucket"); return err }, "algorithm"},
 
