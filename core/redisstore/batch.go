@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -38,6 +39,8 @@ type batcher struct {
 	mu       sync.Mutex
 	queue    []*request
 	inFlight int // round trips in flight, alone or batched
+	// answers counts the batches Redis answered (see waitQueued).
+	answers uint64
 	// mode says how a batch is sent.
 	mode batchMode
 }
@@ -83,6 +86,7 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 	}
 	r.ctx, r.sc, r.n, r.state, r.done = ctx, sc, n, queued, make(chan struct{})
 	b.queue = append(b.queue, r)
+	answers := b.answers
 	start := b.inFlight < maxInFlight
 	if start {
 		b.inFlight++
@@ -91,10 +95,8 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 	if start {
 		go s.flush()
 	}
-	select {
-	case <-r.done:
-		return r.reply, r.err
-	case <-ctx.Done():
+	if done, err := s.waitQueued(ctx, r, answers); done {
+		return r.reply, err
 	}
 	b.mu.Lock()
 	state := r.state
@@ -110,6 +112,48 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 		}
 	}
 	return "", ctx.Err()
+}
+
+// waitQueued waits for the reply of r, queued when b.answers was answers.
+// It reports true and r's error when r is done or was dropped, and false
+// when ctx ended first (r may be queued or sent still).
+//
+// A call without a deadline waits in the queue at most the client's read
+// timeout (queueWait) while no batch gets an answer from Redis: a silent
+// Redis costs it about one read timeout there, not one per batch ahead of
+// it. While batches are answered the queue moves, and it waits on.
+func (s *Store) waitQueued(ctx context.Context, r *request, answers uint64) (bool, error) {
+	b := &s.batch
+	var timeout <-chan time.Time
+	var timer *time.Timer
+	if _, ok := ctx.Deadline(); !ok && s.queueWait > 0 {
+		timer = time.NewTimer(s.queueWait)
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	for {
+		select {
+		case <-r.done:
+			return true, r.err
+		case <-ctx.Done():
+			return false, nil
+		case <-timeout:
+		}
+		b.mu.Lock()
+		switch {
+		case r.state != queued:
+			// Sent: its round trip is bounded by the client's timeouts.
+			timeout = nil
+		case b.answers != answers:
+			answers = b.answers
+			timer.Reset(s.queueWait)
+		default:
+			r.state = abandoned
+			b.mu.Unlock()
+			return true, fmt.Errorf("no answer from Redis within the client's read timeout (%v) while queued: %w", s.queueWait, os.ErrDeadlineExceeded)
+		}
+		b.mu.Unlock()
+	}
 }
 
 // finished ends a round trip of a call sent alone: if calls queued
@@ -157,11 +201,18 @@ func (s *Store) flush() {
 		}
 		b.mu.Unlock()
 		s.send(batch)
+		answered := false
 		for _, r := range batch {
+			answered = answered || r.err == nil || isReply(r.err)
 			r.err = withContext(r.ctx, r.err)
 			close(r.done)
 		}
 		clear(batch)
+		if answered {
+			b.mu.Lock()
+			b.answers++
+			b.mu.Unlock()
+		}
 	}
 }
 

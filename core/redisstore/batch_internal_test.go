@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -140,4 +141,44 @@ func TestReadStr(t *testing.T) {
 	}
 	_, _, ok := readStr("\x05")
 	assert.False(t, ok, "an integer is no string")
+}
+
+// A queued call without a deadline gives up, uncharged, after queueWait
+// with no batch answered; while batches are answered it waits on.
+func TestQueueWaitFollowsAnswers(t *testing.T) {
+	s, err := New(testredis.Standalone(t), WithPrefix(testredis.Prefix(t)))
+	require.NoError(t, err)
+	s.queueWait = 30 * time.Millisecond
+	ps, err := policytest.Validate([]core.Policy{core.PerMinute(10)})
+	require.NoError(t, err)
+	now := time.Now()
+	ctx := context.Background()
+
+	// Every round trip is taken and none is answered: the call gives up.
+	s.batch.mu.Lock()
+	s.batch.inFlight = maxInFlight
+	s.batch.mu.Unlock()
+	_, err = s.Take(ctx, "k", ps, 1, now)
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+
+	// Batches are answered meanwhile: the call waits for its turn.
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				s.finished()
+				s.finished()
+				return
+			case <-time.After(5 * time.Millisecond):
+				s.batch.mu.Lock()
+				s.batch.answers++
+				s.batch.mu.Unlock()
+			}
+		}
+	}()
+	time.AfterFunc(4*s.queueWait, func() { close(stop) })
+	r, err := s.Take(ctx, "k", ps, 1, now)
+	require.NoError(t, err)
+	assert.Equal(t, int64(9), r.States[0].Remaining, "only the call that waited was charged")
 }

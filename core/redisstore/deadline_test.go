@@ -128,3 +128,34 @@ func TestCanceledContext(t *testing.T) {
 	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
 	assert.Empty(t, hook.take(), "no command may reach Redis")
 }
+
+// A Redis that accepts but never answers costs a call with no deadline
+// about the client's read timeout, however many calls wait at once: a call
+// that queues behind the stalled round trips gives up after the read
+// timeout, uncharged, instead of waiting its turn through batch after
+// batch of timeouts.
+func TestStalledQueueFailsInTime(t *testing.T) {
+	s, _ := optionsStore(t, silentServer(t))
+	ps := policies(t, core.PerMinute(10))
+	timeout := redisstore.ClientOptions().ReadTimeout
+	const callers = 1000 // some 16 batches: 2 s in turn on the old code
+	var mu sync.Mutex
+	var slowest time.Duration
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			start := time.Now()
+			_, err := s.Take(context.Background(), "k", ps, 1, time.Now())
+			took := time.Since(start)
+			assert.Error(t, err)
+			mu.Lock()
+			slowest = max(slowest, took)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	t.Logf("slowest of %d calls on a silent Redis, no deadline: %v (ReadTimeout %v)", callers, slowest, timeout)
+	// At most a read timeout in the queue, then one for a round trip;
+	// generous margin for a shared machine.
+	assert.Less(t, slowest, 2*timeout+500*time.Millisecond)
+}

@@ -25,6 +25,9 @@ type Store struct {
 	cluster bool
 	// batch queues the calls that wait for a round trip.
 	batch batcher
+	// queueWait bounds the time a call without a deadline waits queued
+	// for a round trip: the client's read timeout (0: no bound).
+	queueWait time.Duration
 }
 
 var _ core.Store = (*Store)(nil)
@@ -51,7 +54,8 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: %w: %w", core.ErrInvalidConfig, err)
 	}
 	_, cluster := client.(*redis.ClusterClient)
-	s := &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster}
+	s := &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster,
+		queueWait: readTimeout(client)}
 	switch client.(type) {
 	case *redis.Client:
 		s.batch.mode = batchScript // one server: several calls in one script
