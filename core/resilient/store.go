@@ -92,6 +92,13 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		return fmt.Errorf("resilient: reset: %w", err)
 	}
 	err := s.primary.Reset(ctx, key, policies)
+	if s.deny != nil {
+		// Calls denied while the Reset was on its way may have been
+		// denied before it: forget them, and keep those still running
+		// from remembering theirs.
+		sh, kh := s.deny.locate(key)
+		s.deny.reset(sh, kh, key)
+	}
 	o := classify(ctx, err)
 	s.breaker.record(probe, o)
 	if o == failure {
@@ -102,8 +109,9 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 
 func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time, charge bool) (core.Result, error) {
 	var (
-		sh *denyShard
-		kh uint64
+		sh    *denyShard
+		kh    uint64
+		epoch uint64
 	)
 	if s.deny != nil {
 		sh, kh = s.deny.locate(key)
@@ -111,6 +119,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 			s.stats.denyHits.Add(1)
 			return r, nil
 		}
+		epoch = sh.resets.Load()
 	}
 	ok, probe := s.breaker.admit()
 	if !ok {
@@ -141,7 +150,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	}
 	if s.deny != nil {
 		if denied(&r, len(policies)) {
-			s.deny.remember(sh, kh, key, policies, cost, now, &r)
+			s.deny.remember(sh, kh, key, policies, cost, now, &r, epoch)
 		} else if charge {
 			s.deny.forget(sh, kh, key)
 		}
