@@ -103,7 +103,7 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 	if len(policies) == 1 {
 		sc = oneScript
 	}
-	req := s.newRequest(key, policies, cost, now.UnixMicro(), charge)
+	req := s.newRequest(key, policies, cost, micros(now), charge)
 	reply, err := s.eval(ctx, sc, req, len(policies))
 	if err != nil {
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
@@ -112,6 +112,19 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
 	}
 	return r, nil
+}
+
+// micros returns now in Unix microseconds for the scripts, which round it
+// down and up to whole milliseconds: rounded down, except that an instant
+// less than a microsecond past a whole millisecond gets one microsecond
+// more, so that it still rounds up to the next millisecond, as the memory
+// store rounds it (a sliding log records a request at that instant).
+func micros(now time.Time) int64 {
+	us := now.UnixMicro()
+	if us%1000 == 0 && now.Nanosecond()%1000 != 0 {
+		us++
+	}
+	return us
 }
 
 // decode fills r from the script's reply: four MessagePack integers per
