@@ -87,8 +87,12 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		s.stats.fastFails.Add(1)
 		return ErrCircuitOpen
 	}
+	if probe {
+		defer s.breaker.abandon(&probe)
+	}
 	if err := ctx.Err(); err != nil {
 		s.breaker.record(probe, neutral)
+		probe = false
 		return fmt.Errorf("resilient: reset: %w", err)
 	}
 	err := s.primary.Reset(ctx, key, policies)
@@ -101,6 +105,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 	}
 	o := classify(ctx, err)
 	s.breaker.record(probe, o)
+	probe = false
 	if o == failure {
 		s.stats.primaryErrors.Add(1)
 	}
@@ -126,10 +131,14 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 		s.stats.fastFails.Add(1)
 		return s.degrade(key, policies, cost, now, charge, ErrCircuitOpen)
 	}
+	if probe {
+		defer s.breaker.abandon(&probe)
+	}
 	if err := ctx.Err(); err != nil {
 		// Out of time before the primary was asked: not the primary's
 		// fault, and nothing left to wait for.
 		s.breaker.record(probe, neutral)
+		probe = false
 		return s.degrade(key, policies, cost, now, charge, fmt.Errorf("resilient: %w", err))
 	}
 	var r core.Result
@@ -141,6 +150,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	}
 	o := classify(ctx, err)
 	s.breaker.record(probe, o)
+	probe = false
 	switch o {
 	case failure:
 		s.stats.primaryErrors.Add(1)
