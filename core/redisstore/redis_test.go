@@ -274,3 +274,22 @@ func TestSlidingLogSubMicrosecond(t *testing.T) {
 		})
 	}
 }
+
+// Peek writes nothing: the members of a sliding log that left the window
+// stay until the next charge prunes them.
+func TestPeekLeavesSlidingLog(t *testing.T) {
+	c := testredis.Standalone(t)
+	s, prefix := store(t, c)
+	ctx := context.Background()
+	ps := policies(t, core.PerMinute(10).Named("log").Using(core.SlidingLog))
+	_, err := s.Take(ctx, "u", ps, 1, base)
+	require.NoError(t, err)
+	k := prefix + ":{u}:l1m:e8i8Su"
+	r, err := s.Peek(ctx, "u", ps, 1, base.Add(2*time.Minute))
+	require.NoError(t, err)
+	assert.EqualValues(t, 10, r.States[0].Remaining)
+	assert.EqualValues(t, 1, c.ZCard(ctx, k).Val(), "Peek pruned nothing")
+	_, err = s.Take(ctx, "u", ps, 1, base.Add(2*time.Minute))
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, c.ZCard(ctx, k).Val(), "the charge pruned the old member")
+}

@@ -72,8 +72,10 @@ func (s *Store) Take(ctx context.Context, key string, policies []core.Policy, co
 	return s.run(ctx, "take", key, policies, cost, now, true)
 }
 
-// Peek implements core.Store. It charges nothing (though it drops sliding
-// log entries that have left their window, as Take would).
+// Peek implements core.Store. It charges nothing and writes nothing,
+// except to move a sliding log the clock stepped back behind to now (see
+// Time in the package documentation): members that left the window stay
+// until the next charge prunes them.
 func (s *Store) Peek(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time) (core.Result, error) {
 	return s.run(ctx, "peek", key, policies, cost, now, false)
 }
