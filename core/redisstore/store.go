@@ -81,14 +81,20 @@ func (s *Store) Peek(ctx context.Context, key string, policies []core.Policy, co
 }
 
 // Reset implements core.Store: one DEL of every policy's key (they share a
-// hash tag, so this works on a cluster too).
+// hash tag, so this works on a cluster too), retried on the answers a
+// script call is retried on, and reported as one is (see Production in
+// the package documentation).
 func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) error {
 	if err := checkCall(policies, 1); err != nil {
 		return fmt.Errorf("redisstore: reset: %w", err)
 	}
 	keys := s.keys(key, policies)
 	err := s.call(ctx, func(ctx context.Context) error {
-		return s.client.Del(ctx, keys...).Err()
+		del := func() error { return s.client.Del(ctx, keys...).Err() }
+		if err := del(); err != nil {
+			return s.retry(ctx, err, del)
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("redisstore: reset: %w", err)
