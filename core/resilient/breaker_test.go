@@ -273,3 +273,33 @@ func TestPanickingProbeReopens(t *testing.T) {
 	require.NoError(t, err, "the next interval probes again")
 	assert.Equal(t, resilient.Closed, s.State())
 }
+
+// A call outside the Store contract (no policy, too many, a cost that is
+// not positive) is refused as the caller's mistake, with the breaker open
+// as closed: it never reaches the fallback, whose local store would panic
+// on it, nor counts for the breaker.
+func TestBadCallWhileOpen(t *testing.T) {
+	d := newDouble()
+	s, err := resilient.New(d, resilient.WithFailureThreshold(1), resilient.WithFallback(2), resilient.WithDenyCache())
+	require.NoError(t, err)
+	ps := policies(core.PerSecond(5))
+	five := append(policies(core.PerSecond(5)), ps[0], ps[0], ps[0], ps[0])
+	for _, open := range []bool{false, true} {
+		if open {
+			d.down.Store(true)
+			_, _ = s.Take(context.Background(), "k", ps, 1, t0)
+			require.Equal(t, resilient.Open, s.State())
+		}
+		for name, call := range map[string]func() error{
+			"no policy": func() error { _, err := s.Take(context.Background(), "k", nil, 1, t0); return err },
+			"five":      func() error { _, err := s.Take(context.Background(), "k", five, 1, t0); return err },
+			"peek none": func() error { _, err := s.Peek(context.Background(), "k", nil, 1, t0); return err },
+		} {
+			require.NotPanics(t, func() { err = call() }, name)
+			assert.ErrorIs(t, err, core.ErrInvalidConfig, name)
+		}
+		_, err = s.Take(context.Background(), "k", ps, 0, t0)
+		assert.ErrorIs(t, err, core.ErrInvalidCost)
+	}
+	assert.Equal(t, int64(1), d.calls.Load(), "only the failure that opened the breaker reached the primary")
+}

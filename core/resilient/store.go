@@ -113,6 +113,12 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 }
 
 func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time, charge bool) (core.Result, error) {
+	if err := checkCall(policies, cost); err != nil {
+		// A call no store can decide is the caller's mistake: neither the
+		// breaker nor the fallback (whose local store would fail on it)
+		// sees it, whatever the breaker's state.
+		return core.Result{}, err
+	}
 	var (
 		sh    *denyShard
 		kh    uint64
@@ -179,6 +185,19 @@ func (s *Store) degrade(key string, policies []core.Policy, cost int64, now time
 		s.onFallback(key, cause)
 	}
 	return s.fallback.decide(key, policies, cost, now, charge), standin.ErrFallback
+}
+
+// checkCall rejects the calls outside the Store contract that the local
+// stores cannot take: no policy, more than core.MaxPolicies, a cost that is
+// not positive.
+func checkCall(policies []core.Policy, cost int64) error {
+	switch {
+	case len(policies) == 0 || len(policies) > core.MaxPolicies:
+		return fmt.Errorf("resilient: %w: %d policies, want 1 to %d", core.ErrInvalidConfig, len(policies), core.MaxPolicies)
+	case cost <= 0:
+		return fmt.Errorf("resilient: %w: cost must be positive, got %d", core.ErrInvalidCost, cost)
+	}
+	return nil
 }
 
 // denied reports whether some policy of r denies.
