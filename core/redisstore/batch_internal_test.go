@@ -34,8 +34,8 @@ func TestQueuedCallerLeavesUncharged(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
 	// The round trips end; the queue is sent, without the call.
-	s.finished()
-	s.finished()
+	s.finished(&s.batch)
+	s.finished(&s.batch)
 	require.Eventually(t, func() bool {
 		s.batch.mu.Lock()
 		defer s.batch.mu.Unlock()
@@ -167,8 +167,8 @@ func TestQueueWaitFollowsAnswers(t *testing.T) {
 		for {
 			select {
 			case <-stop:
-				s.finished()
-				s.finished()
+				s.finished(&s.batch)
+				s.finished(&s.batch)
 				return
 			case <-time.After(5 * time.Millisecond):
 				s.batch.mu.Lock()

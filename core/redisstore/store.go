@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,8 +24,10 @@ type Store struct {
 	// cluster is true for a *redis.ClusterClient, the one client that
 	// follows MOVED and ASK; to any other a MOVED is a configuration error.
 	cluster bool
-	// batch queues the calls that wait for a round trip.
+	// batch queues the calls that wait for a round trip; on a Cluster,
+	// nodes holds a batcher per master (*redis.Client to *batcher).
 	batch batcher
+	nodes sync.Map
 	// queueWait bounds the time a call without a deadline waits queued
 	// for a round trip: the client's read timeout (0: no bound).
 	queueWait time.Duration
