@@ -29,6 +29,10 @@
 // the breaker opens for another interval. WithOnStateChange reports each
 // transition.
 //
+// The breaker is one for the whole primary: on a Redis Cluster, a master
+// that is lost (its keys failing) opens it for the keys of every master,
+// which the fallback then decides, until the lost slots are served again.
+//
 // # Local fallback
 //
 // With WithFallback(replicas), a call that the breaker stops, or whose
