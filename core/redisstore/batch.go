@@ -42,7 +42,7 @@ type batcher struct {
 	mu       sync.Mutex
 	queue    []*request
 	inFlight int // round trips in flight, alone or batched
-	// answers counts the batches Redis answered (see waitQueued).
+	// answers counts the round trips Redis answered (see dropStalled).
 	answers uint64
 	// mode says how a batch is sent.
 	mode batchMode
@@ -72,7 +72,7 @@ type batched struct {
 
 // eval runs sc for r: at once if a round trip is free, or else in the
 // next batch. It returns the script's reply for r, within ctx's deadline.
-func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string, error) {
+func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", err // the caller gave up already: no round trip
 	}
@@ -89,12 +89,11 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 		b.mu.Unlock()
 		// Deferred, so a panic on this goroutine (a client hook's, say,
 		// that the caller recovers) does not keep the round trip.
-		defer s.finished(b)
+		defer func() { s.finished(b, err == nil || isReply(err)) }()
 		return s.evalAlone(ctx, sc, r, n)
 	}
 	r.ctx, r.sc, r.n, r.state, r.done = ctx, sc, n, queued, make(chan struct{})
 	b.queue = append(b.queue, r)
-	answers := b.answers
 	start := b.inFlight < maxInFlight
 	if start {
 		b.inFlight++
@@ -103,8 +102,10 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 	if start {
 		go s.flush(b)
 	}
-	if done, err := s.waitQueued(ctx, b, r, answers); done {
-		return r.reply, err
+	select {
+	case <-r.done:
+		return r.reply, r.err
+	case <-ctx.Done():
 	}
 	b.mu.Lock()
 	state := r.state
@@ -122,47 +123,6 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 	return "", ctx.Err()
 }
 
-// waitQueued waits for the reply of r, queued when b.answers was answers.
-// It reports true and r's error when r is done or was dropped, and false
-// when ctx ended first (r may be queued or sent still).
-//
-// A call without a deadline waits in the queue at most the client's read
-// timeout (queueWait) while no batch gets an answer from Redis: a silent
-// Redis costs it about one read timeout there, not one per batch ahead of
-// it. While batches are answered the queue moves, and it waits on.
-func (s *Store) waitQueued(ctx context.Context, b *batcher, r *request, answers uint64) (bool, error) {
-	var timeout <-chan time.Time
-	var timer *time.Timer
-	if _, ok := ctx.Deadline(); !ok && s.queueWait > 0 {
-		timer = time.NewTimer(s.queueWait)
-		defer timer.Stop()
-		timeout = timer.C
-	}
-	for {
-		select {
-		case <-r.done:
-			return true, r.err
-		case <-ctx.Done():
-			return false, nil
-		case <-timeout:
-		}
-		b.mu.Lock()
-		switch {
-		case r.state != queued:
-			// Sent: its round trip is bounded by the client's timeouts.
-			timeout = nil
-		case b.answers != answers:
-			answers = b.answers
-			timer.Reset(s.queueWait)
-		default:
-			r.state = abandoned
-			b.mu.Unlock()
-			return true, fmt.Errorf("no answer from Redis within the client's read timeout (%v) while queued: %w", s.queueWait, os.ErrDeadlineExceeded)
-		}
-		b.mu.Unlock()
-	}
-}
-
 // nodeBatcher returns the batcher of the master that holds r's keys on a
 // Cluster, or nil if the client cannot say which master that is (r is
 // then sent alone, and the client finds its way).
@@ -178,10 +138,14 @@ func (s *Store) nodeBatcher(ctx context.Context, r *request) *batcher {
 	return b.(*batcher)
 }
 
-// finished ends a round trip of a call sent alone through b: if calls
-// queued meanwhile, its slot goes to a goroutine that sends them.
-func (s *Store) finished(b *batcher) {
+// finished ends a round trip of a call sent alone through b, which Redis
+// answered or not: if calls queued meanwhile, its slot goes to a goroutine
+// that sends them.
+func (s *Store) finished(b *batcher, answered bool) {
 	b.mu.Lock()
+	if answered {
+		b.answers++
+	}
 	if len(b.queue) == 0 {
 		b.inFlight--
 		b.mu.Unlock()
@@ -219,7 +183,9 @@ func (s *Store) flush(b *batcher) {
 			b.mu.Unlock()
 			return
 		}
+		answers := b.answers
 		b.mu.Unlock()
+		start := time.Now()
 		s.send(b, batch)
 		answered := false
 		for _, r := range batch {
@@ -228,12 +194,38 @@ func (s *Store) flush(b *batcher) {
 			close(r.done)
 		}
 		clear(batch)
+		b.mu.Lock()
 		if answered {
-			b.mu.Lock()
 			b.answers++
-			b.mu.Unlock()
+		} else {
+			s.dropStalled(b, answers, time.Since(start))
 		}
+		b.mu.Unlock()
 	}
+}
+
+// dropStalled fails, unsent and so uncharged, every call queued in b when
+// a batch that took took got no answer from Redis and no other round trip
+// of b was answered meanwhile (b.answers is still answers), provided the
+// batch ran for the client's read timeout (queueWait): Redis has been
+// silent that long, and each of them would otherwise wait for a batch of
+// its own to time out in turn, however long its deadline (or, without
+// one, for ever longer as calls pile up). A batch cut short by its
+// callers' deadlines drops nothing. Called with b.mu held.
+func (s *Store) dropStalled(b *batcher, answers uint64, took time.Duration) {
+	if s.queueWait <= 0 || took < s.queueWait || b.answers != answers {
+		return
+	}
+	for _, r := range b.queue {
+		if r.state != queued {
+			continue
+		}
+		r.state = sent // taken from the queue: its caller reads done
+		r.reply, r.err = "", fmt.Errorf("not sent: Redis answered no round trip for %v, the client's read timeout: %w", took.Round(time.Millisecond), os.ErrDeadlineExceeded)
+		close(r.done)
+	}
+	clear(b.queue)
+	b.queue = b.queue[:0]
 }
 
 // send runs batch, queued in b, in one round trip and sets every

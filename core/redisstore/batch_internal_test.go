@@ -34,8 +34,8 @@ func TestQueuedCallerLeavesUncharged(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
 	// The round trips end; the queue is sent, without the call.
-	s.finished(&s.batch)
-	s.finished(&s.batch)
+	s.finished(&s.batch, true)
+	s.finished(&s.batch, true)
 	require.Eventually(t, func() bool {
 		s.batch.mu.Lock()
 		defer s.batch.mu.Unlock()
@@ -143,42 +143,59 @@ func TestReadStr(t *testing.T) {
 	assert.False(t, ok, "an integer is no string")
 }
 
-// A queued call without a deadline gives up, uncharged, after queueWait
-// with no batch answered; while batches are answered it waits on.
-func TestQueueWaitFollowsAnswers(t *testing.T) {
+// A batch that ran for the read timeout without an answer, while no other
+// round trip was answered, drops the calls queued behind it: they fail at
+// once, unsent and uncharged. A batch cut short (by its callers'
+// deadlines) or one that other answers show to be a slow moment drops
+// nothing.
+func TestDropStalled(t *testing.T) {
 	s, err := New(testredis.Standalone(t), WithPrefix(testredis.Prefix(t)))
 	require.NoError(t, err)
-	s.queueWait = 30 * time.Millisecond
+	s.queueWait = 250 * time.Millisecond // as with ClientOptions
 	ps, err := policytest.Validate([]core.Policy{core.PerMinute(10)})
 	require.NoError(t, err)
 	now := time.Now()
-	ctx := context.Background()
+	b := &s.batch
+	b.mu.Lock()
+	b.inFlight = maxInFlight // every round trip is taken: calls queue
+	b.mu.Unlock()
+	queue := func() chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.Take(context.Background(), "k", ps, 1, now)
+			done <- err
+		}()
+		require.Eventually(t, func() bool {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			return len(b.queue) == 1
+		}, 5*time.Second, time.Millisecond)
+		return done
+	}
+	done := queue()
+	for _, tt := range []struct {
+		name    string
+		answers uint64 // the count when the batch was sent
+		took    time.Duration
+	}{
+		{"cut short", 0, 10 * time.Millisecond},
+		{"others answered", 1, time.Second},
+	} {
+		b.mu.Lock()
+		s.dropStalled(b, b.answers-tt.answers, tt.took)
+		n := len(b.queue)
+		b.mu.Unlock()
+		assert.Equal(t, 1, n, tt.name)
+	}
+	b.mu.Lock()
+	s.dropStalled(b, b.answers, time.Second)
+	b.mu.Unlock()
+	require.ErrorIs(t, <-done, os.ErrDeadlineExceeded)
 
-	// Every round trip is taken and none is answered: the call gives up.
-	s.batch.mu.Lock()
-	s.batch.inFlight = maxInFlight
-	s.batch.mu.Unlock()
-	_, err = s.Take(ctx, "k", ps, 1, now)
-	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
-
-	// Batches are answered meanwhile: the call waits for its turn.
-	stop := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				s.finished(&s.batch)
-				s.finished(&s.batch)
-				return
-			case <-time.After(5 * time.Millisecond):
-				s.batch.mu.Lock()
-				s.batch.answers++
-				s.batch.mu.Unlock()
-			}
-		}
-	}()
-	time.AfterFunc(4*s.queueWait, func() { close(stop) })
-	r, err := s.Take(ctx, "k", ps, 1, now)
+	// The round trips end; the next call goes alone; nothing was charged.
+	s.finished(b, false)
+	s.finished(b, false)
+	r, err := s.Peek(context.Background(), "k", ps, 1, now)
 	require.NoError(t, err)
-	assert.Equal(t, int64(9), r.States[0].Remaining, "only the call that waited was charged")
+	assert.Equal(t, int64(10), r.States[0].Remaining, "the dropped call charged nothing")
 }

@@ -156,11 +156,12 @@
 // without a round trip. When the client has ContextTimeoutEnabled, go-redis
 // bounds its own waits; otherwise the store waits for the reply on another
 // goroutine and stops waiting at the deadline, returning ctx's error, so a
-// slow or unreachable Redis never holds a request past its deadline. A
-// context with no deadline waits at most the client's own timeouts: a call
-// that queues for a batch gives up, uncharged, once it has waited the
-// client's ReadTimeout there without a batch answered, so a silent Redis
-// costs it about two read timeouts however many calls wait.
+// slow or unreachable Redis never holds a request past its deadline (a
+// context with no deadline waits at most the client's own timeouts).
+// Whatever its deadline, a call queued for a batch fails, uncharged, once
+// a batch ahead of it has run for the client's ReadTimeout without an
+// answer from Redis: a silent Redis costs a call about two read timeouts,
+// however many calls wait.
 //
 // A call that ends at its deadline before it was sent (still queued for a
 // batch) was not charged, and never will be. A call that ends at its

@@ -28,8 +28,9 @@ type Store struct {
 	// nodes holds a batcher per master (*redis.Client to *batcher).
 	batch batcher
 	nodes sync.Map
-	// queueWait bounds the time a call without a deadline waits queued
-	// for a round trip: the client's read timeout (0: no bound).
+	// queueWait is the client's read timeout (0: none): a batch that ran
+	// that long without an answer drops the calls queued behind it (see
+	// dropStalled).
 	queueWait time.Duration
 }
 
