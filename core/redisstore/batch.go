@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -16,9 +17,11 @@ import (
 // goroutine of the store as soon as a round trip finishes: no timer, so
 // a batch grows only while Redis is busy. On a standalone Redis (or
 // Sentinel) a batch is one script call (batchLua, scripts/batch.lua) that
-// decides its requests one after another; on a Cluster it is a pipeline
-// of the requests' own script calls per master. Other clients (a Ring, a
-// wrapper) send every call alone.
+// decides its requests one after another. On a Cluster each master has a
+// queue and round trips of its own (a batcher per master), so a master
+// that does not answer holds up only the calls for its keys; a batch is a
+// pipeline of the requests' own script calls to that master. Other
+// clients (a Ring, a wrapper) send every call alone.
 const (
 	maxInFlight = 2
 	// maxBatch bounds the requests of one round trip, so one script call
@@ -33,13 +36,18 @@ const (
 	abandoned        // its caller left first: it is never sent
 )
 
-// batcher is the queue of a Store's calls.
+// batcher is the queue of a Store's calls, or on a Cluster of the calls
+// for one master's keys.
 type batcher struct {
 	mu       sync.Mutex
 	queue    []*request
 	inFlight int // round trips in flight, alone or batched
+	// answers counts the round trips Redis answered (see dropStalled).
+	answers uint64
 	// mode says how a batch is sent.
 	mode batchMode
+	// node is the master a Cluster's batcher sends its batches to.
+	node *redis.Client
 }
 
 // batchMode is how a Store sends a batch.
@@ -64,12 +72,15 @@ type batched struct {
 
 // eval runs sc for r: at once if a round trip is free, or else in the
 // next batch. It returns the script's reply for r, within ctx's deadline.
-func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string, error) {
+func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", err // the caller gave up already: no round trip
 	}
 	b := &s.batch
-	if b.mode == batchOff {
+	if b.mode == batchPipeline {
+		b = s.nodeBatcher(ctx, r)
+	}
+	if b == nil || b.mode == batchOff {
 		return s.evalAlone(ctx, sc, r, n)
 	}
 	b.mu.Lock()
@@ -78,7 +89,7 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 		b.mu.Unlock()
 		// Deferred, so a panic on this goroutine (a client hook's, say,
 		// that the caller recovers) does not keep the round trip.
-		defer s.finished()
+		defer func() { s.finished(b, err == nil || isReply(err)) }()
 		return s.evalAlone(ctx, sc, r, n)
 	}
 	r.ctx, r.sc, r.n, r.state, r.done = ctx, sc, n, queued, make(chan struct{})
@@ -89,7 +100,7 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 	}
 	b.mu.Unlock()
 	if start {
-		go s.flush()
+		go s.flush(b)
 	}
 	select {
 	case <-r.done:
@@ -112,24 +123,41 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (string
 	return "", ctx.Err()
 }
 
-// finished ends a round trip of a call sent alone: if calls queued
-// meanwhile, its slot goes to a goroutine that sends them.
-func (s *Store) finished() {
-	b := &s.batch
+// nodeBatcher returns the batcher of the master that holds r's keys on a
+// Cluster, or nil if the client cannot say which master that is (r is
+// then sent alone, and the client finds its way).
+func (s *Store) nodeBatcher(ctx context.Context, r *request) *batcher {
+	node, err := s.client.(*redis.ClusterClient).MasterForKey(ctx, r.keys[0])
+	if err != nil {
+		return nil
+	}
+	if b, ok := s.nodes.Load(node); ok {
+		return b.(*batcher)
+	}
+	b, _ := s.nodes.LoadOrStore(node, &batcher{mode: batchPipeline, node: node})
+	return b.(*batcher)
+}
+
+// finished ends a round trip of a call sent alone through b, which Redis
+// answered or not: if calls queued meanwhile, its slot goes to a goroutine
+// that sends them.
+func (s *Store) finished(b *batcher, answered bool) {
 	b.mu.Lock()
+	if answered {
+		b.answers++
+	}
 	if len(b.queue) == 0 {
 		b.inFlight--
 		b.mu.Unlock()
 		return
 	}
 	b.mu.Unlock()
-	go s.flush()
+	go s.flush(b)
 }
 
-// flush sends the queue in batches of at most maxBatch until it is empty,
+// flush sends b's queue in batches of at most maxBatch until it is empty,
 // then gives up its slot.
-func (s *Store) flush() {
-	b := &s.batch
+func (s *Store) flush(b *batcher) {
 	var batch []*request
 	for {
 		batch = batch[:0]
@@ -155,19 +183,54 @@ func (s *Store) flush() {
 			b.mu.Unlock()
 			return
 		}
+		answers := b.answers
 		b.mu.Unlock()
-		s.send(batch)
+		start := time.Now()
+		s.send(b, batch)
+		answered := false
 		for _, r := range batch {
+			answered = answered || r.err == nil || isReply(r.err)
 			r.err = withContext(r.ctx, r.err)
 			close(r.done)
 		}
 		clear(batch)
+		b.mu.Lock()
+		if answered {
+			b.answers++
+		} else {
+			s.dropStalled(b, answers, time.Since(start))
+		}
+		b.mu.Unlock()
 	}
 }
 
-// send runs batch in one round trip and sets every request's reply or
-// error.
-func (s *Store) send(batch []*request) {
+// dropStalled fails, unsent and so uncharged, every call queued in b when
+// a batch that took took got no answer from Redis and no other round trip
+// of b was answered meanwhile (b.answers is still answers), provided the
+// batch ran for the client's read timeout (queueWait): Redis has been
+// silent that long, and each of them would otherwise wait for a batch of
+// its own to time out in turn, however long its deadline (or, without
+// one, for ever longer as calls pile up). A batch cut short by its
+// callers' deadlines drops nothing. Called with b.mu held.
+func (s *Store) dropStalled(b *batcher, answers uint64, took time.Duration) {
+	if s.queueWait <= 0 || took < s.queueWait || b.answers != answers {
+		return
+	}
+	for _, r := range b.queue {
+		if r.state != queued {
+			continue
+		}
+		r.state = sent // taken from the queue: its caller reads done
+		r.reply, r.err = "", fmt.Errorf("not sent: Redis answered no round trip for %v, the client's read timeout: %w", took.Round(time.Millisecond), os.ErrDeadlineExceeded)
+		close(r.done)
+	}
+	clear(b.queue)
+	b.queue = b.queue[:0]
+}
+
+// send runs batch, queued in b, in one round trip and sets every
+// request's reply or error.
+func (s *Store) send(b *batcher, batch []*request) {
 	if len(batch) == 1 {
 		r := batch[0]
 		r.reply, r.err = s.runRetried(r.ctx, r.sc, r.args[:4+r.n])
@@ -175,8 +238,8 @@ func (s *Store) send(batch []*request) {
 	}
 	ctx, cancel := batchContext(batch)
 	defer cancel()
-	if s.batch.mode == batchPipeline {
-		s.sendPipeline(ctx, batch)
+	if b.node != nil {
+		s.pipelineTo(ctx, b.node, batch)
 		return
 	}
 	s.sendScript(ctx, batch)
@@ -257,36 +320,17 @@ func splitReply(r *request, reply string) (string, error) {
 	return rest, nil
 }
 
-// sendPipeline runs batch on a Cluster: a pipeline of each request's own
-// script call per master, the masters in parallel. A request that meets
-// NOSCRIPT or an answer worth retrying (see retryable: MOVED, ASK and
-// TRYAGAIN while a slot moves) is run again on its own, through the
-// cluster client, which follows redirects.
+// pipelineTo runs reqs as one pipeline of each request's own script call
+// on the master node. A request that meets NOSCRIPT or an answer worth
+// retrying (see retryable: MOVED, ASK and TRYAGAIN while a slot moves) is
+// run again on its own, through the cluster client, which follows
+// redirects.
 //
-// The pipelines go through each master's own client, not the cluster
+// The pipeline goes through the master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
 // first command meets TRYAGAIN (unless a command says NoRetry, as once
 // does), and a master's client lets the store follow each request on its
 // own.
-func (s *Store) sendPipeline(ctx context.Context, batch []*request) {
-	cc := s.client.(*redis.ClusterClient)
-	nodes := map[*redis.Client][]*request{}
-	for _, r := range batch {
-		node, err := cc.MasterForKey(ctx, r.keys[0])
-		if err != nil {
-			r.reply, r.err = s.runRetried(ctx, r.sc, r.args[:4+r.n])
-			continue
-		}
-		nodes[node] = append(nodes[node], r)
-	}
-	var wg sync.WaitGroup
-	for node, reqs := range nodes {
-		wg.Go(func() { s.pipelineTo(ctx, node, reqs) })
-	}
-	wg.Wait()
-}
-
-// pipelineTo runs reqs as one pipeline on the master node.
 func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*request) {
 	cmds := make([]*redis.StringCmd, len(reqs))
 	pipe := node.Pipeline()

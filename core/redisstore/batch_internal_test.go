@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -33,8 +34,8 @@ func TestQueuedCallerLeavesUncharged(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
 	// The round trips end; the queue is sent, without the call.
-	s.finished()
-	s.finished()
+	s.finished(&s.batch, true)
+	s.finished(&s.batch, true)
 	require.Eventually(t, func() bool {
 		s.batch.mu.Lock()
 		defer s.batch.mu.Unlock()
@@ -140,4 +141,61 @@ func TestReadStr(t *testing.T) {
 	}
 	_, _, ok := readStr("\x05")
 	assert.False(t, ok, "an integer is no string")
+}
+
+// A batch that ran for the read timeout without an answer, while no other
+// round trip was answered, drops the calls queued behind it: they fail at
+// once, unsent and uncharged. A batch cut short (by its callers'
+// deadlines) or one that other answers show to be a slow moment drops
+// nothing.
+func TestDropStalled(t *testing.T) {
+	s, err := New(testredis.Standalone(t), WithPrefix(testredis.Prefix(t)))
+	require.NoError(t, err)
+	s.queueWait = 250 * time.Millisecond // as with ClientOptions
+	ps, err := policytest.Validate([]core.Policy{core.PerMinute(10)})
+	require.NoError(t, err)
+	now := time.Now()
+	b := &s.batch
+	b.mu.Lock()
+	b.inFlight = maxInFlight // every round trip is taken: calls queue
+	b.mu.Unlock()
+	queue := func() chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.Take(context.Background(), "k", ps, 1, now)
+			done <- err
+		}()
+		require.Eventually(t, func() bool {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			return len(b.queue) == 1
+		}, 5*time.Second, time.Millisecond)
+		return done
+	}
+	done := queue()
+	for _, tt := range []struct {
+		name    string
+		answers uint64 // the count when the batch was sent
+		took    time.Duration
+	}{
+		{"cut short", 0, 10 * time.Millisecond},
+		{"others answered", 1, time.Second},
+	} {
+		b.mu.Lock()
+		s.dropStalled(b, b.answers-tt.answers, tt.took)
+		n := len(b.queue)
+		b.mu.Unlock()
+		assert.Equal(t, 1, n, tt.name)
+	}
+	b.mu.Lock()
+	s.dropStalled(b, b.answers, time.Second)
+	b.mu.Unlock()
+	require.ErrorIs(t, <-done, os.ErrDeadlineExceeded)
+
+	// The round trips end; the next call goes alone; nothing was charged.
+	s.finished(b, false)
+	s.finished(b, false)
+	r, err := s.Peek(context.Background(), "k", ps, 1, now)
+	require.NoError(t, err)
+	assert.Equal(t, int64(10), r.States[0].Remaining, "the dropped call charged nothing")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -24,6 +25,20 @@ func contextAware(client redis.UniversalClient) bool {
 		return c.Options().ContextTimeoutEnabled
 	}
 	return false
+}
+
+// readTimeout returns the read timeout of a client the store batches for,
+// or 0 if it has none (go-redis has normalised the option by then: 0 and
+// below mean no timeout).
+func readTimeout(client redis.UniversalClient) time.Duration {
+	var d time.Duration
+	switch c := client.(type) {
+	case *redis.Client:
+		d = c.Options().ReadTimeout
+	case *redis.ClusterClient:
+		d = c.Options().ReadTimeout
+	}
+	return max(d, 0)
 }
 
 // request is what one script call sends, in one allocation: the command's

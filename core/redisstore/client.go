@@ -27,8 +27,9 @@ const clientTimeout = 250 * time.Millisecond
 // a request waits seconds on a Redis that is down. With these options a
 // refused connection fails in about a millisecond (one dial, no retry),
 // and a Redis that accepts but does not answer fails after 250 ms (the
-// dial, read, write and pool timeouts), or sooner at the request context's
-// deadline (ContextTimeoutEnabled).
+// dial, read, write and pool timeouts; a call that queued for a batch
+// behind the stalled round trips, after at most twice that), or sooner at
+// the request context's deadline (ContextTimeoutEnabled).
 // Cluster clients follow up to eight MOVED/ASK redirects per command, so
 // resharding and failover are ridden out, and pause at most 20 ms between
 // their attempts on a node that does not answer, so a call to a dead

@@ -128,3 +128,40 @@ func TestCanceledContext(t *testing.T) {
 	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
 	assert.Empty(t, hook.take(), "no command may reach Redis")
 }
+
+// A Redis that accepts but never answers costs a call about the client's
+// read timeout, however many calls wait at once and however long their
+// deadlines: once a batch has run that long without an answer, the calls
+// queued behind it fail, uncharged, instead of each waiting in turn for a
+// batch of its own to time out.
+func TestStalledQueueFailsInTime(t *testing.T) {
+	s, _ := optionsStore(t, silentServer(t))
+	ps := policies(t, core.PerMinute(10))
+	timeout := redisstore.ClientOptions().ReadTimeout
+	const callers = 1000 // some 16 batches: 2 s in turn on the old code
+	var mu sync.Mutex
+	var slowest time.Duration
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Go(func() {
+			ctx := context.Background()
+			if i%2 == 1 { // a deadline far beyond the read timeout
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+				defer cancel()
+			}
+			start := time.Now()
+			_, err := s.Take(ctx, "k", ps, 1, time.Now())
+			took := time.Since(start)
+			assert.Error(t, err)
+			mu.Lock()
+			slowest = max(slowest, took)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	t.Logf("slowest of %d calls on a silent Redis: %v (ReadTimeout %v)", callers, slowest, timeout)
+	// A read timeout for the round trips ahead, one for the batch that
+	// finds Redis silent; generous margin for a shared machine.
+	assert.Less(t, slowest, 2*timeout+500*time.Millisecond)
+}

@@ -39,9 +39,10 @@
 // one script call that decides its requests one after another, each as if
 // it had been sent alone: the decisions are exactly those of the same
 // calls one at a time, all or nothing per call. On a Cluster, where one
-// script may only touch one slot, a batch is a pipeline of the calls' own
-// scripts to each master, the masters in parallel. Other clients (a Ring)
-// send every call alone. Either way every call has its own result: a key
+// script may only touch one slot, each master has a queue and two round
+// trips of its own, and a batch is a pipeline of the calls' own scripts to
+// that master: a master that does not answer holds up only the calls for
+// its own keys. Other clients (a Ring) send every call alone. Either way every call has its own result: a key
 // that fails (a value of another type under its Redis key, say) fails its
 // own call and no other, and an answer worth retrying during a failover
 // or a reshard is retried for the calls that met it, never charging a
@@ -157,6 +158,10 @@
 // goroutine and stops waiting at the deadline, returning ctx's error, so a
 // slow or unreachable Redis never holds a request past its deadline (a
 // context with no deadline waits at most the client's own timeouts).
+// Whatever its deadline, a call queued for a batch fails, uncharged, once
+// a batch ahead of it has run for the client's ReadTimeout without an
+// answer from Redis: a silent Redis costs a call about two read timeouts,
+// however many calls wait.
 //
 // A call that ends at its deadline before it was sent (still queued for a
 // batch) was not charged, and never will be. A call that ends at its

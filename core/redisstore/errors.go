@@ -64,28 +64,39 @@ const (
 )
 
 // runRetried runs sc for args, and runs it again on a retryable answer
-// (see retryable) until it succeeds, ctx is done or the retry budget is
-// spent. A script is atomic and runs only where all its keys are, so an
-// answer that asks to retry means nothing was charged. A MOVED or ASK
-// answer to a client that cannot follow redirects is a configuration
-// error, never retried.
+// (see retry). A script is atomic and runs only where all its keys are, so
+// an answer that asks to retry means nothing was charged.
 func (s *Store) runRetried(ctx context.Context, sc *script, args []any) (string, error) {
 	reply, err := sc.run(ctx, s.client, args)
 	if err == nil {
 		return reply, nil
 	}
+	err = s.retry(ctx, err, func() error {
+		reply, err = sc.run(ctx, s.client, args)
+		return err
+	})
+	return reply, err
+}
+
+// retry takes err, the failure of a command's first attempt, and makes
+// further attempts with again while the answer is retryable (see
+// retryable), until one succeeds, ctx is done or the retry budget is
+// spent. It returns the last attempt's error, classified. A MOVED or ASK
+// answer to a client that cannot follow redirects is a configuration
+// error, never retried.
+func (s *Store) retry(ctx context.Context, err error, again func() error) error {
 	if !retryable(err) {
 		if !s.cluster && redis.HasErrorPrefix(err, "CROSSSLOT") {
 			// Only a cluster node checks slots: a batch of keys of
 			// several slots met one behind a standalone client.
-			return "", fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
+			return fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
 		}
 		s.lostNode(err)
-		return reply, classify(err)
+		return classify(err)
 	}
 	if !s.cluster {
 		if redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "ASK") {
-			return "", fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
+			return fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
 		}
 	}
 	giveUp := time.Now().Add(retryBudget)
@@ -98,14 +109,14 @@ func (s *Store) runRetried(ctx context.Context, sc *script, args []any) (string,
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return "", err
+			return err
 		case <-t.C:
 		}
 		wait = min(2*wait, retryMax)
-		reply, err = sc.run(ctx, s.client, args)
+		err = again()
 	}
 	s.lostNode(err)
-	return reply, classify(err)
+	return classify(err)
 }
 
 // lostNode asks a cluster client to reload its slot map after a call

@@ -26,9 +26,11 @@
 local start, count, compact = 0, 0, false
 local e = redis.call('PEXPIRETIME', key) -- -2: no key, -1: no expiry
 if e > 0 then
-  -- Anything but the two forms reads as no state: it starts over.
+  -- Anything but the two forms reads as no state: it starts over. The
+  -- compact form is digits only: tonumber alone would also take a full
+  -- form's bytes such as "9\0\1" (it stops at a NUL, skips white space).
   local v = redis.call('GET', key)
-  local n = tonumber(v)
+  local n = string.find(v, '^%d+$') and tonumber(v)
   if n then
     -- The window's start, give or take a shift: MIGRATE (a cluster
     -- reshard) and RESTORE carry a TTL, not an instant, so the expiry may

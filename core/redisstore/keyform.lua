@@ -10,7 +10,16 @@
 local full = window < 1000
 -- @full keyform.lua
 if full then
-  redis.call('SET', key, cmsgpack.pack(ws / window, wc), 'PX', string.format('%d', window + ttl_slack))
+  local v = ws / window
+  if v >= 0 and v < 128 then
+    -- A window of months or more has a small index, which cmsgpack would
+    -- write as one byte, maybe a digit: the value could then read as the
+    -- compact form's integer. Written as a uint16, which unpacks alike.
+    v = string.char(0xcd, 0, v) .. cmsgpack.pack(wc)
+  else
+    v = cmsgpack.pack(v, wc)
+  end
+  redis.call('SET', key, v, 'PX', string.format('%d', window + ttl_slack))
 else
   redis.call('SET', key, string.format('%d', wc), 'PXAT', string.format('%d', ws + window + ttl_slack))
 end
@@ -21,7 +30,14 @@ end
 local full = window < 1000 or wp >= 67108864 or wc >= 67108864
 -- @full keyform.lua
 if full then
-  redis.call('SET', key, cmsgpack.pack(ws / window, wp, wc), 'PX', string.format('%d', 2 * window + ttl_slack))
+  local v = ws / window
+  if v >= 0 and v < 128 then
+    -- As in the fixed window's writer: never a first byte that is a digit.
+    v = string.char(0xcd, 0, v) .. cmsgpack.pack(wp, wc)
+  else
+    v = cmsgpack.pack(v, wp, wc)
+  end
+  redis.call('SET', key, v, 'PX', string.format('%d', 2 * window + ttl_slack))
 else
   redis.call('SET', key, string.format('%d', wp * 67108864 + wc), 'PXAT', string.format('%d', ws + 2 * window + ttl_slack))
 end

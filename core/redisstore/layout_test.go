@@ -163,3 +163,40 @@ func TestWeightedLogKeySize(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, size, int64(512), "bytes held by the key")
 }
+
+// A window of about a year has a small index (its start ÷ window), which
+// MessagePack writes as a single byte: a full-form value such as
+// pack(57, 9), "9\t", must still read as the full form and not as the
+// integer 9 in compact form (a charge would then INCRBY it and fail, for
+// the key's whole life). Full keys are written by a caller whose clock is
+// over half a second behind Redis's; the window is chosen so that this
+// caller is just past a window's start, the case where the two forms'
+// expiries agree.
+func TestFullFormNeverReadsAsCompact(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now().Add(-5 * time.Second)
+	window := time.Duration(now.Add(-time.Minute).UnixMilli()/57) * time.Millisecond // about a year
+	for name, alg := range map[string]core.Algorithm{"fixed": core.FixedWindow, "sliding": core.SlidingWindow} {
+		for cname, c := range testredis.Universal(t) {
+			t.Run(name+"/"+cname, func(t *testing.T) {
+				s, prefix := store(t, c)
+				ps := policies(t, core.Per(100, window).Using(alg))
+				for i := range int64(60) {
+					r, err := s.Take(ctx, "u", ps, 1, now)
+					require.NoError(t, err, "take %d", i+1)
+					require.Equal(t, 100-i-1, r.States[0].Remaining, "take %d", i+1)
+				}
+				// A value as earlier releases wrote it, index in one byte.
+				k := onlyKey(t, c, prefix, "u")
+				old := "return redis.call('SET', KEYS[1], cmsgpack.pack(57, 9), 'PX', 60000)"
+				if alg == core.SlidingWindow {
+					old = "return redis.call('SET', KEYS[1], cmsgpack.pack(57, 0, 9), 'PX', 60000)"
+				}
+				require.NoError(t, c.Eval(ctx, old, []string{k}).Err())
+				r, err := s.Take(ctx, "u", ps, 1, now)
+				require.NoError(t, err, "an earlier release's value")
+				assert.EqualValues(t, 90, r.States[0].Remaining)
+			})
+		}
+	}
+}

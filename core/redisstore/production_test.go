@@ -172,6 +172,26 @@ func TestMovedIsMisconfigured(t *testing.T) {
 	assert.Greater(t, moved, 0, "two thirds of the keys live on other masters")
 }
 
+// Reset meets the same MOVED as Take on a standalone client on one node of
+// a cluster, and reports it the same way.
+func TestResetMovedIsMisconfigured(t *testing.T) {
+	c := redis.NewUniversalClient(redisstore.ClientOptions(testredis.ClusterAddrs(t)[0]))
+	defer c.Close()
+	s, err := redisstore.New(c, redisstore.WithPrefix(testredis.Prefix(t)))
+	require.NoError(t, err)
+	ps := policies(t, core.PerMinute(10))
+	moved := 0
+	for i := range 30 {
+		err := s.Reset(context.Background(), fmt.Sprint("k", i), ps)
+		if err != nil {
+			require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+			assert.Contains(t, err.Error(), "MOVED")
+			moved++
+		}
+	}
+	assert.Greater(t, moved, 0, "two thirds of the keys live on other masters")
+}
+
 // A full Redis (maxmemory, noeviction) refuses the script before it
 // writes: ErrOutOfMemory, and the sliding log keeps exactly what it held.
 func TestOutOfMemoryWritesNothing(t *testing.T) {

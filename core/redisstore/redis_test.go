@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/core/redisstore"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
@@ -242,4 +243,53 @@ func TestServerTime(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A sliding log records a request at its instant rounded up to the
+// millisecond, as the memory store does, even when the instant is past a
+// whole millisecond by less than a microsecond: admitted then, the request
+// counts for a full window of real time, not a window less 500 ns.
+func TestSlidingLogSubMicrosecond(t *testing.T) {
+	ctx := context.Background()
+	ps := policies(t, core.PerSecond(1).Using(core.SlidingLog))
+	for name, c := range testredis.Universal(t) {
+		t.Run(name, func(t *testing.T) {
+			s, _ := store(t, c)
+			mem := memory.New()
+			admitted := base.Add(500 * time.Nanosecond)
+			for _, st := range []core.Store{s, mem} {
+				r, err := st.Take(ctx, "k", ps, 1, admitted)
+				require.NoError(t, err)
+				require.True(t, r.States[0].Allowed)
+				assert.Equal(t, time.Second+time.Millisecond, r.States[0].ResetAfter, "%T", st)
+			}
+			// 999.9995 ms of real time later: still within the window.
+			later := base.Add(time.Second)
+			want, err := mem.Take(ctx, "k", ps, 1, later)
+			require.NoError(t, err)
+			got, err := s.Take(ctx, "k", ps, 1, later)
+			require.NoError(t, err)
+			assert.False(t, got.States[0].Allowed, "a second request within a second of real time")
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+// Peek writes nothing: the members of a sliding log that left the window
+// stay until the next charge prunes them.
+func TestPeekLeavesSlidingLog(t *testing.T) {
+	c := testredis.Standalone(t)
+	s, prefix := store(t, c)
+	ctx := context.Background()
+	ps := policies(t, core.PerMinute(10).Named("log").Using(core.SlidingLog))
+	_, err := s.Take(ctx, "u", ps, 1, base)
+	require.NoError(t, err)
+	k := prefix + ":{u}:l1m:e8i8Su"
+	r, err := s.Peek(ctx, "u", ps, 1, base.Add(2*time.Minute))
+	require.NoError(t, err)
+	assert.EqualValues(t, 10, r.States[0].Remaining)
+	assert.EqualValues(t, 1, c.ZCard(ctx, k).Val(), "Peek pruned nothing")
+	_, err = s.Take(ctx, "u", ps, 1, base.Add(2*time.Minute))
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, c.ZCard(ctx, k).Val(), "the charge pruned the old member")
 }

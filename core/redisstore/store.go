@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,8 +24,14 @@ type Store struct {
 	// cluster is true for a *redis.ClusterClient, the one client that
 	// follows MOVED and ASK; to any other a MOVED is a configuration error.
 	cluster bool
-	// batch queues the calls that wait for a round trip.
+	// batch queues the calls that wait for a round trip; on a Cluster,
+	// nodes holds a batcher per master (*redis.Client to *batcher).
 	batch batcher
+	nodes sync.Map
+	// queueWait is the client's read timeout (0: none): a batch that ran
+	// that long without an answer drops the calls queued behind it (see
+	// dropStalled).
+	queueWait time.Duration
 }
 
 var _ core.Store = (*Store)(nil)
@@ -51,7 +58,8 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("redisstore: %w: %w", core.ErrInvalidConfig, err)
 	}
 	_, cluster := client.(*redis.ClusterClient)
-	s := &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster}
+	s := &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster,
+		queueWait: readTimeout(client)}
 	switch client.(type) {
 	case *redis.Client:
 		s.batch.mode = batchScript // one server: several calls in one script
@@ -68,21 +76,29 @@ func (s *Store) Take(ctx context.Context, key string, policies []core.Policy, co
 	return s.run(ctx, "take", key, policies, cost, now, true)
 }
 
-// Peek implements core.Store. It charges nothing (though it drops sliding
-// log entries that have left their window, as Take would).
+// Peek implements core.Store. It charges nothing and writes nothing,
+// except to move a sliding log the clock stepped back behind to now (see
+// Time in the package documentation): members that left the window stay
+// until the next charge prunes them.
 func (s *Store) Peek(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time) (core.Result, error) {
 	return s.run(ctx, "peek", key, policies, cost, now, false)
 }
 
 // Reset implements core.Store: one DEL of every policy's key (they share a
-// hash tag, so this works on a cluster too).
+// hash tag, so this works on a cluster too), retried on the answers a
+// script call is retried on, and reported as one is (see Production in
+// the package documentation).
 func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) error {
 	if err := checkCall(policies, 1); err != nil {
 		return fmt.Errorf("redisstore: reset: %w", err)
 	}
 	keys := s.keys(key, policies)
 	err := s.call(ctx, func(ctx context.Context) error {
-		return s.client.Del(ctx, keys...).Err()
+		del := func() error { return s.client.Del(ctx, keys...).Err() }
+		if err := del(); err != nil {
+			return s.retry(ctx, err, del)
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("redisstore: reset: %w", err)
@@ -99,7 +115,7 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 	if len(policies) == 1 {
 		sc = oneScript
 	}
-	req := s.newRequest(key, policies, cost, now.UnixMicro(), charge)
+	req := s.newRequest(key, policies, cost, micros(now), charge)
 	reply, err := s.eval(ctx, sc, req, len(policies))
 	if err != nil {
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
@@ -108,6 +124,19 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
 	}
 	return r, nil
+}
+
+// micros returns now in Unix microseconds for the scripts, which round it
+// down and up to whole milliseconds: rounded down, except that an instant
+// less than a microsecond past a whole millisecond gets one microsecond
+// more, so that it still rounds up to the next millisecond, as the memory
+// store rounds it (a sliding log records a request at that instant).
+func micros(now time.Time) int64 {
+	us := now.UnixMicro()
+	if us%1000 == 0 && now.Nanosecond()%1000 != 0 {
+		us++
+	}
+	return us
 }
 
 // decode fills r from the script's reply: four MessagePack integers per

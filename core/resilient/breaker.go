@@ -103,6 +103,16 @@ func (b *breaker) record(probe bool, o outcome) {
 	// neutral: stay half-open; the next call probes.
 }
 
+// abandon ends the probe of a call that never recorded its outcome (*probe
+// is still true: its primary call panicked) as a failure, so the breaker
+// does not stay half-open, refusing every call, for good. A caller defers
+// it for a probe and sets *probe to false once it has called record.
+func (b *breaker) abandon(probe *bool) {
+	if *probe {
+		b.record(true, failure)
+	}
+}
+
 // trip opens a closed breaker.
 func (b *breaker) trip() {
 	b.mu.Lock()

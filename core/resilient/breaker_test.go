@@ -233,3 +233,73 @@ func TestBreakerSurvivesClockStepBack(t *testing.T) {
 	require.NoError(t, err, "the probe goes through instead of waiting an hour")
 	assert.Equal(t, resilient.Closed, s.State())
 }
+
+// panicky is a store whose calls panic while armed, as a faulty client
+// hook would; net/http recovers such a panic and serves the next request.
+type panicky struct {
+	*double
+	armed bool
+}
+
+func (p *panicky) Take(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	if p.armed {
+		panic("primary panics")
+	}
+	return p.double.Take(ctx, key, ps, cost, now)
+}
+
+// A probe whose primary call panics does not leave the breaker half-open
+// for good: it counts as a failure, and the next interval probes again.
+func TestPanickingProbeReopens(t *testing.T) {
+	ps := policies(core.PerSecond(100))
+	p := &panicky{double: newDouble()}
+	clock := clocktest.New(t0)
+	s, err := resilient.New(p, resilient.WithFailureThreshold(1), clocktest.Option[resilient.Option](clock))
+	require.NoError(t, err)
+	p.down.Store(true)
+	_, err = s.Take(context.Background(), "k", ps, 1, t0)
+	require.ErrorIs(t, err, errDown)
+	require.Equal(t, resilient.Open, s.State())
+
+	clock.Advance(time.Second)
+	p.armed = true
+	require.Panics(t, func() { _, _ = s.Take(context.Background(), "k", ps, 1, t0) })
+	assert.Equal(t, resilient.Open, s.State(), "the panicked probe failed")
+
+	p.armed = false
+	p.down.Store(false)
+	clock.Advance(time.Second)
+	_, err = s.Take(context.Background(), "k", ps, 1, t0)
+	require.NoError(t, err, "the next interval probes again")
+	assert.Equal(t, resilient.Closed, s.State())
+}
+
+// A call outside the Store contract (no policy, too many, a cost that is
+// not positive) is refused as the caller's mistake, with the breaker open
+// as closed: it never reaches the fallback, whose local store would panic
+// on it, nor counts for the breaker.
+func TestBadCallWhileOpen(t *testing.T) {
+	d := newDouble()
+	s, err := resilient.New(d, resilient.WithFailureThreshold(1), resilient.WithFallback(2), resilient.WithDenyCache())
+	require.NoError(t, err)
+	ps := policies(core.PerSecond(5))
+	five := append(policies(core.PerSecond(5)), ps[0], ps[0], ps[0], ps[0])
+	for _, open := range []bool{false, true} {
+		if open {
+			d.down.Store(true)
+			_, _ = s.Take(context.Background(), "k", ps, 1, t0)
+			require.Equal(t, resilient.Open, s.State())
+		}
+		for name, call := range map[string]func() error{
+			"no policy": func() error { _, err := s.Take(context.Background(), "k", nil, 1, t0); return err },
+			"five":      func() error { _, err := s.Take(context.Background(), "k", five, 1, t0); return err },
+			"peek none": func() error { _, err := s.Peek(context.Background(), "k", nil, 1, t0); return err },
+		} {
+			require.NotPanics(t, func() { err = call() }, name)
+			assert.ErrorIs(t, err, core.ErrInvalidConfig, name)
+		}
+		_, err = s.Take(context.Background(), "k", ps, 0, t0)
+		assert.ErrorIs(t, err, core.ErrInvalidCost)
+	}
+	assert.Equal(t, int64(1), d.calls.Load(), "only the failure that opened the breaker reached the primary")
+}

@@ -36,7 +36,11 @@ type denyShard struct {
 	mu sync.Mutex
 	n  atomic.Int32        // len(m), readable without the lock
 	m  map[uint64][]denial // by key hash: the key's denials, one per set
-	_  [40]byte            // keep shards on separate cache lines
+	// resets counts the Resets of the shard's keys that reached the
+	// primary (written under mu): a denial the primary gave to a call
+	// that started before one of them may predate it, and is not stored.
+	resets atomic.Uint64
+	_      [32]byte // keep shards on separate cache lines
 }
 
 // denial is one remembered denial. Times are Unix milliseconds, as in the
@@ -138,9 +142,11 @@ func (c *denyCache) lookup(sh *denyShard, kh uint64, key string, policies []core
 	return r, true
 }
 
-// remember stores a denial the primary just gave. A Result in which no
-// policy denies, or whose RetryAfter is zero, is not stored.
-func (c *denyCache) remember(sh *denyShard, kh uint64, key string, policies []core.Policy, cost int64, now time.Time, r *core.Result) {
+// remember stores a denial the primary just gave to a call that started
+// when sh.resets was epoch. A Result in which no policy denies, or whose
+// RetryAfter is zero, is not stored, nor one whose call started before a
+// Reset of the shard reached the primary (see reset).
+func (c *denyCache) remember(sh *denyShard, kh uint64, key string, policies []core.Policy, cost int64, now time.Time, r *core.Result, epoch uint64) {
 	var longest time.Duration
 	for i := range policies {
 		if s := &r.States[i]; !s.Allowed {
@@ -157,6 +163,9 @@ func (c *denyCache) remember(sh *denyShard, kh uint64, key string, policies []co
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	if sh.resets.Load() != epoch {
+		return
+	}
 	list, ok := sh.m[kh]
 	if !ok && len(sh.m) >= c.perShard {
 		sh.evict(t)
@@ -188,6 +197,16 @@ func (c *denyCache) forget(sh *denyShard, kh uint64, key string) {
 			list = sh.m[kh]
 		}
 	}
+}
+
+// reset forgets key's denials after a Reset of key reached the primary,
+// and keeps calls that started before it from remembering theirs: the
+// primary may have denied them just before it reset the key.
+func (c *denyCache) reset(sh *denyShard, kh uint64, key string) {
+	sh.mu.Lock()
+	sh.resets.Add(1)
+	sh.mu.Unlock()
+	c.forget(sh, kh, key)
 }
 
 // len returns the number of keys with denials, expired ones not yet

@@ -240,3 +240,47 @@ func allowed(r core.Result, n int) bool {
 	}
 	return true
 }
+
+// slowReset is a core/memory store whose Reset waits until released, so a
+// test can run a call while a Reset is on its way to the primary.
+type slowReset struct {
+	core.Store
+	entered, release chan struct{}
+}
+
+func (s *slowReset) Reset(ctx context.Context, key string, ps []core.Policy) error {
+	close(s.entered)
+	<-s.release
+	return s.Store.Reset(ctx, key, ps)
+}
+
+// A denial the primary gave while a Reset of the key was on its way (the
+// client hammering the key that is being reset) is not remembered past the
+// Reset: once Reset has returned, the primary decides.
+func TestDenyCacheResetRacesDenial(t *testing.T) {
+	ctx := context.Background()
+	primary := &slowReset{Store: memory.New(), entered: make(chan struct{}), release: make(chan struct{})}
+	s, err := resilient.New(primary, resilient.WithDenyCache())
+	require.NoError(t, err)
+	ps := policies(core.Per(1, time.Hour).Named("h"))
+	r, err := s.Take(ctx, "k", ps, 1, t0)
+	require.NoError(t, err)
+	require.True(t, r.States[0].Allowed)
+	r, err = s.Take(ctx, "k", ps, 1, t0)
+	require.NoError(t, err)
+	require.False(t, r.States[0].Allowed)
+
+	reset := make(chan error)
+	go func() { reset <- s.Reset(ctx, "k", ps) }()
+	<-primary.entered
+	// The primary has not reset yet: it denies, honestly, at this moment.
+	r, err = s.Take(ctx, "k", ps, 1, t0.Add(time.Millisecond))
+	require.NoError(t, err)
+	require.False(t, r.States[0].Allowed)
+	close(primary.release)
+	require.NoError(t, <-reset)
+
+	r, err = s.Take(ctx, "k", ps, 1, t0.Add(2*time.Millisecond))
+	require.NoError(t, err)
+	assert.True(t, r.States[0].Allowed, "after Reset returned, a denial from before it still answered")
+}

@@ -25,8 +25,13 @@
 // call fails at once with an error wrapping ErrCircuitOpen, so a dead Redis
 // costs nothing per request instead of a timeout each. Then one call, the
 // probe, goes through (State is HalfOpen while it runs; other calls still
-// fail fast). If it succeeds the breaker closes; if it fails the breaker
-// opens for another interval. WithOnStateChange reports each transition.
+// fail fast). If it succeeds the breaker closes; if it fails (or panics)
+// the breaker opens for another interval. WithOnStateChange reports each
+// transition.
+//
+// The breaker is one for the whole primary: on a Redis Cluster, a master
+// that is lost (its keys failing) opens it for the keys of every master,
+// which the fallback then decides, until the lost slots are served again.
 //
 // # Local fallback
 //

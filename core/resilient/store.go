@@ -88,13 +88,25 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		s.stats.fastFails.Add(1)
 		return ErrCircuitOpen
 	}
+	if probe {
+		defer s.breaker.abandon(&probe)
+	}
 	if err := ctx.Err(); err != nil {
 		s.breaker.record(probe, neutral)
+		probe = false
 		return fmt.Errorf("resilient: reset: %w", err)
 	}
 	err := s.primary.Reset(ctx, key, policies)
+	if s.deny != nil {
+		// Calls denied while the Reset was on its way may have been
+		// denied before it: forget them, and keep those still running
+		// from remembering theirs.
+		sh, kh := s.deny.locate(key)
+		s.deny.reset(sh, kh, key)
+	}
 	o := classify(ctx, err)
 	s.breaker.record(probe, o)
+	probe = false
 	if o == failure {
 		s.stats.primaryErrors.Add(1)
 	}
@@ -102,9 +114,16 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 }
 
 func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time, charge bool) (core.Result, error) {
+	if err := checkCall(policies, cost); err != nil {
+		// A call no store can decide is the caller's mistake: neither the
+		// breaker nor the fallback (whose local store would fail on it)
+		// sees it, whatever the breaker's state.
+		return core.Result{}, err
+	}
 	var (
-		sh *denyShard
-		kh uint64
+		sh    *denyShard
+		kh    uint64
+		epoch uint64
 	)
 	if s.deny != nil {
 		sh, kh = s.deny.locate(key)
@@ -112,16 +131,21 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 			s.stats.denyHits.Add(1)
 			return r, nil
 		}
+		epoch = sh.resets.Load()
 	}
 	ok, probe := s.breaker.admit()
 	if !ok {
 		s.stats.fastFails.Add(1)
 		return s.degrade(key, policies, cost, now, charge, ErrCircuitOpen)
 	}
+	if probe {
+		defer s.breaker.abandon(&probe)
+	}
 	if err := ctx.Err(); err != nil {
 		// Out of time before the primary was asked: not the primary's
 		// fault, and nothing left to wait for.
 		s.breaker.record(probe, neutral)
+		probe = false
 		return s.degrade(key, policies, cost, now, charge, fmt.Errorf("resilient: %w", err))
 	}
 	var r core.Result
@@ -133,6 +157,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	}
 	o := classify(ctx, err)
 	s.breaker.record(probe, o)
+	probe = false
 	switch o {
 	case failure:
 		s.stats.primaryErrors.Add(1)
@@ -142,7 +167,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	}
 	if s.deny != nil {
 		if denied(&r, len(policies)) {
-			s.deny.remember(sh, kh, key, policies, cost, now, &r)
+			s.deny.remember(sh, kh, key, policies, cost, now, &r, epoch)
 		} else if charge {
 			s.deny.forget(sh, kh, key)
 		}
@@ -161,6 +186,19 @@ func (s *Store) degrade(key string, policies []core.Policy, cost int64, now time
 		s.onFallback(key, cause)
 	}
 	return s.fallback.decide(key, policies, cost, now, charge), standin.ErrFallback
+}
+
+// checkCall rejects the calls outside the Store contract that the local
+// stores cannot take: no policy, more than core.MaxPolicies, a cost that is
+// not positive.
+func checkCall(policies []core.Policy, cost int64) error {
+	switch {
+	case len(policies) == 0 || len(policies) > core.MaxPolicies:
+		return fmt.Errorf("resilient: %w: %d policies, want 1 to %d", core.ErrInvalidConfig, len(policies), core.MaxPolicies)
+	case cost <= 0:
+		return fmt.Errorf("resilient: %w: cost must be positive, got %d", core.ErrInvalidCost, cost)
+	}
+	return nil
 }
 
 // denied reports whether some policy of r denies.

@@ -83,9 +83,11 @@ local function decide(arg, k)
         local start, prev, curr, compact = 0, 0, 0, false
         local e = redis.call('PEXPIRETIME', key) -- -2: no key, -1: no expiry
         if e > 0 then
-          -- Anything but the two forms reads as no state: it starts over.
+          -- Anything but the two forms reads as no state: it starts over. The
+          -- compact form is digits only: tonumber alone would also take a full
+          -- form's bytes such as "9\0\1" (it stops at a NUL, skips white space).
           local v = redis.call('GET', key)
-          local n = tonumber(v)
+          local n = string.find(v, '^%d+$') and tonumber(v)
           if n then
             -- The bucket's start, give or take a shift of up to a quarter window
             -- (see fixedwindow.lua).
@@ -128,7 +130,14 @@ local function decide(arg, k)
               end
             end
             if full then
-              redis.call('SET', key, cmsgpack.pack(ws / window, wp, wc), 'PX', string.format('%d', 2 * window + ttl_slack))
+              local v = ws / window
+              if v >= 0 and v < 128 then
+                -- As in the fixed window's writer: never a first byte that is a digit.
+                v = string.char(0xcd, 0, v) .. cmsgpack.pack(wp, wc)
+              else
+                v = cmsgpack.pack(v, wp, wc)
+              end
+              redis.call('SET', key, v, 'PX', string.format('%d', 2 * window + ttl_slack))
             else
               redis.call('SET', key, string.format('%d', wp * 67108864 + wc), 'PXAT', string.format('%d', ws + 2 * window + ttl_slack))
             end
@@ -199,9 +208,11 @@ local function decide(arg, k)
         local start, count, compact = 0, 0, false
         local e = redis.call('PEXPIRETIME', key) -- -2: no key, -1: no expiry
         if e > 0 then
-          -- Anything but the two forms reads as no state: it starts over.
+          -- Anything but the two forms reads as no state: it starts over. The
+          -- compact form is digits only: tonumber alone would also take a full
+          -- form's bytes such as "9\0\1" (it stops at a NUL, skips white space).
           local v = redis.call('GET', key)
-          local n = tonumber(v)
+          local n = string.find(v, '^%d+$') and tonumber(v)
           if n then
             -- The window's start, give or take a shift: MIGRATE (a cluster
             -- reshard) and RESTORE carry a TTL, not an instant, so the expiry may
@@ -244,7 +255,16 @@ local function decide(arg, k)
               end
             end
             if full then
-              redis.call('SET', key, cmsgpack.pack(ws / window, wc), 'PX', string.format('%d', window + ttl_slack))
+              local v = ws / window
+              if v >= 0 and v < 128 then
+                -- A window of months or more has a small index, which cmsgpack would
+                -- write as one byte, maybe a digit: the value could then read as the
+                -- compact form's integer. Written as a uint16, which unpacks alike.
+                v = string.char(0xcd, 0, v) .. cmsgpack.pack(wc)
+              else
+                v = cmsgpack.pack(v, wc)
+              end
+              redis.call('SET', key, v, 'PX', string.format('%d', window + ttl_slack))
             else
               redis.call('SET', key, string.format('%d', wc), 'PXAT', string.format('%d', ws + window + ttl_slack))
             end
@@ -366,7 +386,14 @@ local function decide(arg, k)
                 end
               end
               if full then
-                redis.call('SET', key, cmsgpack.pack(ws / window, wp, wc), 'PX', string.format('%d', 2 * window + ttl_slack))
+                local v = ws / window
+                if v >= 0 and v < 128 then
+                  -- As in the fixed window's writer: never a first byte that is a digit.
+                  v = string.char(0xcd, 0, v) .. cmsgpack.pack(wp, wc)
+                else
+                  v = cmsgpack.pack(v, wp, wc)
+                end
+                redis.call('SET', key, v, 'PX', string.format('%d', 2 * window + ttl_slack))
               else
                 redis.call('SET', key, string.format('%d', wp * 67108864 + wc), 'PXAT', string.format('%d', ws + 2 * window + ttl_slack))
               end
@@ -411,7 +438,16 @@ local function decide(arg, k)
                 end
               end
               if full then
-                redis.call('SET', key, cmsgpack.pack(ws / window, wc), 'PX', string.format('%d', window + ttl_slack))
+                local v = ws / window
+                if v >= 0 and v < 128 then
+                  -- A window of months or more has a small index, which cmsgpack would
+                  -- write as one byte, maybe a digit: the value could then read as the
+                  -- compact form's integer. Written as a uint16, which unpacks alike.
+                  v = string.char(0xcd, 0, v) .. cmsgpack.pack(wc)
+                else
+                  v = cmsgpack.pack(v, wc)
+                end
+                redis.call('SET', key, v, 'PX', string.format('%d', window + ttl_slack))
               else
                 redis.call('SET', key, string.format('%d', wc), 'PXAT', string.format('%d', ws + window + ttl_slack))
               end
