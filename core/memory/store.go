@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"hash/maphash"
 	"math/bits"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/internal/algo"
+	"github.com/ratewindow/ratewindow/core/internal/callcheck"
 )
 
 // store is the in-memory core.Store that New returns.
@@ -86,6 +88,9 @@ func New(opts ...Option) core.Store {
 
 // Take implements core.Store.
 func (s *store) Take(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
+	if err := callcheck.Check(policies, cost); err != nil {
+		return r, fmt.Errorf("memory: take: %w", err)
+	}
 	ms, up := instants(now)
 	if len(policies) == 1 {
 		s.decideSingle(&r.States[0], key, &policies[0], cost, ms, up, true)
@@ -97,6 +102,9 @@ func (s *store) Take(_ context.Context, key string, policies []core.Policy, cost
 
 // Peek implements core.Store.
 func (s *store) Peek(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
+	if err := callcheck.Check(policies, cost); err != nil {
+		return r, fmt.Errorf("memory: peek: %w", err)
+	}
 	ms, up := instants(now)
 	s.decide(&r, key, policies, cost, ms, up, false)
 	return r, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/callcheck"
 )
 
 // Store is the Redis core.Store. Create one with New; it is safe for
@@ -89,7 +90,7 @@ func (s *Store) Peek(ctx context.Context, key string, policies []core.Policy, co
 // script call is retried on, and reported as one is (see Production in
 // the package documentation).
 func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) error {
-	if err := checkCall(policies, 1); err != nil {
+	if err := callcheck.Check(policies, 1); err != nil {
 		return fmt.Errorf("redisstore: reset: %w", err)
 	}
 	keys := s.keys(key, policies)
@@ -108,7 +109,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 
 func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy, cost int64, now time.Time, charge bool) (core.Result, error) {
 	var r core.Result
-	if err := checkCall(policies, cost); err != nil {
+	if err := callcheck.Check(policies, cost); err != nil {
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
 	}
 	sc := manyScript
@@ -160,20 +161,6 @@ func decode(r *core.Result, reply string, n int) error {
 	}
 	if rest != "" {
 		return fmt.Errorf("script reply %q: more than %d values for %d policies", reply, 4*n, n)
-	}
-	return nil
-}
-
-// checkCall rejects what would break the script or the key builder; the
-// policies themselves were validated when the Limiter was built.
-func checkCall(policies []core.Policy, cost int64) error {
-	switch {
-	case len(policies) == 0:
-		return fmt.Errorf("%w: no policies", core.ErrInvalidConfig)
-	case len(policies) > core.MaxPolicies:
-		return fmt.Errorf("%w: %d policies, at most %d", core.ErrInvalidConfig, len(policies), core.MaxPolicies)
-	case cost <= 0:
-		return fmt.Errorf("%w: cost must be positive, got %d", core.ErrInvalidCost, cost)
 	}
 	return nil
 }

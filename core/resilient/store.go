@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/callcheck"
 	"github.com/ratewindow/ratewindow/core/internal/standin"
 	"github.com/ratewindow/ratewindow/core/internal/sysclock"
 	"github.com/ratewindow/ratewindow/internal/nilness"
@@ -114,11 +115,11 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 }
 
 func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, cost int64, now time.Time, charge bool) (core.Result, error) {
-	if err := checkCall(policies, cost); err != nil {
+	if err := callcheck.Check(policies, cost); err != nil {
 		// A call no store can decide is the caller's mistake: neither the
 		// breaker nor the fallback (whose local store would fail on it)
 		// sees it, whatever the breaker's state.
-		return core.Result{}, err
+		return core.Result{}, fmt.Errorf("resilient: %w", err)
 	}
 	var (
 		sh    *denyShard
@@ -186,19 +187,6 @@ func (s *Store) degrade(key string, policies []core.Policy, cost int64, now time
 		s.onFallback(key, cause)
 	}
 	return s.fallback.decide(key, policies, cost, now, charge), standin.ErrFallback
-}
-
-// checkCall rejects the calls outside the Store contract that the local
-// stores cannot take: no policy, more than core.MaxPolicies, a cost that is
-// not positive.
-func checkCall(policies []core.Policy, cost int64) error {
-	switch {
-	case len(policies) == 0 || len(policies) > core.MaxPolicies:
-		return fmt.Errorf("resilient: %w: %d policies, want 1 to %d", core.ErrInvalidConfig, len(policies), core.MaxPolicies)
-	case cost <= 0:
-		return fmt.Errorf("resilient: %w: cost must be positive, got %d", core.ErrInvalidCost, cost)
-	}
-	return nil
 }
 
 // denied reports whether some policy of r denies.

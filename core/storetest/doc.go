@@ -16,6 +16,8 @@
 // every policy state, also with the largest limit and costs, and with a
 // policy's limit changing between calls (its counts kept). It also checks
 // all-or-nothing charging, Peek, Reset, key isolation, time running
-// backward, honest RetryAfter with one policy and with several, and
-// concurrent callers.
+// backward, honest RetryAfter with one policy and with several,
+// concurrent callers, and that a call outside the contract (no policy,
+// more than core.MaxPolicies, a cost below one) is refused with an error,
+// never a panic.
 package storetest

@@ -158,3 +158,37 @@ func runIsolationTricky(t *testing.T, s core.Store) {
 		}
 	}
 }
+
+// runBadCalls makes the calls a Limiter never makes but a direct caller
+// can: no policy, more than core.MaxPolicies, a cost below one. Each is
+// refused with an error (ErrInvalidConfig for the policies,
+// ErrInvalidCost for the cost), never a panic, and charges nothing.
+func runBadCalls(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	one := validated(t, core.Per(2, time.Second).Named("a"))
+	many := make([]core.Policy, core.MaxPolicies+1)
+	for i := range many {
+		many[i] = validated(t, core.Per(2, time.Duration(i+1)*time.Second).Named(fmt.Sprintf("p%d", i)))[0]
+	}
+	calls := []struct {
+		name     string
+		policies []core.Policy
+		cost     int64
+		want     error
+	}{
+		{"no policy", nil, 1, core.ErrInvalidConfig},
+		{"too many policies", many, 1, core.ErrInvalidConfig},
+		{"zero cost", one, 0, core.ErrInvalidCost},
+		{"negative cost", one, -1, core.ErrInvalidCost},
+	}
+	for _, c := range calls {
+		_, err := s.Take(ctx, "bad", c.policies, c.cost, at(0))
+		require.ErrorIs(t, err, c.want, "Take, %s", c.name)
+		_, err = s.Peek(ctx, "bad", c.policies, c.cost, at(0))
+		require.ErrorIs(t, err, c.want, "Peek, %s", c.name)
+	}
+	// Nothing was charged: the whole limit is still there.
+	r, err := s.Take(ctx, "bad", one, 2, at(0))
+	require.NoError(t, err)
+	require.True(t, r.States[0].Allowed, "a refused call charged the key")
+}

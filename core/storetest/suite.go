@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore func(t *testing.T) core.Store) {
 	t.Run("LimitChanges", func(t *testing.T) { runLimitChanges(t, newStore) })
 	t.Run("HonestRetryAfterSeveralPolicies", func(t *testing.T) { runHonestSeveral(t, newStore) })
 	t.Run("Concurrent", func(t *testing.T) { runConcurrent(t, newStore) })
+	t.Run("BadCalls", func(t *testing.T) { runBadCalls(t, newStore(t)) })
 }
 
 // step is one call in a scripted sequence and what it must return for the
