@@ -122,7 +122,7 @@ func (s *store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uin
 	}
 	if l == nil {
 		var empty algo.SlidingLogState
-		if *ps = empty.Eval(now, lim, w, cost); !ps.Allowed || !charge {
+		if *ps = empty.Eval(now, up, lim, w, cost); !ps.Allowed || !charge {
 			return
 		}
 		l = new(algo.SlidingLogState)
@@ -135,7 +135,7 @@ func (s *store) decideSingleLog(ps *core.PolicyState, sh *shard, t *table, h uin
 	if charge {
 		*ps = l.Take(now, up, lim, w, cost)
 	} else {
-		*ps = l.Eval(now, lim, w, cost)
+		*ps = l.Eval(now, up, lim, w, cost)
 	}
 	if d := logWeight(l) - before; d != 0 {
 		s.reweigh(sh, h, now, d)

@@ -192,7 +192,7 @@ func (s *store) decide(r *core.Result, key string, policies []core.Policy, cost,
 				l = new(algo.SlidingLogState)
 			}
 			logs[i] = l
-			ps = l.Eval(now, lim, w, cost)
+			ps = l.Eval(now, up, lim, w, cost)
 		default:
 			c, ok := t.sliding.get(h)
 			sliding[i], ps = c.state().Eval(now, lim, w, cost)

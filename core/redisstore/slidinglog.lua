@@ -21,11 +21,12 @@
 -- Two blocks that go generate pastes into the drivers (see docs/redis-scripts.md).
 
 -- @eval: SlidingLogState.Eval: rebase a log more than a window in the
--- future (the clock stepped back), keeping the units of every member (the
--- set holds those that counted at its last charge: nothing else removes
--- any), then read the members still in the window (t > now - W) without
--- removing the others (the charge block prunes them). a, b, c = newest
--- instant (or nil), count, newest sum.
+-- future (the clock stepped back) to one member at up (dated like an
+-- admission now), keeping the units of every member (the set holds those
+-- that counted at its last charge: nothing else removes any), then read
+-- the members still in the window (t > now - W) without removing the
+-- others (the charge block prunes them). a, b, c = newest instant (or
+-- nil), count, newest sum.
 local newest, count, top, base = nil, 0, 0, 0
 local edge = string.format('(%d', now - window)
 local r = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
@@ -35,9 +36,9 @@ if r[2] then
   if newest > now + window then
     local s0, w0 = cmsgpack.unpack(redis.call('ZRANGE', key, 0, 0)[1])
     top = top - (s0 - w0)
-    newest = now
-    redis.call('ZADD', key, string.format('%d', now), cmsgpack.pack(top, top))
-    redis.call('ZREMRANGEBYSCORE', key, string.format('(%d', now), '+inf')
+    newest = up
+    redis.call('ZADD', key, string.format('%d', up), cmsgpack.pack(top, top))
+    redis.call('ZREMRANGEBYSCORE', key, string.format('(%d', up), '+inf')
     redis.call('PEXPIRE', key, string.format('%d', window + ttl_slack))
   end
   local first = redis.call('ZRANGEBYSCORE', key, edge, '+inf', 'LIMIT', 0, 1)

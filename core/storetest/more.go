@@ -192,3 +192,39 @@ func runBadCalls(t *testing.T, s core.Store) {
 	require.NoError(t, err)
 	require.True(t, r.States[0].Allowed, "a refused call charged the key")
 }
+
+// runRealTimeStepBack: a clock that steps back by more than a window,
+// between milliseconds, makes a sliding log move what it holds to the
+// stepped clock. What it keeps must count for a full window of real time
+// from the step, as an admission at that instant would, not up to a
+// millisecond less: no real interval shorter than the window holds more
+// than the limit across the step, with one policy or several.
+func runRealTimeStepBack(t *testing.T, newStore func(t *testing.T) core.Store) {
+	ctx := context.Background()
+	const window = 5 * time.Millisecond
+	us := func(n int64) time.Time { return base.Add(time.Duration(n) * time.Microsecond) }
+	for name, ps := range map[string][]core.Policy{
+		"one":     validated(t, core.Per(2, window).Using(core.SlidingLog)),
+		"several": validated(t, core.Per(2, window).Using(core.SlidingLog), core.PerHour(100).Named("hour")),
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newStore(t)
+			r, err := s.Take(ctx, "k", ps, 2, us(500)) // the real instant 0.5 ms
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed)
+			// The clock steps back 10.8 ms; no real time passes.
+			r, err = s.Take(ctx, "k", ps, 1, us(-10_300))
+			require.NoError(t, err)
+			require.False(t, r.States[0].Allowed, "the 2 units admitted before the step still count")
+			// 4.9 ms of real time after the admission and the step.
+			r, err = s.Take(ctx, "k", ps, 1, us(-5_400))
+			require.NoError(t, err)
+			require.False(t, r.States[0].Allowed, "3 units admitted within 4.9ms of real time, window %v", window)
+			require.Equal(t, ms(1), r.States[0].RetryAfter)
+			// 5.4 ms after the step: a full window of real time has passed.
+			r, err = s.Take(ctx, "k", ps, 1, us(-4_900))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed, "denied a full window of real time after the step")
+		})
+	}
+}

@@ -39,8 +39,9 @@ import "github.com/ratewindow/ratewindow/core"
 // the newest record lies more than a window after now (the clock stepped
 // back by more than a window), the log is rebased: the units of every
 // record it holds (those that counted at its last admission) are kept in
-// one record at now, so the key recovers one window later instead of when
-// the clock reaches the old records again. Nothing that counted at the
+// one record at now (rounded up, as an admission is), so the key recovers
+// one window later instead of when the clock reaches the old records
+// again. Nothing that counted at the
 // last admission is forgotten, and what is kept counts for a full window
 // from now, so across the step the log still never admits more than L
 // within W of real time.
@@ -95,12 +96,14 @@ func (l *SlidingLogState) newest() *logRecord { return l.at(l.n - 1) }
 
 // rebase moves a log more than a window in the future (the clock stepped
 // back by more than a window) to now: every record it holds is kept, in
-// one record at now.
-func (l *SlidingLogState) rebase(now, window int64) {
+// one record at the instant at (now rounded up). Dated like an admission
+// at the call's real instant, what is kept counts for at least a full
+// window of real time from then.
+func (l *SlidingLogState) rebase(now, at, window int64) {
 	if l.n > 0 && l.newest().t > now+window {
 		count := l.Count()
 		l.head, l.n, l.base = 0, 1, 0
-		l.buf[0] = logRecord{t: now, sum: count}
+		l.buf[0] = logRecord{t: at, sum: count}
 		l.shrink()
 	}
 }
@@ -156,12 +159,13 @@ func (l *SlidingLogState) shrink() {
 	}
 }
 
-// Eval reports whether cost more units fit under limit at now. It charges
+// Eval reports whether cost more units fit under limit at now (Unix
+// milliseconds rounded down; up is the same instant rounded up). It charges
 // nothing, and changes the log only to rebase it (see the type's doc): the
 // records that left the window are skipped, not dropped, so what a later
 // rebase keeps does not depend on the Evals in between.
-func (l *SlidingLogState) Eval(now, limit, window, cost int64) core.PolicyState {
-	l.rebase(now, window)
+func (l *SlidingLogState) Eval(now, up, limit, window, cost int64) core.PolicyState {
+	l.rebase(now, up, window)
 	first := l.firstIn(now, window)
 	return l.eval(now, limit, window, cost, first, l.countFrom(first))
 }
@@ -170,7 +174,7 @@ func (l *SlidingLogState) Eval(now, limit, window, cost int64) core.PolicyState 
 // milliseconds rounded up; at ≥ now): it changes the log and reports the
 // same as those two calls, in one pass over the window.
 func (l *SlidingLogState) Take(now, at, limit, window, cost int64) core.PolicyState {
-	l.rebase(now, window)
+	l.rebase(now, at, window)
 	first := l.firstIn(now, window)
 	count := l.countFrom(first)
 	if count+cost > limit {

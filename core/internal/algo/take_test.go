@@ -82,7 +82,7 @@ func TestSlidingLogTakeIsEvalThenCharge(t *testing.T) {
 				up := now + rng.Int64N(2)
 				cost := 1 + rng.Int64N(limit)
 				gotPS := got.Take(now, up, limit, window, cost)
-				wantPS := want.Eval(now, limit, window, cost)
+				wantPS := want.Eval(now, up, limit, window, cost)
 				if wantPS.Allowed {
 					wantPS = want.Charge(now, up, limit, window, cost)
 				}
