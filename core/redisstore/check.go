@@ -79,7 +79,7 @@ func checkAddrs(client redis.UniversalClient) error {
 // checkCluster loads the slot map (a server without cluster support
 // refuses it) and checks every master.
 func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
-	if err := c.ClusterSlots(ctx).Err(); err != nil {
+	if err := c.ClusterShards(ctx).Err(); err != nil {
 		if isReply(err) {
 			return fmt.Errorf("%w: a cluster client, but the server is no cluster node: %w", ErrMisconfigured, err)
 		}
