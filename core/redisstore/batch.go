@@ -205,13 +205,13 @@ func (s *Store) flush(b *batcher) {
 }
 
 // dropStalled fails, unsent and so uncharged, every call queued in b when
-// a batch that took took got no answer from Redis and no other round trip
-// of b was answered meanwhile (b.answers is still answers), provided the
-// batch ran for the client's read timeout (queueWait): Redis has been
-// silent that long, and each of them would otherwise wait for a batch of
-// its own to time out in turn, however long its deadline (or, without
-// one, for ever longer as calls pile up). A batch cut short by its
-// callers' deadlines drops nothing. Called with b.mu held.
+// a batch that ran for took, at least the client's read timeout
+// (queueWait), got no answer from Redis and no other round trip of b was
+// answered meanwhile (b.answers is still answers): Redis has been silent
+// that long, and each queued call would otherwise wait for a batch of its
+// own to time out in turn, however long its deadline (or, without one,
+// for ever longer as calls pile up). A batch cut short by its callers'
+// deadlines drops nothing. Called with b.mu held.
 func (s *Store) dropStalled(b *batcher, answers uint64, took time.Duration) {
 	if s.queueWait <= 0 || took < s.queueWait || b.answers != answers {
 		return
