@@ -88,8 +88,8 @@ func New(opts ...Option) core.Store {
 
 // Take implements core.Store.
 func (s *store) Take(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
-	if err := callcheck.Check(policies, cost); err != nil {
-		return r, fmt.Errorf("memory: take: %w", err)
+	if !callcheck.Valid(policies, cost) {
+		return r, fmt.Errorf("memory: take: %w", callcheck.Check(policies, cost))
 	}
 	ms, up := instants(now)
 	if len(policies) == 1 {
@@ -102,8 +102,8 @@ func (s *store) Take(_ context.Context, key string, policies []core.Policy, cost
 
 // Peek implements core.Store.
 func (s *store) Peek(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
-	if err := callcheck.Check(policies, cost); err != nil {
-		return r, fmt.Errorf("memory: peek: %w", err)
+	if !callcheck.Valid(policies, cost) {
+		return r, fmt.Errorf("memory: peek: %w", callcheck.Check(policies, cost))
 	}
 	ms, up := instants(now)
 	s.decide(&r, key, policies, cost, ms, up, false)

@@ -9,6 +9,13 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 )
 
+// Valid reports whether a store can decide the call: one to
+// core.MaxPolicies policies and a cost of at least one. It is small
+// enough to inline, for a hot path that calls Check only when it fails.
+func Valid(policies []core.Policy, cost int64) bool {
+	return len(policies) > 0 && len(policies) <= core.MaxPolicies && cost > 0
+}
+
 // Check rejects a call no store can decide: no policy, more than
 // core.MaxPolicies, or a cost below one (ErrInvalidCost). A Limiter never
 // makes such a call; a caller of Store methods directly can.
