@@ -10,8 +10,9 @@ const (
 )
 
 // BreakerStateChanged sets the circuit_breaker_state gauge to the state the
-// breaker moved to: 0 closed, 1 half-open, 2 open, so that an alert on
-// "> 0" fires while the store is not trusted. Pass it to
+// breaker moved to (resilient.Store's State: with a breaker per Cluster
+// master, the worst of them): 0 closed, 1 half-open, 2 open, so that an
+// alert on "> 0" fires while the store is not fully trusted. Pass it to
 // resilient.WithOnStateChange. It is cheap and takes no lock, as that hook
 // requires. An unknown state leaves the gauge as it was.
 //

@@ -45,6 +45,8 @@
 //
 // circuit_breaker_state is 0 while the breaker is closed, 1 half-open and 2
 // open, once BreakerStateChanged is wired to resilient.WithOnStateChange.
+// Over a Redis Cluster, where core/resilient keeps a breaker per master,
+// it is the worst of them: 2 while any master's breaker is open.
 //
 // To register several Collectors on one registry, register each through
 // prometheus.WrapRegistererWith, which adds fixed labels (the names route,

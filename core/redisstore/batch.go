@@ -127,7 +127,7 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 // Cluster, or nil if the client cannot say which master that is (r is
 // then sent alone, and the client finds its way).
 func (s *Store) nodeBatcher(ctx context.Context, r *request) *batcher {
-	node, err := s.client.(*redis.ClusterClient).MasterForKey(ctx, r.keys[0])
+	node, err := s.master(ctx, r.keys[0])
 	if err != nil {
 		return nil
 	}
@@ -136,6 +136,20 @@ func (s *Store) nodeBatcher(ctx context.Context, r *request) *batcher {
 	}
 	b, _ := s.nodes.LoadOrStore(node, &batcher{mode: batchPipeline, node: node})
 	return b.(*batcher)
+}
+
+// master returns the client of the Cluster master that serves key's slot
+// (key may be any key with the same hash tag, or the tag itself), as the
+// cluster client's slot map has it.
+func (s *Store) master(ctx context.Context, key string) (*redis.Client, error) {
+	node, err := s.client.(*redis.ClusterClient).MasterForKey(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if !s.slotMap.Load() {
+		s.slotMap.Store(true)
+	}
+	return node, nil
 }
 
 // finished ends a round trip of a call sent alone through b, which Redis

@@ -185,7 +185,9 @@
 // while a cluster reshards or fails over is retried within its deadline; a
 // MOVED to a non-cluster client is ErrMisconfigured. The scripts start with
 // the shebang #!lua (Redis 7.0 or later), so a Redis over its maxmemory
-// refuses them before any write (ErrOutOfMemory). docs/redis.md in the
-// repository has the measured behaviour during outages, failover and
-// resharding.
+// refuses them before any write (ErrOutOfMemory). Behind core/resilient,
+// a Cluster master that is lost opens the circuit breaker of its own keys
+// only: Domain names each key's master, and resilient keeps a breaker per
+// master. docs/redis.md in the repository has the measured behaviour
+// during outages, failover and resharding.
 package redisstore

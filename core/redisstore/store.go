@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -29,6 +30,8 @@ type Store struct {
 	// nodes holds a batcher per master (*redis.Client to *batcher).
 	batch batcher
 	nodes sync.Map
+	// slotMap is set once the cluster client has a slot map (see Domain).
+	slotMap atomic.Bool
 	// queueWait is the client's read timeout (0: none): a batch that ran
 	// that long without an answer drops the calls queued behind it (see
 	// dropStalled).

@@ -2,6 +2,7 @@ package resilient_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +38,27 @@ func TestHotPathsAllocateNothing(t *testing.T) {
 	_, _ = f.Take(ctx, "k", allow, 1, t0)
 	assert.Zero(t, testing.AllocsPerRun(200, func() { _, _ = f.Take(ctx, "k", allow, 1, t0) }), "fallback")
 	assert.Equal(t, resilient.Open, f.State())
+
+	// With a breaker per domain: closed, and open with the fallback
+	// deciding while another domain is closed.
+	z := newZoned()
+	zs, err := resilient.New(z, resilient.WithFailureThreshold(1), resilient.WithFallback(2))
+	require.NoError(t, err)
+	_, _ = zs.Take(ctx, "a/k", allow, 1, t0)
+	assert.Zero(t, testing.AllocsPerRun(200, func() { _, _ = zs.Take(ctx, "a/k", allow, 1, t0) }), "allowed, domains")
+	z.setDown("b", true)
+	_, _ = zs.Take(ctx, "b/k", allow, 1, t0)
+	require.Equal(t, resilient.Open, zs.State())
+	assert.Zero(t, testing.AllocsPerRun(200, func() { _, _ = zs.Take(ctx, "a/k", allow, 1, t0) }), "allowed, another domain open")
+	assert.Zero(t, testing.AllocsPerRun(200, func() { _, _ = zs.Take(ctx, "b/k", allow, 1, t0) }), "fallback, domains")
+}
+
+// domainOf names the domain of a key as zoned does, over any store.
+type domainOf struct{ core.Store }
+
+func (domainOf) Domain(key string) string {
+	zone, _, _ := strings.Cut(key, "/")
+	return zone
 }
 
 func BenchmarkTake(b *testing.B) {
@@ -45,10 +67,12 @@ func BenchmarkTake(b *testing.B) {
 	bare := memory.New()
 	s, err := resilient.New(memory.New(), resilient.WithDenyCache())
 	require.NoError(b, err)
+	domains, err := resilient.New(domainOf{memory.New()}, resilient.WithDenyCache())
+	require.NoError(b, err)
 	for _, c := range []struct {
 		name  string
 		store core.Store
-	}{{"memory", bare}, {"resilient", s}} {
+	}{{"memory", bare}, {"resilient", s}, {"domains", domains}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {

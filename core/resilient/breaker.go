@@ -13,7 +13,8 @@ import (
 // Closed is the hot path and costs one atomic load per call (and a store
 // only when a failure streak ends). While open, a call is refused with two
 // atomic loads and a clock read, without the lock. Every transition
-// happens under mu, so OnStateChange sees them in order.
+// happens under mu, so OnStateChange sees them in order. A Store with
+// failure domains gives all its breakers one mu (see domains).
 type breaker struct {
 	threshold int64
 	interval  time.Duration
@@ -25,8 +26,11 @@ type breaker struct {
 
 	openedAt atomic.Int64 // when the breaker last opened, Unix nanoseconds
 
-	mu      sync.Mutex
-	probing bool // a half-open probe is in flight
+	mu      *sync.Mutex
+	probing bool // a half-open probe is in flight, under mu
+	// touched is when the breaker last opened or started a probe, Unix
+	// nanoseconds, under mu.
+	touched int64
 }
 
 // stillOpen reports whether the open interval still runs. A clock that
@@ -39,7 +43,9 @@ func (b *breaker) stillOpen() bool {
 
 // open moves to Open now. Called with mu held.
 func (b *breaker) open() {
-	b.openedAt.Store(b.clock.Now().UnixNano())
+	now := b.clock.Now().UnixNano()
+	b.openedAt.Store(now)
+	b.touched = now
 	b.set(Open)
 }
 
@@ -64,15 +70,21 @@ func (b *breaker) admit() (ok, probe bool) {
 			return false, false
 		}
 		b.set(HalfOpen)
-		b.probing = true
+		b.startProbe()
 		return true, true
 	default: // HalfOpen
 		if b.probing {
 			return false, false
 		}
-		b.probing = true
+		b.startProbe()
 		return true, true
 	}
+}
+
+// startProbe marks a probe in flight. Called with mu held.
+func (b *breaker) startProbe() {
+	b.probing = true
+	b.touched = b.clock.Now().UnixNano()
 }
 
 // record tells the breaker how a call it admitted ended.

@@ -27,11 +27,32 @@
 // probe, goes through (State is HalfOpen while it runs; other calls still
 // fail fast). If it succeeds the breaker closes; if it fails (or panics)
 // the breaker opens for another interval. WithOnStateChange reports each
-// transition.
+// transition. On a Redis Cluster all of this happens per master (see
+// Failure domains).
 //
-// The breaker is one for the whole primary: on a Redis Cluster, a master
-// that is lost (its keys failing) opens it for the keys of every master,
-// which the fallback then decides, until the lost slots are served again.
+// # Failure domains
+//
+// A primary that implements Domainer, as core/redisstore's Store does,
+// names the failure domain of each key: on a Redis Cluster, the master
+// that serves the key's slot. The Store then keeps a breaker per domain,
+// created on the domain's first call, and everything above holds per
+// domain: the failures of one master's keys open that master's breaker,
+// and only its keys fail fast (or fall back) while the other masters' keys
+// keep reaching Redis. A key whose slot moves to another master consults
+// that master's breaker from its next call on. At most 64 domains get a
+// breaker of their own; further ones share one. Any other primary (a
+// memory store, a standalone Redis) has one breaker for all its keys.
+//
+// State is then the worst state of the breakers: Open while any is open,
+// else HalfOpen while any is probing, else Closed. It reads Closed only
+// while every domain is trusted, and WithOnStateChange reports each change
+// of it, in order; a domain's transition that leaves it as it was is not
+// reported. A domain that no call asks for any more (a master whose slots
+// went to a replica at another address) does not hold State open for
+// ever: a breaker that has been open for ten open intervals beyond its own
+// without a call for its domain is forgotten (State may then go from Open
+// straight to Closed), and the domain, if it is asked for again, starts
+// with a closed breaker.
 //
 // # Local fallback
 //

@@ -4,7 +4,17 @@ package resilient
 const (
 	DefaultFailureThreshold = defaultFailureThreshold
 	DefaultOpenInterval     = defaultOpenInterval
+	MaxDomains              = maxDomains
+	StaleIntervals          = staleIntervals
 )
+
+// DomainBreakers returns how many domains have a breaker of their own.
+func (s *Store) DomainBreakers() int {
+	if s.domains == nil {
+		return 0
+	}
+	return len(*s.domains.byName.Load())
+}
 
 // Stats counts what a Store did since it was created.
 type Stats struct {

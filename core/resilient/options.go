@@ -36,7 +36,8 @@ type config struct {
 }
 
 // WithFailureThreshold sets how many consecutive primary failures open the
-// breaker (default 5). It must be at least 1.
+// breaker (default 5; with a Domainer primary, consecutive failures of one
+// domain open its breaker). It must be at least 1.
 func WithFailureThreshold(n int) Option { return func(c *config) { c.threshold = n } }
 
 // WithOpenInterval sets how long the breaker stays open before one probe
@@ -49,10 +50,14 @@ func WithOpenInterval(d time.Duration) Option { return func(c *config) { c.inter
 // now of each decision.
 func (c *config) SetClock(clock core.Clock) { c.clock = clock }
 
-// WithOnStateChange sets a hook called on every breaker transition, in
-// order, synchronously on the goroutine whose call caused it. It runs under
-// the breaker's lock: keep it short and do not call the Store from it
-// (reading State is fine).
+// WithOnStateChange sets a hook called on every change of State, in order,
+// synchronously on the goroutine whose call caused it. With a Domainer
+// primary, State is the worst state of the domains' breakers: the hook
+// sees Closed to Open when the first domain's breaker opens, and a change
+// to Closed only when every breaker is closed again; a domain's
+// transition that leaves the worst state as it was is not reported. It
+// runs under the breakers' lock: keep it short and do not call the Store
+// from it (reading State is fine).
 func WithOnStateChange(f func(from, to State)) Option {
 	return func(c *config) { c.onChange = f }
 }

@@ -3,6 +3,7 @@ package resilient
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
@@ -12,12 +13,14 @@ import (
 	"github.com/ratewindow/ratewindow/internal/nilness"
 )
 
-// Store is a core.Store that guards a primary store with a circuit breaker,
-// an optional local fallback and an optional deny cache. Create one with
-// New; it is safe for concurrent use.
+// Store is a core.Store that guards a primary store with a circuit breaker
+// (one per failure domain if the primary is a Domainer), an optional local
+// fallback and an optional deny cache. Create one with New; it is safe for
+// concurrent use.
 type Store struct {
 	primary    core.Store
-	breaker    breaker
+	breaker    breaker    // the breaker, unless domains is set
+	domains    *domains   // nil unless the primary is a Domainer
 	fallback   *fallback  // nil: no fallback
 	deny       *denyCache // nil: no deny cache
 	onFallback func(key string, cause error)
@@ -47,7 +50,11 @@ func New(primary core.Store, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{primary: primary, onFallback: c.onFallback}
-	s.breaker = breaker{threshold: int64(c.threshold), interval: c.interval, clock: c.clock, onChange: c.onChange}
+	if d, ok := primary.(Domainer); ok {
+		s.domains = newDomains(d, &c)
+	} else {
+		s.breaker = breaker{threshold: int64(c.threshold), interval: c.interval, clock: c.clock, onChange: c.onChange, mu: new(sync.Mutex)}
+	}
 	if c.fallback {
 		s.fallback = newFallback(c.replicas, c.localMaxKeys)
 	}
@@ -57,8 +64,23 @@ func New(primary core.Store, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// State returns the breaker's state.
-func (s *Store) State() State { return State(s.breaker.state.Load()) }
+// State returns the breaker's state. With a Domainer primary it is the
+// worst state of the domains' breakers: Open if any is open, else HalfOpen
+// if any is half-open, else Closed.
+func (s *Store) State() State {
+	if s.domains != nil {
+		return State(s.domains.state.Load())
+	}
+	return State(s.breaker.state.Load())
+}
+
+// breakerFor returns the breaker that guards key.
+func (s *Store) breakerFor(key string) *breaker {
+	if s.domains != nil {
+		return s.domains.breaker(key)
+	}
+	return &s.breaker
+}
 
 // Take implements core.Store. See the package documentation for the order
 // in which the deny cache, the breaker, the primary and the fallback are
@@ -73,9 +95,9 @@ func (s *Store) Peek(ctx context.Context, key string, policies []core.Policy, co
 }
 
 // Reset implements core.Store. It clears the key's remembered denials and
-// fallback counts, then resets the primary through the breaker: while the
-// breaker is open it returns an error wrapping ErrCircuitOpen, since the
-// primary's counts could not be reset.
+// fallback counts, then resets the primary through the key's breaker:
+// while that breaker is open it returns an error wrapping ErrCircuitOpen,
+// since the primary's counts could not be reset.
 func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) error {
 	if s.deny != nil {
 		sh, kh := s.deny.locate(key)
@@ -84,16 +106,17 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 	if s.fallback != nil {
 		_ = s.fallback.store.Reset(ctx, key, policies)
 	}
-	ok, probe := s.breaker.admit()
+	b := s.breakerFor(key)
+	ok, probe := b.admit()
 	if !ok {
 		s.stats.fastFails.Add(1)
 		return ErrCircuitOpen
 	}
 	if probe {
-		defer s.breaker.abandon(&probe)
+		defer b.abandon(&probe)
 	}
 	if err := ctx.Err(); err != nil {
-		s.breaker.record(probe, neutral)
+		b.record(probe, neutral)
 		probe = false
 		return fmt.Errorf("resilient: reset: %w", err)
 	}
@@ -106,7 +129,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		s.deny.reset(sh, kh, key)
 	}
 	o := classify(ctx, err)
-	s.breaker.record(probe, o)
+	b.record(probe, o)
 	probe = false
 	if o == failure {
 		s.stats.primaryErrors.Add(1)
@@ -134,18 +157,19 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 		}
 		epoch = sh.resets.Load()
 	}
-	ok, probe := s.breaker.admit()
+	b := s.breakerFor(key)
+	ok, probe := b.admit()
 	if !ok {
 		s.stats.fastFails.Add(1)
 		return s.degrade(key, policies, cost, now, charge, ErrCircuitOpen)
 	}
 	if probe {
-		defer s.breaker.abandon(&probe)
+		defer b.abandon(&probe)
 	}
 	if err := ctx.Err(); err != nil {
 		// Out of time before the primary was asked: not the primary's
 		// fault, and nothing left to wait for.
-		s.breaker.record(probe, neutral)
+		b.record(probe, neutral)
 		probe = false
 		return s.degrade(key, policies, cost, now, charge, fmt.Errorf("resilient: %w", err))
 	}
@@ -157,7 +181,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 		r, err = s.primary.Peek(ctx, key, policies, cost, now)
 	}
 	o := classify(ctx, err)
-	s.breaker.record(probe, o)
+	b.record(probe, o)
 	probe = false
 	switch o {
 	case failure:

@@ -1,0 +1,211 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+var _ resilient.Domainer = (*redisstore.Store)(nil)
+
+// On a Cluster a key's domain is the address of the master that serves
+// the slot of its Redis keys, once the store has the slot map; on a
+// standalone Redis every key has the one domain "".
+func TestDomain(t *testing.T) {
+	ctx := context.Background()
+	ps := policies(t, core.Per(100, time.Hour))
+
+	s, _ := store(t, testredis.Standalone(t))
+	_, err := s.Take(ctx, "k", ps, 1, base)
+	require.NoError(t, err)
+	assert.Equal(t, "", s.Domain("k"), "standalone")
+
+	cluster := testredis.Cluster(t)
+	s, prefix := store(t, cluster)
+	assert.Equal(t, "", s.Domain("k"), "no slot map yet")
+	slots, err := cluster.ClusterSlots(ctx).Result()
+	require.NoError(t, err)
+	masterOf := func(slot int64) string {
+		for _, r := range slots {
+			if int64(r.Start) <= slot && slot <= int64(r.End) {
+				return r.Nodes[0].Addr
+			}
+		}
+		t.Fatalf("no master serves slot %d", slot)
+		return ""
+	}
+	seen := map[string]bool{}
+	keys := []string{strings.Repeat("long key ", 10), "{braces}"}
+	for i := range 12 {
+		keys = append(keys, fmt.Sprint("user-", i))
+	}
+	for _, k := range keys {
+		// The Redis key the store wrote for k tells its slot.
+		require.Empty(t, prefixKeys(t, cluster, prefix))
+		_, err := s.Take(ctx, k, ps, 1, base)
+		require.NoError(t, err)
+		written := prefixKeys(t, cluster, prefix)
+		require.Len(t, written, 1)
+		slot, err := cluster.ClusterKeySlot(ctx, written[0]).Result()
+		require.NoError(t, err)
+		assert.Equal(t, masterOf(slot), s.Domain(k), "key %q in slot %d", k, slot)
+		seen[s.Domain(k)] = true
+		require.NoError(t, s.Reset(ctx, k, ps))
+	}
+	assert.Len(t, seen, 3, "the keys spread over the three masters")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = s.Domain("user-1") }))
+}
+
+// hookLog records the changes WithOnStateChange reports.
+type hookLog struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (h *hookLog) record(from, to resilient.State) {
+	h.mu.Lock()
+	h.got = append(h.got, from.String()+"->"+to.String())
+	h.mu.Unlock()
+}
+
+func (h *hookLog) list() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.got...)
+}
+
+// Behind resilient.New, a Cluster master that stops answering opens only
+// its own keys' breaker: the keys of the other masters keep getting
+// decisions from Redis, never ErrCircuitOpen nor the fallback, while
+// State reports the store not fully trusted (Open, or HalfOpen while the
+// stalled master's probe runs). Once the master answers again, its probe
+// closes its breaker and State is Closed. With one breaker for the whole
+// Cluster, the healthy masters' answers kept resetting its count of
+// consecutive failures: it never opened, and every call for the stalled
+// master's keys waited out its timeout.
+func TestStalledMasterOpensOnlyItsBreaker(t *testing.T) {
+	cl := testredis.StartCluster(t, 3, 0, 5*time.Second)
+	client := redis.NewUniversalClient(redisstore.ClientOptions(cl.Addrs()...))
+	t.Cleanup(func() { _ = client.Close() })
+	rs, err := redisstore.New(client)
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, rs.Check(ctx))
+	ps := policies(t, core.Per(1_000_000, time.Hour))
+
+	// Eight keys on each master (StartCluster splits the slots evenly).
+	keys := make([][]string, 3)
+	masterOf := map[string]int{}
+	for i := 0; len(keys[0]) < 8 || len(keys[1]) < 8 || len(keys[2]) < 8; i++ {
+		k := fmt.Sprint("key", i)
+		m := min(int(client.ClusterKeySlot(ctx, "{"+k+"}").Val())/(16384/3), 2)
+		keys[m] = append(keys[m], k)
+		masterOf[k] = m
+	}
+	var tripped, failed [3]atomic.Int64 // fallback decisions: breaker open, primary error
+	var hook hookLog
+	s, err := resilient.New(rs, resilient.WithFallback(1),
+		resilient.WithOnFallback(func(key string, cause error) {
+			if errors.Is(cause, resilient.ErrCircuitOpen) {
+				tripped[masterOf[key]].Add(1)
+			} else {
+				failed[masterOf[key]].Add(1)
+			}
+		}),
+		resilient.WithOnStateChange(hook.record))
+	require.NoError(t, err)
+	for _, ks := range keys { // the client learns the slot map
+		for _, k := range ks {
+			_, err := s.Take(ctx, k, ps, 1, time.Now())
+			require.NoError(t, err)
+		}
+	}
+	require.Equal(t, resilient.Closed, s.State())
+
+	const pause = 2500 * time.Millisecond
+	require.NoError(t, cl.Masters[0].Client(t).Do(ctx, "CLIENT", "PAUSE", pause.Milliseconds(), "ALL").Err())
+	resumed := time.Now().Add(pause)
+
+	var decided [3]atomic.Int64
+	var opened, closedAfterOpen atomic.Bool
+	end := time.Now().Add(1500 * time.Millisecond)
+	take := func(k string) {
+		c, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if _, err := s.Take(c, k, ps, 1, time.Now()); err == nil {
+			decided[masterOf[k]].Add(1)
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 8 { // the stalled master's keys
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				take(keys[0][g])
+				time.Sleep(time.Millisecond) // the fallback answers at once: leave the CPU to the others
+			}
+		})
+	}
+	for g := range 16 { // the other masters' keys
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				take(keys[1+g%2][g/2])
+			}
+		})
+	}
+	wg.Go(func() { // State while the master is stalled
+		for time.Now().Before(end) {
+			switch s.State() {
+			case resilient.Open:
+				opened.Store(true)
+			case resilient.Closed:
+				if opened.Load() {
+					closedAfterOpen.Store(true)
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	wg.Wait()
+
+	healthy := decided[1].Load() + decided[2].Load()
+	t.Logf("healthy masters' keys: %d Redis decisions, %d fallbacks (breaker open), %d fallbacks (Redis error); "+
+		"stalled master's keys: %d Redis decisions, %d fallbacks (breaker open), %d fallbacks (Redis error)",
+		healthy, tripped[1].Load()+tripped[2].Load(), failed[1].Load()+failed[2].Load(),
+		decided[0].Load(), tripped[0].Load(), failed[0].Load())
+	assert.Zero(t, tripped[1].Load()+tripped[2].Load(), "no healthy master's key met an open breaker")
+	assert.LessOrEqual(t, 100*(failed[1].Load()+failed[2].Load()), healthy, "at most one healthy call in 100 failed")
+	assert.Greater(t, healthy, int64(500))
+	assert.Positive(t, tripped[0].Load(), "the stalled master's keys tripped its breaker")
+	assert.True(t, opened.Load(), "State reported Open")
+	assert.False(t, closedAfterOpen.Load(), "State did not report Closed while the master was stalled")
+	require.NotEmpty(t, hook.list())
+	assert.Equal(t, "closed->open", hook.list()[0])
+
+	// The master answers again: its keys' next probe closes the breaker.
+	time.Sleep(time.Until(resumed))
+	require.Eventually(t, func() bool {
+		for _, k := range keys[0] {
+			take(k)
+		}
+		return s.State() == resilient.Closed
+	}, 10*time.Second, 20*time.Millisecond)
+	got := hook.list()
+	assert.Equal(t, "half-open->closed", got[len(got)-1])
+	for _, c := range got[:len(got)-1] {
+		assert.NotEqual(t, "half-open->closed", c, "State closed only once the master answered: %v", got)
+	}
+}
