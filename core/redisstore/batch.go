@@ -81,7 +81,12 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 		b = s.nodeBatcher(ctx, r)
 	}
 	if b == nil || b.mode == batchOff {
-		return s.evalAlone(ctx, sc, r, n)
+		reply, err = s.evalAlone(ctx, sc, r, n)
+		if s.cluster && !s.slotMap.Load() && (err == nil || isReply(err)) {
+			// Redis answered, so the cluster client has its slot map.
+			s.slotMap.Store(true)
+		}
+		return reply, err
 	}
 	b.mu.Lock()
 	if b.inFlight < maxInFlight && len(b.queue) == 0 {
@@ -125,8 +130,14 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 
 // nodeBatcher returns the batcher of the master that holds r's keys on a
 // Cluster, or nil if the client cannot say which master that is (r is
-// then sent alone, and the client finds its way).
+// then sent alone, and the client finds its way). Until the client has
+// its slot map, a call with a deadline the client does not honour is sent
+// alone too: looking for the map would hold it for the client's own
+// timeouts, on the caller's goroutine.
 func (s *Store) nodeBatcher(ctx context.Context, r *request) *batcher {
+	if !s.slotMap.Load() && !s.inline(ctx) {
+		return nil
+	}
 	node, err := s.master(ctx, r.keys[0])
 	if err != nil {
 		return nil

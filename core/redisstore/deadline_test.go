@@ -165,3 +165,47 @@ func TestStalledQueueFailsInTime(t *testing.T) {
 	// finds Redis silent; generous margin for a shared machine.
 	assert.Less(t, slowest, 2*timeout+500*time.Millisecond)
 }
+
+// A Cluster client whose nodes never answer, and whose timeouts are long,
+// holds no call past its deadline: not even the first, which has the
+// client look for its slot map.
+func TestClusterDeadlineBeforeSlotMap(t *testing.T) {
+	const deadline = 150 * time.Millisecond
+	const bound = 3 * time.Second // far under the client's timeouts
+	ps := policies(t, core.PerSecond(5))
+	c := redis.NewClusterClient(&redis.ClusterOptions{
+		Addrs:        []string{silentServer(t)},
+		DialTimeout:  10 * time.Second,
+		ReadTimeout:  10 * time.Second,
+		WriteTimeout: 10 * time.Second,
+	})
+	t.Cleanup(func() { _ = c.Close() })
+	s, err := redisstore.New(c)
+	require.NoError(t, err)
+	for _, op := range []string{"take", "peek"} {
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		start := time.Now()
+		if op == "take" {
+			_, err = s.Take(ctx, "k", ps, 1, base)
+		} else {
+			_, err = s.Peek(ctx, "k", ps, 1, base)
+		}
+		elapsed := time.Since(start)
+		cancel()
+		require.Error(t, err, op)
+		assert.ErrorIs(t, err, context.DeadlineExceeded, op)
+		assert.Less(t, elapsed, bound, "%s returned after %v; the deadline was %v", op, elapsed, deadline)
+	}
+}
+
+// A call sent alone, with a deadline, before the slot map was known still
+// lets the store find it once Redis answers: Domain names masters.
+func TestClusterSlotMapFoundByDeadlineCall(t *testing.T) {
+	ps := policies(t, core.Per(100, time.Hour))
+	s, _ := store(t, testredis.Cluster(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := s.Take(ctx, "k", ps, 1, base)
+	require.NoError(t, err)
+	assert.NotEqual(t, "", s.Domain("k"))
+}

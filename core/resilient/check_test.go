@@ -105,3 +105,12 @@ func TestDefaultFallbackHoldsOrdinaryLogs(t *testing.T) {
 	}
 	assert.Equal(t, 1000, admitted, "the fallback admits exactly the minute's limit")
 }
+
+// CheckPolicies is exported: an empty set, which no limiter passes, is
+// answered, not a panic, with a fallback whose Limits are divided.
+func TestCheckPoliciesEmpty(t *testing.T) {
+	s, err := resilient.New(memory.New(), resilient.WithFallback(3))
+	require.NoError(t, err)
+	assert.NotPanics(t, func() { _ = s.CheckPolicies(nil) })
+	assert.NotPanics(t, func() { _ = s.CheckPolicies([]core.Policy{}) })
+}

@@ -43,7 +43,7 @@ func newFallback(replicas, maxKeys int) *fallback {
 // 1. Name, Window and Algorithm are kept, so counts survive a change of
 // Limit as they do on the primary.
 func (f *fallback) scale(policies []core.Policy) []core.Policy {
-	if f.replicas == 1 {
+	if f.replicas == 1 || len(policies) == 0 {
 		return policies
 	}
 	if s := f.last.Load(); s != nil && s.src == &policies[0] && same(s.orig, policies) {
