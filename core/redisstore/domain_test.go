@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,12 +39,18 @@ func TestDomain(t *testing.T) {
 	cluster := testredis.Cluster(t)
 	s, prefix := store(t, cluster)
 	assert.Equal(t, "", s.Domain("k"), "no slot map yet")
-	slots, err := cluster.ClusterSlots(ctx).Result()
+	shards, err := cluster.ClusterShards(ctx).Result()
 	require.NoError(t, err)
 	masterOf := func(slot int64) string {
-		for _, r := range slots {
-			if int64(r.Start) <= slot && slot <= int64(r.End) {
-				return r.Nodes[0].Addr
+		for _, sh := range shards {
+			for _, r := range sh.Slots {
+				if r.Start <= slot && slot <= r.End {
+					for _, n := range sh.Nodes {
+						if n.Role == "master" {
+							return net.JoinHostPort(n.IP, strconv.FormatInt(n.Port, 10))
+						}
+					}
+				}
 			}
 		}
 		t.Fatalf("no master serves slot %d", slot)
