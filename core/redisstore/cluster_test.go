@@ -25,22 +25,9 @@ import (
 // their deadlines (65 decided and 144 failed in 2 s, instead of tens of
 // thousands decided).
 func TestStalledMasterHoldsOnlyItsKeys(t *testing.T) {
-	cl := testredis.StartCluster(t, 3, 0, 5*time.Second)
-	client := redis.NewUniversalClient(redisstore.ClientOptions(cl.Addrs()...))
-	t.Cleanup(func() { _ = client.Close() })
-	s, err := redisstore.New(client)
-	require.NoError(t, err)
+	cl, s, keys := threeMasters(t)
 	ctx := context.Background()
-	require.NoError(t, s.Check(ctx))
 	ps := policies(t, core.Per(1_000_000, time.Hour))
-
-	// Eight keys on each master (StartCluster splits the slots evenly).
-	keys := make([][]string, 3)
-	for i := 0; len(keys[0]) < 8 || len(keys[1]) < 8 || len(keys[2]) < 8; i++ {
-		k := fmt.Sprint("key", i)
-		m := min(int(client.ClusterKeySlot(ctx, "{"+k+"}").Val())/(16384/3), 2)
-		keys[m] = append(keys[m], k)
-	}
 	require.NoError(t, cl.Masters[0].Client(t).Do(ctx, "CLIENT", "PAUSE", 2500, "ALL").Err())
 
 	var decided, failed atomic.Int64
@@ -73,4 +60,25 @@ func TestStalledMasterHoldsOnlyItsKeys(t *testing.T) {
 	t.Logf("healthy masters' keys while one master stalled: %d decided, %d failed", decided.Load(), failed.Load())
 	assert.Greater(t, decided.Load(), 20*failed.Load(), "at most one call in 20 fails")
 	assert.Greater(t, decided.Load(), int64(1000))
+}
+
+// threeMasters starts a private Cluster of three masters, checks a store
+// on it, and returns them with eight keys served by each master:
+// keys[m] are master m's (StartCluster splits the slots evenly).
+func threeMasters(t *testing.T) (*testredis.PrivateCluster, *redisstore.Store, [][]string) {
+	t.Helper()
+	cl := testredis.StartCluster(t, 3, 0, 5*time.Second)
+	client := redis.NewUniversalClient(redisstore.ClientOptions(cl.Addrs()...))
+	t.Cleanup(func() { _ = client.Close() })
+	s, err := redisstore.New(client)
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.Check(ctx))
+	keys := make([][]string, 3)
+	for i := 0; len(keys[0]) < 8 || len(keys[1]) < 8 || len(keys[2]) < 8; i++ {
+		k := fmt.Sprint("key", i)
+		m := min(int(client.ClusterKeySlot(ctx, "{"+k+"}").Val())/(16384/3), 2)
+		keys[m] = append(keys[m], k)
+	}
+	return cl, s, keys
 }

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -106,23 +105,14 @@ func (h *hookLog) list() []string {
 // consecutive failures: it never opened, and every call for the stalled
 // master's keys waited out its timeout.
 func TestStalledMasterOpensOnlyItsBreaker(t *testing.T) {
-	cl := testredis.StartCluster(t, 3, 0, 5*time.Second)
-	client := redis.NewUniversalClient(redisstore.ClientOptions(cl.Addrs()...))
-	t.Cleanup(func() { _ = client.Close() })
-	rs, err := redisstore.New(client)
-	require.NoError(t, err)
+	cl, rs, keys := threeMasters(t)
 	ctx := context.Background()
-	require.NoError(t, rs.Check(ctx))
 	ps := policies(t, core.Per(1_000_000, time.Hour))
-
-	// Eight keys on each master (StartCluster splits the slots evenly).
-	keys := make([][]string, 3)
 	masterOf := map[string]int{}
-	for i := 0; len(keys[0]) < 8 || len(keys[1]) < 8 || len(keys[2]) < 8; i++ {
-		k := fmt.Sprint("key", i)
-		m := min(int(client.ClusterKeySlot(ctx, "{"+k+"}").Val())/(16384/3), 2)
-		keys[m] = append(keys[m], k)
-		masterOf[k] = m
+	for m, ks := range keys {
+		for _, k := range ks {
+			masterOf[k] = m
+		}
 	}
 	var tripped, failed [3]atomic.Int64 // fallback decisions: breaker open, primary error
 	var hook hookLog
