@@ -105,18 +105,7 @@ func runHonestSeveral(t *testing.T, newStore func(t *testing.T) core.Store) {
 			core.Per(8+rng.Int64N(8), time.Duration(600+rng.IntN(900))*time.Millisecond).Named("b").Using(algs[rng.IntN(3)]),
 		)
 		key := fmt.Sprintf("several-%d", trial)
-		var r core.Result
-		var cost int64
-		for {
-			now += rng.Int64N(60)
-			cost = 1 + rng.Int64N(3)
-			var err error
-			r, err = s.Take(ctx, key, ps, cost, at(now))
-			require.NoError(t, err)
-			if !r.States[0].Allowed || !r.States[1].Allowed {
-				break
-			}
-		}
+		r, cost := fillUntilDenied(t, s, rng, key, ps, &now, 60)
 		wait := max(r.States[0].RetryAfter, r.States[1].RetryAfter).Milliseconds()
 		require.Positive(t, wait)
 		p, err := s.Peek(ctx, key, ps, cost, at(now+wait-1))

@@ -327,7 +327,6 @@ func runRealTime(t *testing.T, s core.Store) {
 // runHonest checks, for many states, that a denied request retried exactly
 // RetryAfter later is allowed and one retried a millisecond sooner is not.
 func runHonest(t *testing.T, newStore func(t *testing.T) core.Store) {
-	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 11))
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
 		t.Run(alg.String(), func(t *testing.T) {
@@ -336,25 +335,31 @@ func runHonest(t *testing.T, newStore func(t *testing.T) core.Store) {
 			now := int64(0)
 			for trial := 0; trial < 40; trial++ {
 				key := fmt.Sprintf("honest-%d", trial)
-				// Fill with a random history until denied.
-				var r core.Result
-				var cost int64
-				for {
-					now += rng.Int64N(120)
-					cost = 1 + rng.Int64N(3)
-					var err error
-					r, err = s.Take(ctx, key, ps, cost, at(now))
-					require.NoError(t, err)
-					if !r.States[0].Allowed {
-						break
-					}
-				}
+				r, cost := fillUntilDenied(t, s, rng, key, ps, &now, 120)
 				wait := r.States[0].RetryAfter.Milliseconds()
 				require.LessOrEqual(t, wait, 2*ps[0].Window.Milliseconds(), "at most two windows without clock steps")
 				requireHonest(t, s, key, ps, cost, now, r.States[0].RetryAfter)
 				now += wait
 			}
 		})
+	}
+}
+
+// fillUntilDenied takes random costs (1 to 3) on key at instants moving
+// *now forward by up to maxStep ms, until some policy denies, and returns
+// that denial and its cost; *now is left at its instant.
+func fillUntilDenied(t *testing.T, s core.Store, rng *rand.Rand, key string, ps []core.Policy, now *int64, maxStep int64) (core.Result, int64) {
+	t.Helper()
+	for {
+		*now += rng.Int64N(maxStep)
+		cost := 1 + rng.Int64N(3)
+		r, err := s.Take(context.Background(), key, ps, cost, at(*now))
+		require.NoError(t, err)
+		for i := range ps {
+			if !r.States[i].Allowed {
+				return r, cost
+			}
+		}
 	}
 }
 
