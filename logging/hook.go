@@ -20,13 +20,15 @@ const (
 )
 
 type hook struct {
-	logger   *slog.Logger
-	keys     keyMode
-	secret   []byte
-	denials  bool
-	passed   throttle
-	rejected throttle
-	unclass  throttle
+	logger    *slog.Logger
+	keys      keyMode
+	secret    []byte
+	denials   bool
+	passed    throttle
+	rejected  throttle
+	unclass   throttle
+	wouldDeny throttle
+	denied    throttle
 }
 
 // Hook returns an OnDecision hook that logs to logger (slog.Default() if
@@ -40,8 +42,11 @@ type hook struct {
 //   - in observe-only mode, a request enforcement would have denied: Info,
 //     with route, method, policy, limit, remaining, retry_after and cost
 //     (and fallback=true when core/resilient's local fallback decided), so
-//     a canary rollout can be checked against expectations;
-//   - with WithDenials, an enforced denial: Info, the same attributes;
+//     a canary rollout can be checked against expectations; at most one
+//     per second, the next one counting those held back in "suppressed"
+//     (see WithDenialEvery);
+//   - with WithDenials, an enforced denial: Info, the same attributes,
+//     throttled the same way;
 //   - a request the limiter could not classify (no key, invalid cost, no
 //     limiter): Warn when it passed uncounted (WithPassUnclassified or
 //     observe-only), Info when it was rejected, with err, route, method,
@@ -51,7 +56,7 @@ type hook struct {
 // keyed hash by default (see WithKey), never the raw key or the path.
 // Give it to WithOnDecision along with other hooks.
 func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
-	cfg := config{clock: wallClock{}}
+	cfg := config{clock: wallClock{}, denialEvery: defaultDenialEvery}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -67,6 +72,8 @@ func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 	h.passed.every, h.passed.clock = cfg.errorEvery, cfg.clock
 	h.rejected.every, h.rejected.clock = cfg.errorEvery, cfg.clock
 	h.unclass.every, h.unclass.clock = cfg.errorEvery, cfg.clock
+	h.wouldDeny.every, h.wouldDeny.clock = cfg.denialEvery, cfg.clock
+	h.denied.every, h.denied.clock = cfg.denialEvery, cfg.clock
 	return h.log
 }
 
@@ -82,10 +89,10 @@ func (h *hook) log(ev ratewindow.Event) {
 	case ratewindow.UnclassifiedRejected:
 		h.failure(&ev, slog.LevelInfo, msgUnclassifiedRejected, "", &h.unclass)
 	case ratewindow.WouldDeny:
-		h.denial(&ev, msgWouldDeny)
+		h.denial(&ev, msgWouldDeny, &h.wouldDeny)
 	case ratewindow.Denied:
 		if h.denials {
-			h.denial(&ev, msgDenied)
+			h.denial(&ev, msgDenied, &h.denied)
 		}
 	}
 }
@@ -120,13 +127,17 @@ func (h *hook) failure(ev *ratewindow.Event, level slog.Level, msg, fail string,
 	h.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
-func (h *hook) denial(ev *ratewindow.Event, msg string) {
+func (h *hook) denial(ev *ratewindow.Event, msg string, t *throttle) {
 	ctx := context.Background()
 	if !h.logger.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
+	ok, suppressed := t.admit()
+	if !ok {
+		return
+	}
 	d := &ev.Decision
-	attrs := make([]slog.Attr, 0, 10)
+	attrs := make([]slog.Attr, 0, 11)
 	attrs = append(attrs,
 		slog.String("outcome", ev.Outcome.String()),
 		slog.String("route", ev.Route),
@@ -142,6 +153,9 @@ func (h *hook) denial(ev *ratewindow.Event, msg string) {
 	}
 	if a, ok := h.keyAttr(ev.Key); ok {
 		attrs = append(attrs, a)
+	}
+	if suppressed > 0 {
+		attrs = append(attrs, slog.Int64("suppressed", suppressed))
 	}
 	h.logger.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
 }
