@@ -72,3 +72,30 @@ func TestHookDenialEvery(t *testing.T) {
 	require.Len(t, recs, 2)
 	assert.Equal(t, 9.0, recs[1]["suppressed"])
 }
+
+// A client decides too whether its requests can be classified (a request
+// without the header its key comes from, say): a flood of them is
+// throttled like denials, by default, each outcome on its own.
+func TestHookUnclassifiedFloodThrottled(t *testing.T) {
+	const flood = 1000
+	clock := clocktest.New(time.Unix(1_700_000_000, 0))
+	logger, buf := jsonLogger(slog.LevelDebug)
+	hook := logging.Hook(logger, clocktest.Option[logging.Option](clock))
+
+	for range flood {
+		hook(unclassifiedEvent(ratewindow.UnclassifiedRejected))
+		hook(unclassifiedEvent(ratewindow.UnclassifiedPassed))
+	}
+	clock.Advance(time.Second)
+	hook(unclassifiedEvent(ratewindow.UnclassifiedRejected))
+	hook(unclassifiedEvent(ratewindow.UnclassifiedPassed))
+
+	recs := records(t, buf)
+	require.Equal(t, 4, len(recs), "records")
+	assert.Equal(t, logging.MsgUnclassifiedRejected, recs[0]["msg"])
+	assert.Equal(t, logging.MsgUnclassifiedPassed, recs[1]["msg"])
+	assert.Equal(t, logging.MsgUnclassifiedRejected, recs[2]["msg"])
+	assert.Equal(t, float64(flood-1), recs[2]["suppressed"])
+	assert.Equal(t, logging.MsgUnclassifiedPassed, recs[3]["msg"])
+	assert.Equal(t, float64(flood-1), recs[3]["suppressed"])
+}

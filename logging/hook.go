@@ -26,7 +26,8 @@ type hook struct {
 	denials   bool
 	passed    throttle
 	rejected  throttle
-	unclass   throttle
+	unclassP  throttle
+	unclassR  throttle
 	wouldDeny throttle
 	denied    throttle
 }
@@ -50,7 +51,8 @@ type hook struct {
 //   - a request the limiter could not classify (no key, invalid cost, no
 //     limiter): Warn when it passed uncounted (WithPassUnclassified or
 //     observe-only), Info when it was rejected, with err, route, method,
-//     outcome, observe_only and cost.
+//     outcome, observe_only and cost; a client can send such requests at
+//     will, so they are throttled like denials.
 //
 // Allowed and skipped requests are not logged. Records carry the key as a
 // keyed hash by default (see WithKey), never the raw key or the path.
@@ -71,7 +73,8 @@ func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 	h := &hook{logger: logger, keys: cfg.keys, secret: cfg.secret, denials: cfg.denials}
 	h.passed.every, h.passed.clock = cfg.errorEvery, cfg.clock
 	h.rejected.every, h.rejected.clock = cfg.errorEvery, cfg.clock
-	h.unclass.every, h.unclass.clock = cfg.errorEvery, cfg.clock
+	h.unclassP.every, h.unclassP.clock = cfg.denialEvery, cfg.clock
+	h.unclassR.every, h.unclassR.clock = cfg.denialEvery, cfg.clock
 	h.wouldDeny.every, h.wouldDeny.clock = cfg.denialEvery, cfg.clock
 	h.denied.every, h.denied.clock = cfg.denialEvery, cfg.clock
 	return h.log
@@ -85,9 +88,9 @@ func (h *hook) log(ev ratewindow.Event) {
 	case ratewindow.StoreErrorRejected:
 		h.failure(&ev, slog.LevelError, msgFailedRejected, "closed", &h.rejected)
 	case ratewindow.UnclassifiedPassed:
-		h.failure(&ev, slog.LevelWarn, msgUnclassifiedPassed, "", &h.unclass)
+		h.failure(&ev, slog.LevelWarn, msgUnclassifiedPassed, "", &h.unclassP)
 	case ratewindow.UnclassifiedRejected:
-		h.failure(&ev, slog.LevelInfo, msgUnclassifiedRejected, "", &h.unclass)
+		h.failure(&ev, slog.LevelInfo, msgUnclassifiedRejected, "", &h.unclassR)
 	case ratewindow.WouldDeny:
 		h.denial(&ev, msgWouldDeny, &h.wouldDeny)
 	case ratewindow.Denied:

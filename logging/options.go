@@ -57,11 +57,13 @@ func WithKeySecret(secret []byte) Option {
 // WithDenialEvery).
 func WithDenials() Option { return func(c *config) { c.denials = true } }
 
-// WithDenialEvery logs at most one would-deny record and one denial record
-// per d (default 1s), each outcome on its own; the record carries
-// "suppressed", the number of records of that outcome not logged since the
-// previous one. A client decides how many of its requests are denied, or
-// would be: without a bound, one flooding an observe-only canary would
+// WithDenialEvery logs at most one record per d (default 1s) for each of
+// the outcomes a client can cause at will: would-deny, denied (with
+// WithDenials), and a request that could not be classified (no key, an
+// invalid cost), rejected or passed. The record carries "suppressed", the
+// number of records of that outcome not logged since the previous one. A
+// client decides how many of its requests are denied, or would be, or
+// carry no key: without a bound, one flooding an observe-only canary would
 // make the server write a line per request. Zero (or less) logs every one;
 // keep that for a logger whose volume is bounded some other way.
 //
@@ -72,7 +74,7 @@ func WithDenials() Option { return func(c *config) { c.denials = true } }
 // in fixed memory, whatever the flood.
 func WithDenialEvery(d time.Duration) Option { return func(c *config) { c.denialEvery = d } }
 
-// WithErrorEvery logs at most one limiter failure per d (per outcome:
+// WithErrorEvery logs at most one store failure per d (per outcome:
 // passed or rejected); the record carries "suppressed", the number of
 // failures not logged since the previous one. During a store outage every
 // request fails, so without it the log gets a line per request. Zero (the
