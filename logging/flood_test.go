@@ -99,3 +99,23 @@ func TestHookUnclassifiedFloodThrottled(t *testing.T) {
 	assert.Equal(t, logging.MsgUnclassifiedPassed, recs[3]["msg"])
 	assert.Equal(t, float64(flood-1), recs[3]["suppressed"])
 }
+
+// A record held back by the throttle costs no allocation: a flood costs a
+// clock read and a short lock per request.
+func TestHookHeldBackRecordsDoNotAllocate(t *testing.T) {
+	clock := clocktest.New(time.Unix(1_700_000_000, 0))
+	logger, _ := jsonLogger(slog.LevelDebug)
+	hook := logging.Hook(logger, logging.WithDenials(), clocktest.Option[logging.Option](clock))
+	wouldDeny := decisionEvent(ratewindow.WouldDeny, 0, time.Second)
+	denied := decisionEvent(ratewindow.Denied, 0, time.Second)
+	unclassified := unclassifiedEvent(ratewindow.UnclassifiedRejected)
+	hook(wouldDeny)
+	hook(denied)
+	hook(unclassified)
+	allocs := testing.AllocsPerRun(200, func() {
+		hook(wouldDeny)
+		hook(denied)
+		hook(unclassified)
+	})
+	assert.Zero(t, allocs)
+}
