@@ -55,7 +55,9 @@ type hook struct {
 //     will, so they are throttled like denials.
 //
 // Allowed and skipped requests are not logged. Records carry the key as a
-// keyed hash by default (see WithKey), never the raw key or the path.
+// keyed hash by default (see WithRawKeys), never the raw key or the path.
+// The method, the one text a client chooses freely (net/http takes a
+// method of up to a megabyte), is cut to its first 32 bytes and "…".
 // Give it to WithOnDecision along with other hooks.
 func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 	cfg := config{clock: wallClock{}, denialEvery: defaultDenialEvery}
@@ -114,7 +116,7 @@ func (h *hook) failure(ev *ratewindow.Event, level slog.Level, msg, fail string,
 		slog.Any("err", ev.Err),
 		slog.String("outcome", ev.Outcome.String()),
 		slog.String("route", ev.Route),
-		slog.String("method", ev.Method),
+		methodAttr(ev.Method),
 	)
 	if fail != "" {
 		attrs = append(attrs, slog.String("fail", fail), slog.Bool("observe_only", ev.ObserveOnly), slog.Duration("latency", ev.Latency))
@@ -144,7 +146,7 @@ func (h *hook) denial(ev *ratewindow.Event, msg string, t *throttle) {
 	attrs = append(attrs,
 		slog.String("outcome", ev.Outcome.String()),
 		slog.String("route", ev.Route),
-		slog.String("method", ev.Method),
+		methodAttr(ev.Method),
 		slog.String("policy", d.Policy().Name),
 		slog.Int64("limit", d.Limit),
 		slog.Int64("remaining", d.Remaining),
@@ -161,4 +163,17 @@ func (h *hook) denial(ev *ratewindow.Event, msg string, t *throttle) {
 		attrs = append(attrs, slog.Int64("suppressed", suppressed))
 	}
 	h.logger.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
+}
+
+// maxMethod bounds the bytes of the method a record shows: the standard
+// methods are at most 17 bytes long.
+const maxMethod = 32
+
+// methodAttr returns the method attribute, the method cut to maxMethod
+// bytes and "…" if it is longer.
+func methodAttr(m string) slog.Attr {
+	if len(m) > maxMethod {
+		m = m[:maxMethod] + "…"
+	}
+	return slog.String("method", m)
 }
