@@ -27,7 +27,10 @@ const (
 // opens (only that master's keys fail fast or fall back; the other
 // masters' keys still reach Redis), "half-open" when none is open and one
 // is probing, and "closed" once every one is closed again. The hook is
-// not told which master: the records do not say either.
+// not told which master: the records do not say either. With several
+// resilient Stores, give each its own hook on a logger that names it,
+// logger.With("store", "sessions"), so that their records can be told
+// apart.
 //
 // The breaker calls it under its lock: a logger whose handler blocks (a
 // full pipe, a slow network sink) holds up the store's callers meanwhile.
