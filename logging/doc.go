@@ -9,17 +9,28 @@
 //
 // Hook logs, by Event outcome:
 //
-//	store_error_passed    Warn   the limiter failed (store down, timeout, no key); request passed (fail open)
-//	store_error_rejected  Error  the limiter failed; request answered 503 (fail closed)
-//	would_deny            Info   observe-only mode let through a request enforcement would deny
-//	denied                Info   only with WithDenials
-//	allowed, skipped      -      never
+//	store_error_passed     Warn   the limiter failed (store down, timeout); request passed (fail open)
+//	store_error_rejected   Error  the limiter failed; request answered 503 (fail closed)
+//	would_deny             Info   observe-only mode let through a request enforcement would deny (at most 1/s)
+//	denied                 Info   only with WithDenials (at most 1/s)
+//	unclassified_rejected  Info   no key, an invalid cost or no limiter; request answered 400 (at most 1/s)
+//	unclassified_passed    Warn   the same, passed uncounted (at most 1/s)
+//	allowed, skipped       -      never
 //
 // The would-deny records are what a canary rollout reads: before switching
 // enforcement on, check that the clients and routes they name are the ones
 // the new limit is meant to stop. Each names the binding policy, its limit,
 // the remaining quota and retry_after, and carries fallback=true when the
 // store was down and core/resilient's local fallback decided.
+//
+// A client chooses how many of its requests are denied, or would be, or
+// carry no key: one flooding a canary must not make the server write a
+// line per request. So would-deny, denial and unclassified records are
+// throttled by default: at most one per second for each outcome, the next
+// record counting those held back in "suppressed". WithDenialEvery changes the interval (zero logs every
+// one). The throttle is global, not per client: the metrics count every
+// request, and package topkeys names the keys most often denied, in fixed
+// memory.
 //
 // During a store outage every request fails; WithErrorEvery keeps that to
 // one record per interval, counting the rest in "suppressed". The breaker

@@ -51,5 +51,5 @@ func ExampleBreakerStateChange() {
 	_ = resilient.WithOnStateChange(onChange) // pass it to resilient.New
 	onChange(resilient.Closed, resilient.Open)
 	// Output:
-	// {"level":"WARN","msg":"ratewindow: circuit breaker opened, store calls fail fast","from":"closed","to":"open"}
+	// {"level":"WARN","msg":"ratewindow: circuit breaker opened, keys of the failing store (or Cluster master) fail fast","from":"closed","to":"open"}
 }

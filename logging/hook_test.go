@@ -198,7 +198,7 @@ func TestHookErrorEvery(t *testing.T) {
 	hook(failureEvent(ratewindow.StoreErrorPassed))
 	clock.Advance(time.Millisecond)
 	hook(failureEvent(ratewindow.StoreErrorPassed))
-	hook(decisionEvent(ratewindow.WouldDeny, 0, time.Second)) // never held back
+	hook(decisionEvent(ratewindow.WouldDeny, 0, time.Second)) // its own throttle
 
 	recs := records(t, buf)
 	require.Len(t, recs, 4)

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,4 +74,39 @@ func TestHookBehindMiddleware(t *testing.T) {
 		assert.Equal(t, recs[0]["key_hash"], r["key_hash"])
 	}
 	assert.NotContains(t, buf.String(), secretKey)
+}
+
+// The method is the one free text a client writes into a record (the key
+// is hashed, the path never logged): a method of 64 KiB, which net/http
+// accepts, must not make each record that big.
+func TestHookBoundsMethod(t *testing.T) {
+	logger, buf := jsonLogger(slog.LevelDebug)
+	clock := clocktest.New(testEpoch)
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1)}, core.WithClock(clock))
+	require.NoError(t, err)
+	mw, err := nethttp.New(l,
+		ratewindow.WithObserveOnly(true),
+		ratewindow.WithOnDecision(logging.Hook(logger, logging.WithDenialEvery(0))))
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle("/canary", mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	method := strings.Repeat("A", 64<<10)
+	for range 2 {
+		req, err := http.NewRequest(method, srv.URL+"/canary", nil)
+		require.NoError(t, err)
+		resp, err := srv.Client().Do(req)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	recs := records(t, buf)
+	require.Len(t, recs, 1, "the second request would be denied")
+	assert.Equal(t, logging.MsgWouldDeny, recs[0]["msg"])
+	got, _ := recs[0]["method"].(string)
+	assert.True(t, strings.HasPrefix(method, strings.TrimSuffix(got, "…")), "a prefix of the method")
+	assert.LessOrEqual(t, len(got), 64, "method of %d bytes", len(got))
+	assert.Less(t, buf.Len(), 1024, "record of %d bytes", buf.Len())
 }

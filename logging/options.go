@@ -19,12 +19,17 @@ const (
 type Option func(*config)
 
 type config struct {
-	keys       keyMode
-	secret     []byte
-	denials    bool
-	errorEvery time.Duration
-	clock      core.Clock
+	keys        keyMode
+	secret      []byte
+	denials     bool
+	errorEvery  time.Duration
+	denialEvery time.Duration
+	clock       core.Clock
 }
+
+// defaultDenialEvery is how often, at most, a would-deny or a denial
+// record is logged by default.
+const defaultDenialEvery = time.Second
 
 // WithRawKeys makes records show the key itself, as "key", instead of its
 // "key_hash". Only for keys that are neither secrets nor personal data.
@@ -48,17 +53,35 @@ func WithKeySecret(secret []byte) Option {
 
 // WithDenials also logs enforced denials (429), at Info. They are off by
 // default: under an attack there is one per request, and the metrics count
-// them better.
+// them better. Like would-deny records they are throttled (see
+// WithDenialEvery).
 func WithDenials() Option { return func(c *config) { c.denials = true } }
 
-// WithErrorEvery logs at most one limiter failure per d (per outcome:
+// WithDenialEvery logs at most one record per d (default 1s) for each of
+// the outcomes a client can cause at will: would-deny, denied (with
+// WithDenials), and a request that could not be classified (no key, an
+// invalid cost), rejected or passed. The record carries "suppressed", the
+// number of records of that outcome not logged since the previous one. A
+// client decides how many of its requests are denied, or would be, or
+// carry no key: without a bound, one flooding an observe-only canary would
+// make the server write a line per request. Zero (or less) logs every one;
+// keep that for a logger whose volume is bounded some other way.
+//
+// The throttle is one per outcome, not per client, so a flood of one
+// client holds back the records of the others too: the record that gets
+// through names one client, the suppressed count says how many requests
+// went unlogged, and package topkeys names the clients most often denied,
+// in fixed memory, whatever the flood.
+func WithDenialEvery(d time.Duration) Option { return func(c *config) { c.denialEvery = d } }
+
+// WithErrorEvery logs at most one store failure per d (per outcome:
 // passed or rejected); the record carries "suppressed", the number of
 // failures not logged since the previous one. During a store outage every
 // request fails, so without it the log gets a line per request. Zero (the
 // default) logs every failure.
 func WithErrorEvery(d time.Duration) Option { return func(c *config) { c.errorEvery = d } }
 
-// SetClock sets the clock WithErrorEvery measures time on (the system
+// SetClock sets the clock WithErrorEvery and WithDenialEvery measure time on (the system
 // clock by default); only the module's tests change it, through
 // internal/clocktest.Option.
 func (c *config) SetClock(clock core.Clock) { c.clock = clock }

@@ -12,7 +12,8 @@ import (
 // A mutex, not atomics: with a compare-and-swap on the deadline and a
 // separate counter, a failure held back just after another goroutine won
 // the slot could be counted in that goroutine's record instead of the
-// next one. The section is a few instructions and runs only for failures.
+// next one. The section is a few instructions and runs only for the outcomes
+// that are logged (failures, denials, unclassified requests).
 type throttle struct {
 	every      time.Duration
 	clock      core.Clock

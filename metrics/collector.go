@@ -17,7 +17,8 @@ const numOutcomes = int(ratewindow.UnclassifiedPassed) + 1
 // Collector turns the middleware's Events into Prometheus metrics. Feed it
 // with ratewindow.WithOnDecision(c.Observe), register it on a registry,
 // and, if the store has a circuit breaker, pass c.BreakerStateChanged to
-// resilient.WithOnStateChange.
+// resilient.WithOnStateChange (several stores may pass it to one
+// Collector: the gauge reads the worst of their breakers).
 //
 // A Collector is safe for concurrent use. One Collector may observe several
 // middleware instances; to keep them apart instead, give each its own
@@ -29,6 +30,7 @@ type Collector struct {
 	fallback    *prometheus.CounterVec
 	duration    *prometheus.HistogramVec
 	breaker     prometheus.Gauge
+	breakers    breakers
 	nearLimit   float64
 	maxRoutes   int
 	maxPolicies int
@@ -82,7 +84,7 @@ func New(opts ...Option) (*Collector, error) {
 		}, []string{labelRoute}),
 		breaker: prometheus.NewGauge(prometheus.GaugeOpts{
 			Subsystem: "ratewindow", Name: "circuit_breaker_state",
-			Help: "State of the store's circuit breaker: 0 closed (or no breaker), 1 half-open, 2 open.",
+			Help: "Worst state of the stores' circuit breakers: 0 all closed (or no breaker), 1 one half-open, 2 one open.",
 		}),
 		nearLimit:   cfg.nearLimit,
 		maxRoutes:   cfg.maxRoutes,

@@ -46,7 +46,11 @@
 // circuit_breaker_state is 0 while the breaker is closed, 1 half-open and 2
 // open, once BreakerStateChanged is wired to resilient.WithOnStateChange.
 // Over a Redis Cluster, where core/resilient keeps a breaker per master,
-// it is the worst of them: 2 while any master's breaker is open.
+// it is the worst of them: 2 while any master's breaker is open (only that
+// master's keys fail fast or fall back). Several stores may report to one
+// Collector (two Redis stores, or two limiters each with its own
+// resilient.Store): the gauge is then the worst state of all their
+// breakers, so one store recovering never hides another still open.
 //
 // To register several Collectors on one registry, register each through
 // prometheus.WrapRegistererWith, which adds fixed labels (the names route,

@@ -96,8 +96,10 @@ func TestEveryFramework(t *testing.T) {
 				assert.Equal(t, 0, code, "stderr %q", p.stderr.String())
 				assert.Empty(t, rest, "stdout after the first line")
 				if strings.Contains(c.name, "observe") {
-					// Observe-only logs each would-deny decision on stderr.
-					assert.Equal(t, 3, strings.Count(p.stderr.String(), "request would be denied (observe-only)"), p.stderr.String())
+					// Observe-only logs the would-deny decisions on stderr: the
+					// first, and then at most one a second.
+					n := strings.Count(p.stderr.String(), "request would be denied (observe-only)")
+					assert.True(t, n >= 1 && n <= 3, "%d records: %s", n, p.stderr.String())
 				}
 			})
 		}
