@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/ratewindow/ratewindow/core"
 )
@@ -57,7 +58,8 @@ func WithMaxPolicies(n int) Option { return func(c *config) { c.maxPolicies = n 
 
 // WithBuckets sets the upper bounds, in seconds, of the store call duration
 // histogram (default: 50µs to 1s, from an in-memory store to a Redis call
-// stuck until its timeout). They must be strictly increasing.
+// stuck until its timeout). They must be strictly increasing, and none
+// NaN.
 func WithBuckets(b []float64) Option {
 	return func(c *config) { c.buckets = append([]float64(nil), b...) }
 }
@@ -73,10 +75,13 @@ func (c *config) validate() error {
 	case len(c.buckets) == 0:
 		return fmt.Errorf("metrics: %w: WithBuckets: no buckets", core.ErrInvalidConfig)
 	}
-	for i := 1; i < len(c.buckets); i++ {
-		if !(c.buckets[i] > c.buckets[i-1]) {
+	for i, b := range c.buckets {
+		if math.IsNaN(b) {
+			return fmt.Errorf("metrics: %w: WithBuckets: bound %d is NaN", core.ErrInvalidConfig, i)
+		}
+		if i > 0 && !(b > c.buckets[i-1]) {
 			return fmt.Errorf("metrics: %w: WithBuckets: bounds must be strictly increasing, got %v after %v",
-				core.ErrInvalidConfig, c.buckets[i], c.buckets[i-1])
+				core.ErrInvalidConfig, b, c.buckets[i-1])
 		}
 	}
 	return nil

@@ -26,6 +26,7 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		{"no buckets", metrics.WithBuckets(nil), "WithBuckets"},
 		{"equal buckets", metrics.WithBuckets([]float64{0.1, 0.1}), "WithBuckets"},
 		{"decreasing buckets", metrics.WithBuckets([]float64{1, 0.5}), "WithBuckets"},
+		{"a NaN bucket", metrics.WithBuckets([]float64{math.NaN()}), "WithBuckets"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
