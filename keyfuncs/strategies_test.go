@@ -185,6 +185,40 @@ func TestRouteAndPath(t *testing.T) {
 	assert.Len(t, long, 34)
 }
 
+// unmatchedRequest is a request its adapter knows no route matches.
+type unmatchedRequest struct {
+	*keytest.Request
+	unmatched bool
+}
+
+func (r unmatchedRequest) Unmatched() bool { return r.unmatched }
+
+// Requests no route matches share one key per method, which no pattern and
+// no path spells; a request whose adapter cannot tell keeps the path.
+func TestRouteUnmatched(t *testing.T) {
+	tests := []struct {
+		name, method, path, route string
+		unmatched                 bool
+		want                      string
+	}{
+		{"unmatched", "GET", "/nope/1", "", true, "route:GET (unmatched)"},
+		{"another unmatched path", "GET", "/nope/2", "", true, "route:GET (unmatched)"},
+		{"unmatched HEAD as GET", "HEAD", "/nope", "", true, "route:GET (unmatched)"},
+		{"unmatched, by method", "DELETE", "/nope", "", true, "route:DELETE (unmatched)"},
+		{"unmatched, invented method", "BREW", "/nope", "", true, "route:OTHER (unmatched)"},
+		{"cannot tell: path", "GET", "/nope/1", "", false, "route:GET /nope/1"},
+		{"a pattern wins", "GET", "/users/1", "/users/{id}", true, "route:GET /users/{id}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := unmatchedRequest{&keytest.Request{MethodValue: tt.method, PathValue: tt.path, RouteValue: tt.route}, tt.unmatched}
+			got, err := keyfuncs.Route(r)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 func TestCompose(t *testing.T) {
 	r := &keytest.Request{MethodValue: "GET", PathValue: "/v1/search", RouteValue: "/v1/search",
 		Ctx: context.WithValue(context.Background(), ctxKey{}, "123")}
