@@ -22,8 +22,12 @@
 // in an app of a few dozen routes, and only when the route is read (a
 // route key, a hook). Mounting the middleware on each route,
 // app.Get("/users/:id", limit, h), costs nothing and names the route
-// directly. A request that matches no route (a 404 to be) is keyed by the
-// mount prefix.
+// directly. A request that matches no route (a 404 or 405 to be) has the
+// route "", not the mount prefix, and keyfuncs.Route keys it as
+// "route:GET (unmatched)", one key per method for all such requests, so a
+// flood of unknown paths never spends the quota of a route registered at
+// the prefix. Files served by app.Static are no route the adapter can
+// match: under app.Use they are keyed as unmatched too.
 //
 // Header names are matched in any case, as HTTP says, also in an app with
 // DisableHeaderNormalizing (where Fiber's own lookups are exact).

@@ -15,8 +15,10 @@ import (
 // for the request's method, are matched against the path in the order
 // Fiber itself tries them, and the first full match is the answer. That
 // costs a scan of those routes per request; mount the middleware on each
-// route to avoid it. When nothing matches (a 404 to be), the mount prefix
-// is returned.
+// route to avoid it. When nothing matches (a 404 or 405 to be), the
+// answer is "": the mount prefix is no route of the request, and a real
+// route registered at it ("/" under app.Use) must not share its key with
+// every unknown path.
 func matchedRoute(c *fiber.Ctx) string {
 	own := c.Route()
 	if own == nil {
@@ -41,7 +43,7 @@ func matchedRoute(c *fiber.Ctx) string {
 			return r.Path
 		}
 	}
-	return own.Path
+	return ""
 }
 
 // methodStack returns the routes Fiber tries for method, in order.

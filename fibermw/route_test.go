@@ -65,3 +65,55 @@ func TestRouteUnderUseAndGroup(t *testing.T) {
 		})
 	}
 }
+
+// A request no route matches is keyed "route:<method> (unmatched)", not by
+// the mount prefix: a flood of 404s must not spend the quota of the real
+// route registered at that prefix ("/" under app.Use, "/api" under a
+// group), and spends one quota, not one per path.
+func TestRouteUnmatchedIsNotTheMount(t *testing.T) {
+	ok := func(c *fiber.Ctx) error { return c.SendString("ok\n") }
+	for name, c := range map[string]struct {
+		build  func(app *fiber.App, limit fiber.Handler)
+		prefix string // the mount prefix: "" for "/"
+	}{
+		"app.Use": {func(app *fiber.App, limit fiber.Handler) {
+			app.Use(limit)
+			app.Get("/", ok)
+			app.Get("/items/:id", ok)
+			app.Use(func(c *fiber.Ctx) error { return c.Next() }) // a later Use is no route
+		}, ""},
+		"app.Group": {func(app *fiber.App, limit fiber.Handler) {
+			api := app.Group("/api", limit)
+			api.Get("", ok)
+			api.Get("/items/:id", ok)
+		}, "/api"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.FixedWindow)})
+			require.NoError(t, err)
+			var keys, routes []string
+			limit, err := fibermw.New(l, ratewindow.WithKeyFunc(keyfuncs.Route),
+				ratewindow.WithOnDecision(func(ev ratewindow.Event) {
+					keys = append(keys, ev.Key)
+					routes = append(routes, ev.Route)
+				}))
+			require.NoError(t, err)
+			app := fiber.New(fiber.Config{DisableStartupMessage: true})
+			c.build(app, limit)
+			status := func(method, path string) int {
+				resp, err := app.Test(httptest.NewRequest(method, path, nil))
+				require.NoError(t, err)
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			root := max(c.prefix, "/") // the real route at the mount prefix
+			assert.Equal(t, http.StatusNotFound, status(http.MethodGet, c.prefix+"/nope-0"))
+			assert.Equal(t, http.StatusTooManyRequests, status(http.MethodGet, c.prefix+"/nope-1"), "404s share one quota")
+			assert.Equal(t, http.StatusOK, status(http.MethodGet, root), "the route at the mount keeps its quota")
+			assert.Equal(t, http.StatusOK, status(http.MethodGet, c.prefix+"/items/1"))
+			u := "route:GET (unmatched)"
+			assert.Equal(t, []string{u, u, "route:GET " + root, "route:GET " + c.prefix + "/items/:id"}, keys)
+			assert.Equal(t, []string{"", "", root, c.prefix + "/items/:id"}, routes)
+		})
+	}
+}
