@@ -13,6 +13,8 @@ import (
 
 	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
+	one "github.com/ratewindow/ratewindow/keyfuncs/internal/ctxkeys/one/auth"
+	two "github.com/ratewindow/ratewindow/keyfuncs/internal/ctxkeys/two/auth"
 )
 
 var errBoom = errors.New("boom")
@@ -106,6 +108,10 @@ func TestBearerToken(t *testing.T) {
 
 type ctxKey struct{}
 
+// ctxNS is the namespace of FromContext(ctxKey{}, ...): the type named by
+// its package's import path.
+const ctxNS = "ctx:github.com/ratewindow/ratewindow/keyfuncs_test.ctxKey:"
+
 type orgID int
 
 func (o orgID) String() string { return "org-" + strings.Repeat("x", int(o)) }
@@ -151,7 +157,7 @@ func TestFromContext(t *testing.T) {
 				assert.Len(t, got, 34)
 				return
 			}
-			assert.Equal(t, "ctx:keyfuncs_test.ctxKey:"+tt.want, got)
+			assert.Equal(t, ctxNS+tt.want, got)
 		})
 	}
 }
@@ -228,8 +234,8 @@ func TestCompose(t *testing.T) {
 		want string
 		err  error
 	}{
-		{"org and path", keyfuncs.Prefix("org:", keyfuncs.Compose(":", keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Path)), "org:cmp:ctx%3Akeyfuncs_test.ctxKey%3A123:path%3A/v1/search", nil},
-		{"org and route", keyfuncs.Compose("|", keyfuncs.Constant("org"), keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Route), "cmp:const:org|ctx:keyfuncs_test.ctxKey:123|route:GET /v1/search", nil},
+		{"org and path", keyfuncs.Prefix("org:", keyfuncs.Compose(":", keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Path)), "org:cmp:ctx%3Agithub.com/ratewindow/ratewindow/keyfuncs_test.ctxKey%3A123:path%3A/v1/search", nil},
+		{"org and route", keyfuncs.Compose("|", keyfuncs.Constant("org"), keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Route), "cmp:const:org|" + ctxNS + "123|route:GET /v1/search", nil},
 		{"one part", keyfuncs.Compose(":", constKey("a")), "a", nil},
 		{"empty separator", keyfuncs.Compose("", constKey("a"), constKey("b")), "", keyfuncs.ErrNoKey},
 		{"percent separator", keyfuncs.Compose("%", constKey("a"), constKey("b")), "", keyfuncs.ErrNoKey},
@@ -354,7 +360,7 @@ func TestFromContextTypedNil(t *testing.T) {
 	r.Ctx = context.WithValue(context.Background(), ctxKey{}, &user{id: "u-9"})
 	got, err = keyfuncs.FromContext(ctxKey{}, nil)(r)
 	require.NoError(t, err)
-	assert.Equal(t, "ctx:keyfuncs_test.ctxKey:u-9", got)
+	assert.Equal(t, ctxNS+"u-9", got)
 }
 
 // BearerToken keys by the hash of "bearer:" and the token. A Prefix
@@ -384,4 +390,58 @@ func TestPrefixCannotPoseAsBearerToken(t *testing.T) {
 	require.NoError(t, err)
 	got, _ := keyfuncs.Hashed(keyfuncs.Prefix("bearer", constKey("abc")))(r)
 	assert.NotEqual(t, short, got)
+}
+
+// Two packages of one name (two "auth" libraries) with context key types
+// of one name give two namespaces: user 42 of one is not id 42 of the
+// other.
+func TestFromContextKeysOfSameNamedTypesInTwoPackages(t *testing.T) {
+	for name, keys := range map[string][2]any{
+		"named type":              {one.Key{}, two.Key{}},
+		"pointer to a named type": {one.UserKey, two.UserKey},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got [2]string
+			for i, k := range keys {
+				r := req("192.0.2.1:5")
+				r.Ctx = context.WithValue(context.Background(), k, "42")
+				var err error
+				got[i], err = keyfuncs.FromContext(k, nil)(r)
+				require.NoError(t, err)
+			}
+			assert.NotEqual(t, got[0], got[1])
+		})
+	}
+}
+
+type strKey string
+
+// A context key's name is its type, by import path, and its value when
+// that is a scalar; the same in every process.
+func TestFromContextNames(t *testing.T) {
+	const auth = "github.com/ratewindow/ratewindow/keyfuncs/internal/ctxkeys/one/auth"
+	for _, tt := range []struct {
+		key  any
+		want string
+	}{
+		{"user", "ctx:string(user):42"},
+		{7, "ctx:int(7):42"},
+		{"a:b%", "ctx:string(a%3Ab%25):42"},
+		{strKey("user"), "ctx:github.com/ratewindow/ratewindow/keyfuncs_test.strKey(user):42"},
+		{one.Key{}, "ctx:" + auth + ".Key:42"},
+		{one.UserKey, "ctx:*" + auth + ".contextKey:42"},
+		{new([]*one.Key), "ctx:*[]*" + auth + ".Key:42"},
+		{[2]one.Key{}, "ctx:[2]" + auth + ".Key:42"},
+		{new(map[string]one.Key), "ctx:*map[string]" + auth + ".Key:42"},
+		{make(<-chan one.Key), "ctx:<-chan " + auth + ".Key:42"},
+		{struct{}{}, "ctx:struct {}:42"},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			r := req("192.0.2.1:5")
+			r.Ctx = context.WithValue(context.Background(), tt.key, "42")
+			got, err := keyfuncs.FromContext(tt.key, nil)(r)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
 }
