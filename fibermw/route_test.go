@@ -117,3 +117,33 @@ func TestRouteUnmatchedIsNotTheMount(t *testing.T) {
 		})
 	}
 }
+
+// A group whose prefix has a parameter is a mount like any other: each
+// route under it has its own key, and a 404 under it is unmatched, not
+// the group's prefix (which would make every route of the group share one
+// quota with every unknown path under it).
+func TestRouteUnderGroupWithParameter(t *testing.T) {
+	ok := func(c *fiber.Ctx) error { return c.SendString("ok\n") }
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.FixedWindow)})
+	require.NoError(t, err)
+	var keys []string
+	limit, err := fibermw.New(l, ratewindow.WithKeyFunc(keyfuncs.Route),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
+	require.NoError(t, err)
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	api := app.Group("/api/:version", limit)
+	api.Get("/users/:id", ok)
+	api.Get("/orders/:id", ok)
+	status := func(path string) int {
+		resp, err := app.Test(httptest.NewRequest(http.MethodGet, path, nil))
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusNotFound, status("/api/v1/nope"))
+	assert.Equal(t, http.StatusOK, status("/api/v1/users/1"))
+	assert.Equal(t, http.StatusTooManyRequests, status("/api/v2/users/2"), "one quota per route")
+	assert.Equal(t, http.StatusOK, status("/api/v1/orders/1"), "another route, another quota")
+	assert.Equal(t, []string{"route:GET (unmatched)", "route:GET /api/:version/users/:id",
+		"route:GET /api/:version/users/:id", "route:GET /api/:version/orders/:id"}, keys)
+}
