@@ -9,8 +9,9 @@ import (
 // FromContext keys requests by a value that earlier middleware stored in the
 // request context under ctxKey, typically a user or organisation id set by
 // authentication. The value may be a string, a fmt.Stringer or any integer
-// type. When it is missing, nil (also a nil pointer), empty or of another
-// type, the key comes from fallback; a nil fallback gives ErrNoKey.
+// type, named types included (type userID int64); a String method wins.
+// When it is missing, nil (also a nil pointer), empty or of another type,
+// the key comes from fallback; a nil fallback gives ErrNoKey.
 //
 // The key is "ctx:", a name for ctxKey, ':' and the value, e.g.
 // "ctx:example.com/app/auth.userKey:42" (':' and '%' in the name written
@@ -116,6 +117,16 @@ func contextString(v any) (string, bool) {
 		return strconv.FormatUint(uint64(v), 10), true
 	case uint64:
 		return strconv.FormatUint(v, 10), true
+	}
+	// A named string or integer type without a String method (type
+	// userID int64) is a string or an integer too.
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.String:
+		return rv.String(), true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(rv.Int(), 10), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.FormatUint(rv.Uint(), 10), true
 	}
 	return "", false
 }

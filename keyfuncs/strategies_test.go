@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -442,6 +443,33 @@ func TestFromContextNames(t *testing.T) {
 			got, err := keyfuncs.FromContext(tt.key, nil)(r)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+type userID int64
+
+type userName string
+
+// A value of a named integer or string type is an integer or a string, as
+// FromContext documents: it is the key, not a reason to fall back.
+func TestFromContextNamedValueTypes(t *testing.T) {
+	for _, tt := range []struct {
+		value any
+		want  string
+	}{
+		{userID(42), "42"},
+		{userID(-1), "-1"},
+		{userName("ann"), "ann"},
+		{uintptr(7), "7"},
+		{time.Duration(5), "5ns"}, // a Stringer: String wins
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			r := req("192.0.2.1:5")
+			r.Ctx = context.WithValue(context.Background(), ctxKey{}, tt.value)
+			got, err := keyfuncs.FromContext(ctxKey{}, keyfuncs.RemoteIP)(r)
+			require.NoError(t, err)
+			assert.Equal(t, ctxNS+tt.want, got)
 		})
 	}
 }
