@@ -69,3 +69,26 @@ func TestRouteAroundOtherHandler(t *testing.T) {
 	}
 	assert.Equal(t, []string{"route:GET /a", "route:GET /b"}, keys)
 }
+
+// Wrapped around a ServeMux that an outer mux serves under a subtree, the
+// route is the inner mux's pattern, the one that serves the request, not
+// the outer subtree's (which the request's Pattern holds).
+func TestRouteAroundNestedServeMux(t *testing.T) {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.FixedWindow)})
+	require.NoError(t, err)
+	var keys []string
+	limit, err := nethttp.New(l, ratewindow.WithKeyFunc(keyfuncs.Route),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
+	require.NoError(t, err)
+	inner := http.NewServeMux()
+	inner.HandleFunc("GET /api/items/{id}", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	inner.HandleFunc("GET /api/orders/{id}", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	outer := http.NewServeMux()
+	outer.Handle("/api/", limit(inner))
+	for _, p := range []string{"/api/items/1", "/api/orders/1", "/api/nope"} {
+		w := httptest.NewRecorder()
+		outer.ServeHTTP(w, httptest.NewRequest(http.MethodGet, p, nil))
+		assert.NotEqual(t, http.StatusTooManyRequests, w.Code, p)
+	}
+	assert.Equal(t, []string{"route:GET /api/items/{id}", "route:GET /api/orders/{id}", "route:GET (unmatched)"}, keys)
+}
