@@ -9,5 +9,12 @@
 //	api := e.Group("/api", limit) // a group
 //
 // The options are those of package ratewindow, shared by every adapter.
-// The route is c.Path() (e.g. "/items/:id").
+// The route is c.Path() (e.g. "/items/:id"). Under e.Pre(limit), where
+// the middleware runs before Echo routes the request and c.Path() is
+// always "", the adapter asks Echo's router for the route itself (for the
+// request as it is then: a path rewrite by later Pre middleware is not
+// seen). A request no route matches is keyed by keyfuncs.Route as
+// "route:GET (unmatched)", one key per method for all such requests;
+// under a group (e.Group("/api", limit)) Echo hands such requests to the
+// group's catch-all 404 route, "/api/*", whose key they share.
 package echomw

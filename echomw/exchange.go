@@ -14,6 +14,11 @@ import (
 type exchange struct {
 	c   echo.Context
 	set middleware.HeaderSetter
+	// found is the route Echo's router finds for the request, looked up
+	// at most once per request (when looked is set), and only when
+	// c.Path() is "".
+	found  string
+	looked bool
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
@@ -26,18 +31,56 @@ func getExchange(c echo.Context) *exchange {
 
 func putExchange(x *exchange) {
 	x.c = nil
+	x.found, x.looked = "", false
 	x.set.Reset()
 	exchanges.Put(x)
 }
 
 func (x *exchange) Method() string                    { return x.c.Request().Method }
 func (x *exchange) Path() string                      { return x.c.Request().URL.Path }
-func (x *exchange) Route() string                     { return x.c.Path() }
 func (x *exchange) Header(name string) string         { return x.c.Request().Header.Get(name) }
 func (x *exchange) HeaderValues(name string) []string { return x.c.Request().Header.Values(name) }
 func (x *exchange) RemoteAddr() string                { return x.c.Request().RemoteAddr }
 func (x *exchange) Context() context.Context          { return x.c.Request().Context() }
 func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.c.Response().Header(), name, value) }
+
+// Route is c.Path(), or, when that is "", the route Echo's router finds
+// for the request: under e.Pre the middleware runs before Echo routes the
+// request, and c.Path() is "" for every request.
+func (x *exchange) Route() string {
+	if p := x.c.Path(); p != "" {
+		return p
+	}
+	return x.lookup()
+}
+
+// Unmatched reports a request no route matches (a 404 or 405 to be): its
+// c.Path() is "", and Echo's router finds no route for it either.
+func (x *exchange) Unmatched() bool {
+	return x.c.Path() == "" && x.c.Echo() != nil && x.lookup() == ""
+}
+
+// lookup routes the request as Echo does, on a context of its own, so c
+// is left as it is.
+func (x *exchange) lookup() string {
+	if x.looked {
+		return x.found
+	}
+	x.looked = true
+	e := x.c.Echo()
+	if e == nil {
+		return ""
+	}
+	r := x.c.Request()
+	router := e.Router()
+	if hr, ok := e.Routers()[r.Host]; ok {
+		router = hr // the router of a virtual host (e.Host)
+	}
+	scratch := e.NewContext(r, nil)
+	router.Find(r.Method, echo.GetPath(r), scratch)
+	x.found = scratch.Path()
+	return x.found
+}
 
 func (x *exchange) Send(status int, body []byte) {
 	r := x.c.Response()

@@ -43,5 +43,5 @@ func TestFromContextReadsTheUserContext(t *testing.T) {
 		require.NoError(t, err)
 		resp.Body.Close()
 	}
-	assert.Equal(t, []string{"ctx:fibermw_test.userKey:42", "const:anonymous"}, keys)
+	assert.Equal(t, []string{"ctx:github.com/ratewindow/ratewindow/fibermw_test.userKey:42", "const:anonymous"}, keys)
 }

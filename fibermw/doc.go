@@ -15,15 +15,20 @@
 // the pattern of the route that will handle the request (e.g.
 // "/api/users/:id"), however the middleware is mounted. Fiber runs
 // middleware before it has picked that route: under app.Use(limit) or
-// app.Group("/api", limit), c.Route() names the mount ("/" or "/api"), so
-// the adapter matches the path against the app's routes for the request's
-// method, in Fiber's order and with its case and trailing-slash rules, and
-// takes the first that matches. That costs a few microseconds per request
+// app.Group("/api", limit), c.Route() names the mount ("/", "/api", or
+// "/api/:version" for a group with a parameter), so the adapter matches
+// the path against the app's routes for the request's method, in Fiber's
+// order and with its case and trailing-slash rules, and takes the first
+// that matches. That costs a few microseconds per request
 // in an app of a few dozen routes, and only when the route is read (a
 // route key, a hook). Mounting the middleware on each route,
 // app.Get("/users/:id", limit, h), costs nothing and names the route
-// directly. A request that matches no route (a 404 to be) is keyed by the
-// mount prefix.
+// directly. A request that matches no route (a 404 or 405 to be) has the
+// route "", not the mount prefix, and keyfuncs.Route keys it as
+// "route:GET (unmatched)", one key per method for all such requests, so a
+// flood of unknown paths never spends the quota of a route registered at
+// the prefix. Files served by app.Static are no route the adapter can
+// match: under app.Use they are keyed as unmatched too.
 //
 // Header names are matched in any case, as HTTP says, also in an app with
 // DisableHeaderNormalizing (where Fiber's own lookups are exact).

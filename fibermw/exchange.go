@@ -43,6 +43,11 @@ func (x *exchange) Method() string {
 func (x *exchange) Path() string  { return string(x.ctx().Request().URI().Path()) }
 func (x *exchange) Route() string { return matchedRoute(x.ctx()) }
 
+// Unmatched reports a request no route matches: one whose route is "".
+// Fiber always has a route for the middleware (its own, or the mount's),
+// so "" only comes from a scan that found no route for the request.
+func (x *exchange) Unmatched() bool { return matchedRoute(x.ctx()) == "" }
+
 func (x *exchange) Header(name string) string {
 	c := x.ctx()
 	if !normalising(c.App()) {

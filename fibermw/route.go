@@ -11,12 +11,15 @@ import (
 // Mounted on a route (app.Get("/users/:id", limit, h)), the middleware runs
 // inside that route, and c.Route() is the answer. Mounted with app.Use or
 // app.Group("/api", limit), it runs inside the Use route, whose path is
-// the mount prefix ("/" or "/api"): then the routes registered after it,
-// for the request's method, are matched against the path in the order
-// Fiber itself tries them, and the first full match is the answer. That
+// the mount prefix ("/", "/api", or "/api/:version", told from a route of
+// its own by mayCover): then the routes registered after it, for the
+// request's method, are matched against the path in the order Fiber
+// itself tries them, and the first full match is the answer. That
 // costs a scan of those routes per request; mount the middleware on each
-// route to avoid it. When nothing matches (a 404 to be), the mount prefix
-// is returned.
+// route to avoid it. When nothing matches (a 404 or 405 to be), the
+// answer is "": the mount prefix is no route of the request, and a real
+// route registered at it ("/" under app.Use) must not share its key with
+// every unknown path.
 func matchedRoute(c *fiber.Ctx) string {
 	own := c.Route()
 	if own == nil {
@@ -24,7 +27,7 @@ func matchedRoute(c *fiber.Ctx) string {
 	}
 	app := c.App()
 	cfg := app.Config()
-	if len(own.Params) > 0 || samePath(&cfg, own.Path, c.Path()) {
+	if samePath(&cfg, own.Path, c.Path()) || (len(own.Params) > 0 && mayCover(own.Path, c.Path())) {
 		return own.Path
 	}
 	stack := methodStack(app, &cfg, c.Method())
@@ -41,7 +44,29 @@ func matchedRoute(c *fiber.Ctx) string {
 			return r.Path
 		}
 	}
-	return own.Path
+	return ""
+}
+
+// mayCover reports whether pattern, which has parameters, may match the
+// whole of path rather than a prefix of it, as a route's own pattern
+// does and a mount's (app.Group("/api/:version", limit)) does not: a
+// parameter matches within one segment, so without a greedy or optional
+// part ('*', '+', '?') the pattern matches paths of as many segments as it
+// has. It costs no parsing, so a route with parameters that mounts the
+// middleware itself pays nothing for it.
+func mayCover(pattern, path string) bool {
+	if strings.ContainsAny(pattern, "*+?") {
+		return true
+	}
+	return segments(pattern) == segments(path)
+}
+
+// segments counts the '/'-separated segments of p, a trailing '/' aside.
+func segments(p string) int {
+	if len(p) > 1 {
+		p = strings.TrimRight(p, "/")
+	}
+	return strings.Count(p, "/")
 }
 
 // methodStack returns the routes Fiber tries for method, in order.

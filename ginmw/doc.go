@@ -8,5 +8,7 @@
 //	api := r.Group("/api", limit)     // a group
 //
 // The options are those of package ratewindow, shared by every adapter.
-// The route is c.FullPath() (e.g. "/items/:id").
+// The route is c.FullPath() (e.g. "/items/:id"). A request no route
+// matches, under r.Use(limit), is keyed by keyfuncs.Route as
+// "route:GET (unmatched)", one key per method for all such requests.
 package ginmw

@@ -27,6 +27,10 @@ func (x *exchange) RemoteAddr() string                { return x.c.Request.Remot
 func (x *exchange) Context() context.Context          { return x.c.Request.Context() }
 func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.c.Writer.Header(), name, value) }
 
+// Unmatched reports a request no route matches. Gin runs middleware after
+// routing, and for such a request (a 404 or 405) FullPath is "".
+func (x *exchange) Unmatched() bool { return x.c.FullPath() == "" }
+
 func (x *exchange) Send(status int, body []byte) {
 	x.c.Writer.WriteHeader(status)
 	_, _ = x.c.Writer.Write(body)

@@ -51,7 +51,7 @@ func ExampleCompose() {
 	r = r.WithContext(context.WithValue(r.Context(), orgKey{}, "123"))
 	k, _ := key(keyfuncs.HTTPRequest(r, "/v1/search"))
 	fmt.Println(k)
-	// Output: org:cmp:ctx:keyfuncs_test.orgKey:123|route:GET /v1/search
+	// Output: org:cmp:ctx:github.com/ratewindow/ratewindow/keyfuncs_test.orgKey:123|route:GET /v1/search
 }
 
 // An API key when there is one, the client address otherwise.

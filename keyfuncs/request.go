@@ -14,7 +14,9 @@ type Request interface {
 	// Path is the URL path as received, e.g. "/users/42".
 	Path() string
 	// Route is the route pattern if the framework knows it (e.g.
-	// "/users/{id}" or "/users/:id"), else "".
+	// "/users/{id}" or "/users/:id"), else "". The module's adapters
+	// also tell the key funcs when no route matches the request at all
+	// (see the key func [Route]).
 	Route() string
 	// Header returns the first value of the named header, "" if absent.
 	Header(name string) string

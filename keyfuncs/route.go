@@ -3,9 +3,19 @@ package keyfuncs
 import "net/http"
 
 // Route keys requests by method and route pattern, e.g.
-// "route:GET /users/{id}", so /users/1 and /users/2 share one quota. When
-// the framework reports no pattern (Request.Route is ""), the URL path is
-// used instead, which gives every distinct path its own key.
+// "route:GET /users/{id}", so /users/1 and /users/2 share one quota.
+//
+// Requests no route matches (404s and 405s to be) share one key per
+// method, "route:GET (unmatched)". No route pattern and no URL path a
+// client can send spells "(unmatched)" (each holds a '/'), so a client
+// that invents paths spends that one quota: it neither mints a fresh
+// quota and store key per path nor spends a real route's quota. The
+// adapters of this module tell unmatched requests apart under Gin, Echo
+// and Fiber however the middleware is mounted, and under net/http when
+// the middleware wraps a *http.ServeMux. Where the framework reports no
+// pattern and cannot tell whether one matches (net/http middleware around
+// another router, or a Request of your own), the URL path is used instead,
+// which gives every distinct path its own key.
 //
 // The method is one of those HTTP defines (GET, POST, PUT, PATCH, DELETE,
 // CONNECT, OPTIONS, TRACE), with HEAD keyed as GET: a ServeMux pattern
@@ -17,9 +27,28 @@ import "net/http"
 func Route(r Request) (string, error) {
 	p := r.Route()
 	if p == "" {
-		p = r.Path()
+		if u, ok := r.(unmatchedRequest); ok && u.Unmatched() {
+			p = unmatchedRoute
+		} else {
+			p = r.Path()
+		}
 	}
 	return boundKey(tagRoute+routeMethod(r.Method())+" "+p, maxKeyLen), nil
+}
+
+// unmatchedRoute stands in Route's keys for the pattern of a request no
+// route matches. It holds no '/': every route pattern of the four
+// frameworks does, and so does every URL path a client can send (or it is
+// "*" or empty), so it spells neither.
+const unmatchedRoute = "(unmatched)"
+
+// unmatchedRequest is a Request whose adapter can tell that no route
+// matches the request, as opposed to not knowing the route.
+type unmatchedRequest interface {
+	// Unmatched reports whether the router found no route for the
+	// request; Route is then "". It is false when the adapter cannot
+	// tell.
+	Unmatched() bool
 }
 
 // routeMethod is the method as Route keys it: HEAD as GET, another method

@@ -7,12 +7,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/internal/keytest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
+	one "github.com/ratewindow/ratewindow/keyfuncs/internal/ctxkeys/one/auth"
+	two "github.com/ratewindow/ratewindow/keyfuncs/internal/ctxkeys/two/auth"
 )
 
 var errBoom = errors.New("boom")
@@ -106,6 +109,10 @@ func TestBearerToken(t *testing.T) {
 
 type ctxKey struct{}
 
+// ctxNS is the namespace of FromContext(ctxKey{}, ...): the type named by
+// its package's import path.
+const ctxNS = "ctx:github.com/ratewindow/ratewindow/keyfuncs_test.ctxKey:"
+
 type orgID int
 
 func (o orgID) String() string { return "org-" + strings.Repeat("x", int(o)) }
@@ -151,7 +158,7 @@ func TestFromContext(t *testing.T) {
 				assert.Len(t, got, 34)
 				return
 			}
-			assert.Equal(t, "ctx:keyfuncs_test.ctxKey:"+tt.want, got)
+			assert.Equal(t, ctxNS+tt.want, got)
 		})
 	}
 }
@@ -185,6 +192,40 @@ func TestRouteAndPath(t *testing.T) {
 	assert.Len(t, long, 34)
 }
 
+// unmatchedRequest is a request its adapter knows no route matches.
+type unmatchedRequest struct {
+	*keytest.Request
+	unmatched bool
+}
+
+func (r unmatchedRequest) Unmatched() bool { return r.unmatched }
+
+// Requests no route matches share one key per method, which no pattern and
+// no path spells; a request whose adapter cannot tell keeps the path.
+func TestRouteUnmatched(t *testing.T) {
+	tests := []struct {
+		name, method, path, route string
+		unmatched                 bool
+		want                      string
+	}{
+		{"unmatched", "GET", "/nope/1", "", true, "route:GET (unmatched)"},
+		{"another unmatched path", "GET", "/nope/2", "", true, "route:GET (unmatched)"},
+		{"unmatched HEAD as GET", "HEAD", "/nope", "", true, "route:GET (unmatched)"},
+		{"unmatched, by method", "DELETE", "/nope", "", true, "route:DELETE (unmatched)"},
+		{"unmatched, invented method", "BREW", "/nope", "", true, "route:OTHER (unmatched)"},
+		{"cannot tell: path", "GET", "/nope/1", "", false, "route:GET /nope/1"},
+		{"a pattern wins", "GET", "/users/1", "/users/{id}", true, "route:GET /users/{id}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := unmatchedRequest{&keytest.Request{MethodValue: tt.method, PathValue: tt.path, RouteValue: tt.route}, tt.unmatched}
+			got, err := keyfuncs.Route(r)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 func TestCompose(t *testing.T) {
 	r := &keytest.Request{MethodValue: "GET", PathValue: "/v1/search", RouteValue: "/v1/search",
 		Ctx: context.WithValue(context.Background(), ctxKey{}, "123")}
@@ -194,8 +235,8 @@ func TestCompose(t *testing.T) {
 		want string
 		err  error
 	}{
-		{"org and path", keyfuncs.Prefix("org:", keyfuncs.Compose(":", keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Path)), "org:cmp:ctx%3Akeyfuncs_test.ctxKey%3A123:path%3A/v1/search", nil},
-		{"org and route", keyfuncs.Compose("|", keyfuncs.Constant("org"), keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Route), "cmp:const:org|ctx:keyfuncs_test.ctxKey:123|route:GET /v1/search", nil},
+		{"org and path", keyfuncs.Prefix("org:", keyfuncs.Compose(":", keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Path)), "org:cmp:ctx%3Agithub.com/ratewindow/ratewindow/keyfuncs_test.ctxKey%3A123:path%3A/v1/search", nil},
+		{"org and route", keyfuncs.Compose("|", keyfuncs.Constant("org"), keyfuncs.FromContext(ctxKey{}, nil), keyfuncs.Route), "cmp:const:org|" + ctxNS + "123|route:GET /v1/search", nil},
 		{"one part", keyfuncs.Compose(":", constKey("a")), "a", nil},
 		{"empty separator", keyfuncs.Compose("", constKey("a"), constKey("b")), "", keyfuncs.ErrNoKey},
 		{"percent separator", keyfuncs.Compose("%", constKey("a"), constKey("b")), "", keyfuncs.ErrNoKey},
@@ -320,7 +361,7 @@ func TestFromContextTypedNil(t *testing.T) {
 	r.Ctx = context.WithValue(context.Background(), ctxKey{}, &user{id: "u-9"})
 	got, err = keyfuncs.FromContext(ctxKey{}, nil)(r)
 	require.NoError(t, err)
-	assert.Equal(t, "ctx:keyfuncs_test.ctxKey:u-9", got)
+	assert.Equal(t, ctxNS+"u-9", got)
 }
 
 // BearerToken keys by the hash of "bearer:" and the token. A Prefix
@@ -350,4 +391,85 @@ func TestPrefixCannotPoseAsBearerToken(t *testing.T) {
 	require.NoError(t, err)
 	got, _ := keyfuncs.Hashed(keyfuncs.Prefix("bearer", constKey("abc")))(r)
 	assert.NotEqual(t, short, got)
+}
+
+// Two packages of one name (two "auth" libraries) with context key types
+// of one name give two namespaces: user 42 of one is not id 42 of the
+// other.
+func TestFromContextKeysOfSameNamedTypesInTwoPackages(t *testing.T) {
+	for name, keys := range map[string][2]any{
+		"named type":              {one.Key{}, two.Key{}},
+		"pointer to a named type": {one.UserKey, two.UserKey},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got [2]string
+			for i, k := range keys {
+				r := req("192.0.2.1:5")
+				r.Ctx = context.WithValue(context.Background(), k, "42")
+				var err error
+				got[i], err = keyfuncs.FromContext(k, nil)(r)
+				require.NoError(t, err)
+			}
+			assert.NotEqual(t, got[0], got[1])
+		})
+	}
+}
+
+type strKey string
+
+// A context key's name is its type, by import path, and its value when
+// that is a scalar; the same in every process.
+func TestFromContextNames(t *testing.T) {
+	const auth = "github.com/ratewindow/ratewindow/keyfuncs/internal/ctxkeys/one/auth"
+	for _, tt := range []struct {
+		key  any
+		want string
+	}{
+		{"user", "ctx:string(user):42"},
+		{7, "ctx:int(7):42"},
+		{"a:b%", "ctx:string(a%3Ab%25):42"},
+		{strKey("user"), "ctx:github.com/ratewindow/ratewindow/keyfuncs_test.strKey(user):42"},
+		{one.Key{}, "ctx:" + auth + ".Key:42"},
+		{one.UserKey, "ctx:*" + auth + ".contextKey:42"},
+		{new([]*one.Key), "ctx:*[]*" + auth + ".Key:42"},
+		{[2]one.Key{}, "ctx:[2]" + auth + ".Key:42"},
+		{new(map[string]one.Key), "ctx:*map[string]" + auth + ".Key:42"},
+		{make(<-chan one.Key), "ctx:<-chan " + auth + ".Key:42"},
+		{struct{}{}, "ctx:struct {}:42"},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			r := req("192.0.2.1:5")
+			r.Ctx = context.WithValue(context.Background(), tt.key, "42")
+			got, err := keyfuncs.FromContext(tt.key, nil)(r)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+type userID int64
+
+type userName string
+
+// A value of a named integer or string type is an integer or a string, as
+// FromContext documents: it is the key, not a reason to fall back.
+func TestFromContextNamedValueTypes(t *testing.T) {
+	for _, tt := range []struct {
+		value any
+		want  string
+	}{
+		{userID(42), "42"},
+		{userID(-1), "-1"},
+		{userName("ann"), "ann"},
+		{uintptr(7), "7"},
+		{time.Duration(5), "5ns"}, // a Stringer: String wins
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			r := req("192.0.2.1:5")
+			r.Ctx = context.WithValue(context.Background(), ctxKey{}, tt.value)
+			got, err := keyfuncs.FromContext(ctxKey{}, keyfuncs.RemoteIP)(r)
+			require.NoError(t, err)
+			assert.Equal(t, ctxNS+tt.want, got)
+		})
+	}
 }

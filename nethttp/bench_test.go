@@ -22,7 +22,15 @@ func BenchmarkOverhead(b *testing.B) {
 	var seen int
 	hooked, err := New(l, ratewindow.WithOnDecision(func(ev ratewindow.Event) { seen += int(ev.Outcome) }))
 	require.NoError(b, err)
+	// Around a ServeMux the route is looked up in the mux, once, only
+	// when read: by a hook (the Event's Route) or a Route key func, not by
+	// the default key func.
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", bare)
 	adaptertest.RunOverhead(b, adaptertest.BenchHandler{Name: "bare", Handler: bare},
 		adaptertest.BenchHandler{Name: "ratewindow", Handler: mw(bare)},
-		adaptertest.BenchHandler{Name: "ratewindow+hook", Handler: hooked(bare)})
+		adaptertest.BenchHandler{Name: "ratewindow+hook", Handler: hooked(bare)},
+		adaptertest.BenchHandler{Name: "mux", Handler: mux},
+		adaptertest.BenchHandler{Name: "ratewindow(mux)", Handler: mw(mux)},
+		adaptertest.BenchHandler{Name: "ratewindow+hook(mux)", Handler: hooked(mux)})
 }

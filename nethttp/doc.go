@@ -10,12 +10,19 @@
 //
 // The options are those of package ratewindow, shared by every adapter.
 //
-// Route: with the standard ServeMux, wrap the handlers you register (as
-// above), not the mux itself: the request's Pattern (e.g. "GET
-// /items/{id}") is set by the mux before your handler runs. The route the
-// middleware reports is that pattern without its method ("/items/{id}"),
-// like the other frameworks' routes. Outside a ServeMux (chi, gorilla) the
-// route is "", and keyfuncs.Route falls back to the path.
+// Route: with the standard ServeMux, the route the middleware reports is
+// the pattern without its method ("/items/{id}" for "GET /items/{id}"),
+// like the other frameworks' routes. Wrapping the handlers you register
+// (as above), it is the request's Pattern, set by the mux before your
+// handler runs. Wrapping the mux itself (limit(mux)), the middleware asks
+// the mux which pattern it will serve the request with (mux.Handler),
+// once per request and only when the route is read (a Route key func, a
+// hook): a request no pattern matches (a 404 or 405 to be) is then keyed
+// by keyfuncs.Route as "route:GET (unmatched)", one key per method for
+// all such requests. Around any other handler (chi, gorilla, a mux
+// wrapped in further middleware) the route is "", the middleware cannot
+// tell a 404 from a route, and keyfuncs.Route falls back to the path: one
+// key per distinct path.
 //
 // For a middleware that cannot be misconfigured in one line, Limit(l) uses
 // the default options.

@@ -13,21 +13,27 @@ import (
 // request. Exchanges are pooled, so the middleware allocates none per
 // request; an exchange is valid only until the flow returns.
 type exchange struct {
-	w   http.ResponseWriter
-	r   *http.Request
+	w http.ResponseWriter
+	r *http.Request
+	// mux is the handler the middleware wraps, when that is a ServeMux.
+	mux *http.ServeMux
 	set middleware.HeaderSetter
+	// route is Route's answer, worked out on the first call (routed).
+	route  string
+	routed bool
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
-func getExchange(w http.ResponseWriter, r *http.Request) *exchange {
+func getExchange(w http.ResponseWriter, r *http.Request, mux *http.ServeMux) *exchange {
 	x := exchanges.Get().(*exchange)
-	x.w, x.r = w, r
+	x.w, x.r, x.mux = w, r, mux
 	return x
 }
 
 func putExchange(x *exchange) {
-	x.w, x.r = nil, nil
+	x.w, x.r, x.mux = nil, nil, nil
+	x.route, x.routed = "", false
 	x.set.Reset()
 	exchanges.Put(x)
 }
@@ -47,10 +53,24 @@ func (x *exchange) Send(status int, body []byte) {
 
 // Route is the ServeMux pattern without its method, e.g. "/items/{id}"
 // for "GET /items/{id}", so it reads like the other frameworks' routes.
+// Wrapped around a ServeMux, the middleware runs before the mux has set
+// the request's Pattern: the pattern is then the one the mux will serve
+// the request with, looked up once, on the first call.
 func (x *exchange) Route() string {
+	if x.routed {
+		return x.route
+	}
 	p := x.r.Pattern
+	if x.mux != nil {
+		_, p = x.mux.Handler(x.r)
+	}
 	if i := strings.IndexAny(p, " \t"); i >= 0 {
 		p = strings.TrimLeft(p[i:], " \t")
 	}
+	x.route, x.routed = p, true
 	return p
 }
+
+// Unmatched reports a request no route of the wrapped ServeMux matches (a
+// 404 or 405 to be). Around any other handler the middleware cannot tell.
+func (x *exchange) Unmatched() bool { return x.mux != nil && x.Route() == "" }

@@ -29,8 +29,9 @@ func Limit(l *core.Limiter) func(http.Handler) http.Handler { return wrap(middle
 
 func wrap(f *middleware.Flow) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
+		mux, _ := next.(*http.ServeMux)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			x := getExchange(w, r)
+			x := getExchange(w, r, mux)
 			pass := f.Handle(x)
 			putExchange(x)
 			if pass {
