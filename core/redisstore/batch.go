@@ -129,13 +129,14 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 }
 
 // nodeBatcher returns the batcher of the master that holds r's keys on a
-// Cluster, or nil if the client cannot say which master that is (r is
-// then sent alone, and the client finds its way). Until the client has
+// Cluster, or nil if the client cannot say which master that is, or if
+// Redis answered that no master serves their slot (r is then sent alone,
+// and the client finds its way; it would name a random node). Until the client has
 // its slot map, a call with a deadline the client does not honour is sent
 // alone too: looking for the map would hold it for the client's own
 // timeouts, on the caller's goroutine.
 func (s *Store) nodeBatcher(ctx context.Context, r *request) *batcher {
-	if !s.slotMap.Load() && !s.inline(ctx) {
+	if !s.slotMap.Load() && !s.inline(ctx) || s.unserved.holds(r.keys[0]) {
 		return nil
 	}
 	node, err := s.master(ctx, r.keys[0])
