@@ -30,6 +30,9 @@ type Store struct {
 	// nodes holds a batcher per master (*redis.Client to *batcher).
 	batch batcher
 	nodes sync.Map
+	// prunes counts the batchers nodes gained since pruneNodes last
+	// started a pass; it is not 0 while pruneNodes runs.
+	prunes atomic.Int64
 	// slotMap is set once the cluster client has a slot map (see Domain).
 	slotMap atomic.Bool
 	// unserved holds the slots Redis answered that no master serves (see
