@@ -129,13 +129,14 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 }
 
 // nodeBatcher returns the batcher of the master that holds r's keys on a
-// Cluster, or nil if the client cannot say which master that is (r is
-// then sent alone, and the client finds its way). Until the client has
+// Cluster, or nil if the client cannot say which master that is, or if
+// Redis answered that no master serves their slot (r is then sent alone,
+// and the client finds its way; it would name a random node). Until the client has
 // its slot map, a call with a deadline the client does not honour is sent
 // alone too: looking for the map would hold it for the client's own
 // timeouts, on the caller's goroutine.
 func (s *Store) nodeBatcher(ctx context.Context, r *request) *batcher {
-	if !s.slotMap.Load() && !s.inline(ctx) {
+	if !s.slotMap.Load() && !s.inline(ctx) || s.unserved.holds(r.keys[0]) {
 		return nil
 	}
 	node, err := s.master(ctx, r.keys[0])
@@ -145,8 +146,53 @@ func (s *Store) nodeBatcher(ctx context.Context, r *request) *batcher {
 	if b, ok := s.nodes.Load(node); ok {
 		return b.(*batcher)
 	}
-	b, _ := s.nodes.LoadOrStore(node, &batcher{mode: batchPipeline, node: node})
+	b, loaded := s.nodes.LoadOrStore(node, &batcher{mode: batchPipeline, node: node})
+	if !loaded && s.prunes.Add(1) == 1 {
+		go s.pruneNodes()
+	}
 	return b.(*batcher)
+}
+
+// pruneNodes drops the batchers of the nodes the cluster client no longer
+// lists as masters. It runs when a master gets its first batcher: the
+// cluster client has a new master (a replica promoted, a node added), and
+// the one it replaced must not keep a batcher, and the client it holds,
+// for ever. A dropped batcher still sends the calls it holds, as it would
+// have: its round trips drain its queue, and only new calls go to the new
+// batcher of its node if the node is, or becomes again, a master (for a
+// moment, that node then has up to twice maxInFlight round trips).
+// One goroutine at a time prunes, once more for the batchers created
+// while it ran (s.prunes counts them).
+func (s *Store) pruneNodes() {
+	for {
+		n := s.prunes.Load()
+		s.pruneNodesOnce()
+		if s.prunes.CompareAndSwap(n, 0) {
+			return
+		}
+	}
+}
+
+func (s *Store) pruneNodesOnce() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	masters := map[*redis.Client]bool{}
+	err := s.client.(*redis.ClusterClient).ForEachMaster(ctx, func(_ context.Context, node *redis.Client) error {
+		mu.Lock()
+		masters[node] = true
+		mu.Unlock()
+		return nil
+	})
+	if err != nil || len(masters) == 0 {
+		return // no slot map: keep every batcher until the next time
+	}
+	s.nodes.Range(func(node, b any) bool {
+		if !masters[node.(*redis.Client)] {
+			s.nodes.CompareAndDelete(node, b)
+		}
+		return true
+	})
 }
 
 // master returns the client of the Cluster master that serves key's slot

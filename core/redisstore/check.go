@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -20,7 +21,10 @@ import (
 //     keys of the other masters would answer MOVED);
 //   - a cluster client on a server without cluster support;
 //   - a client pointed at a replica (the scripts write);
-//   - several addresses joined by commas in one address;
+//   - several addresses joined by commas in one address (New refuses
+//     it already, except in a Sentinel client's MasterName setup, whose
+//     Sentinel addresses only Check sees, as it dials them), or an
+//     address that is otherwise no host:port (joined by spaces, no port);
 //   - a Redis that rejects the scripts (before 7.0).
 //
 // Any other error means Redis could not be reached or answered late (the
@@ -49,7 +53,7 @@ func (s *Store) Check(ctx context.Context) error {
 		err = checkNode(ctx, s.client, false)
 	}
 	if err != nil {
-		return fmt.Errorf("redisstore: check: %w", err)
+		return fmt.Errorf("redisstore: check: %w", badAddr(err))
 	}
 	return nil
 }
@@ -74,6 +78,22 @@ func checkAddrs(client redis.UniversalClient) error {
 		}
 	}
 	return nil
+}
+
+// badAddr marks err with ErrMisconfigured when the client failed to dial
+// because an address it was given is no host:port: several joined by
+// commas or spaces (a list from one environment variable), or one with no
+// port. checkAddrs finds the commas in the addresses a client shows; a
+// Sentinel client shows none, so its Sentinels' addresses are found here,
+// when they are dialled.
+func badAddr(err error) error {
+	var addr *net.AddrError
+	var dns *net.DNSError
+	if errors.Is(err, ErrMisconfigured) ||
+		!errors.As(err, &addr) && !(errors.As(err, &dns) && strings.ContainsAny(dns.Name, ", ")) {
+		return err
+	}
+	return fmt.Errorf("%w: an address is not one host:port (several joined by commas? pass each as its own element of Addrs): %w", ErrMisconfigured, err)
 }
 
 // checkCluster loads the slot map (a server without cluster support

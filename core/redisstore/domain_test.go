@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -206,4 +207,81 @@ func TestStalledMasterOpensOnlyItsBreaker(t *testing.T) {
 	for _, c := range got[:len(got)-1] {
 		assert.NotEqual(t, "half-open->closed", c, "State closed only once the master answered: %v", got)
 	}
+}
+
+// A slot that no master serves (its master forgotten, its slots deleted)
+// has one domain, "no master", once Redis has answered a call for it that
+// the slot is not served: the cluster client would name a random node for
+// it on each lookup, so its keys' failures would land in the breakers of
+// healthy masters. Once the slot is served again, its keys' domain is
+// their new master.
+func TestDomainSlotWithoutMaster(t *testing.T) {
+	cl := testredis.StartCluster(t, 3, 0, 5*time.Second)
+	client := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs(), MaxRedirects: 8,
+		ReadTimeout: 250 * time.Millisecond, MaxRetryBackoff: 20 * time.Millisecond})
+	t.Cleanup(func() { _ = client.Close() })
+	s, err := redisstore.New(client, redisstore.WithPrefix(testredis.Prefix(t)))
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.Check(ctx))
+	admins := make([]*redis.Client, len(cl.Masters))
+	for i, m := range cl.Masters {
+		admins[i] = m.Client(t)
+		// The other slots stay served while one is not.
+		require.NoError(t, admins[i].ConfigSet(ctx, "cluster-require-full-coverage", "no").Err())
+	}
+	ps := policies(t, core.PerMinute(100))
+	const key = "lost"
+	slot, err := client.ClusterKeySlot(ctx, key).Result()
+	require.NoError(t, err)
+	_, err = s.Take(ctx, key, ps, 1, time.Now())
+	require.NoError(t, err)
+	owner := s.Domain(key)
+	require.NotEmpty(t, owner)
+
+	assigned := func(n int) func() bool {
+		return func() bool {
+			for _, a := range admins {
+				info, err := a.ClusterInfo(ctx).Result()
+				if err != nil || !strings.Contains(info, fmt.Sprintf("cluster_slots_assigned:%d\r", n)) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	for _, a := range admins {
+		require.NoError(t, a.ClusterDelSlots(ctx, int(slot)).Err())
+	}
+	require.Eventually(t, assigned(16383), 10*time.Second, 20*time.Millisecond)
+	client.ReloadState(ctx)
+
+	short := func() error {
+		c, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		_, err := s.Take(c, key, ps, 1, time.Now())
+		return err
+	}
+	err = short()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not served")
+	for range 30 {
+		require.Equal(t, "no master", s.Domain(key), "slot %d, formerly on %s", slot, owner)
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = s.Domain(key) }))
+	other := "user-1"
+	require.NoError(t, func() error { _, err := s.Take(ctx, other, ps, 1, time.Now()); return err }())
+	assert.NotEqual(t, "no master", s.Domain(other), "a served slot keeps its master's domain")
+
+	// The slot is served again, by another master.
+	next := 0
+	for i, m := range cl.Masters {
+		if m.Addr != owner {
+			next = i
+		}
+	}
+	require.NoError(t, admins[next].ClusterAddSlots(ctx, int(slot)).Err())
+	require.Eventually(t, assigned(16384), 10*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return short() == nil }, 10*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return s.Domain(key) == cl.Masters[next].Addr }, 10*time.Second, 20*time.Millisecond)
 }

@@ -13,11 +13,13 @@ var (
 	// ErrMisconfigured is wrapped by the errors of a store whose client does
 	// not match its Redis: a standalone client on a node of a Redis Cluster
 	// (keys of the other masters answer MOVED), a comma-joined address list
-	// given as one address, a cluster client on a server without cluster
-	// support, a Redis too old for the scripts. Check reports it at startup;
-	// a MOVED or CROSSSLOT answer to a non-cluster client at run time is
-	// reported with it too, so it reads as a configuration error and not as
-	// an outage. It does not go away by retrying: fix the client's options.
+	// given as one address (a Sentinel's too), a cluster client on a server
+	// without cluster support, a Redis too old for the scripts. Check
+	// reports it at startup; a MOVED or CROSSSLOT answer to a non-cluster
+	// client, or a dial that fails because an address is no host:port, at
+	// run time is reported with it too, so it reads as a configuration
+	// error and not as an outage. It does not go away by retrying: fix the
+	// client's options.
 	ErrMisconfigured = errors.New("redisstore: Redis is not set up as the client expects")
 
 	// ErrOutOfMemory is wrapped by the error of a call that Redis refused
@@ -35,7 +37,7 @@ func classify(err error) error {
 	case redis.HasErrorPrefix(err, "OOM"):
 		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
 	}
-	return err
+	return badAddr(err)
 }
 
 // retryable reports whether err is an answer that a later attempt can get

@@ -1,6 +1,8 @@
 package redisstore
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/policyname"
 	"github.com/ratewindow/ratewindow/internal/policytest"
+	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
 func TestTag(t *testing.T) {
@@ -129,4 +132,20 @@ func TestNameCodesDiffer(t *testing.T) {
 	add("")
 	add("api")
 	add("login")
+}
+
+// keySlot computes the slot Redis computes.
+func TestKeySlot(t *testing.T) {
+	c := testredis.Cluster(t)
+	ctx := context.Background()
+	keys := []string{"", "a", "lost", "{user1000}.following", "foo{}{bar}", "foo{{bar}}zap", "foo{bar}{zap}",
+		"rw:{ip:203.0.113.9}:s1m:LLtnfk", "日本語", "{", "}{x}"}
+	for i := range 50 {
+		keys = append(keys, fmt.Sprint("user-", i))
+	}
+	for _, k := range keys {
+		want, err := c.ClusterKeySlot(ctx, k).Result()
+		require.NoError(t, err)
+		assert.Equal(t, int(want), keySlot(k), "%q", k)
+	}
 }

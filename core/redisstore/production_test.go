@@ -143,6 +143,37 @@ func TestCheck(t *testing.T) {
 		require.ErrorIs(t, err, redisstore.ErrMisconfigured)
 		require.ErrorIs(t, err, core.ErrInvalidConfig)
 	})
+	// The Sentinel client hides its Sentinels' addresses from New; Check
+	// finds the one that cannot be an address.
+	t.Run("comma-joined Sentinel addresses", func(t *testing.T) {
+		for _, addr := range []string{
+			strings.Join([]string{testredis.Addr(t), testredis.Addr(t)}, ","),
+			strings.Join([]string{testredis.Addr(t), testredis.Addr(t)}, ", "),
+			"127.0.0.1,127.0.0.2:26379", // one port for the lot
+		} {
+			o := redisstore.ClientOptions(addr)
+			o.MasterName = "ratewindow"
+			c := redis.NewUniversalClient(o)
+			defer c.Close()
+			err := check(t, c)
+			require.ErrorIs(t, err, redisstore.ErrMisconfigured, addr)
+			assert.Contains(t, err.Error(), "host:port", addr)
+			// A service that started anyway sees it named on every call.
+			s, err := redisstore.New(c)
+			require.NoError(t, err)
+			_, err = s.Take(ctx, "k", policies(t, core.PerMinute(10)), 1, time.Now())
+			require.ErrorIs(t, err, redisstore.ErrMisconfigured, addr)
+		}
+	})
+	t.Run("Sentinels down", func(t *testing.T) {
+		o := redisstore.ClientOptions(testredis.DeadAddr(t), testredis.DeadAddr(t))
+		o.MasterName = "ratewindow"
+		c := redis.NewUniversalClient(o)
+		defer c.Close()
+		err := check(t, c)
+		require.Error(t, err)
+		assert.NotErrorIs(t, err, redisstore.ErrMisconfigured, "an outage is no configuration error")
+	})
 	t.Run("redis down", func(t *testing.T) {
 		c := redis.NewUniversalClient(redisstore.ClientOptions(testredis.DeadAddr(t)))
 		defer c.Close()

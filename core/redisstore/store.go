@@ -30,8 +30,14 @@ type Store struct {
 	// nodes holds a batcher per master (*redis.Client to *batcher).
 	batch batcher
 	nodes sync.Map
+	// prunes counts the batchers nodes gained since pruneNodes last
+	// started a pass; it is not 0 while pruneNodes runs.
+	prunes atomic.Int64
 	// slotMap is set once the cluster client has a slot map (see Domain).
 	slotMap atomic.Bool
+	// unserved holds the slots Redis answered that no master serves (see
+	// Domain).
+	unserved slotSet
 	// queueWait is the client's read timeout (0: none): a batch that ran
 	// that long without an answer drops the calls queued behind it (see
 	// dropStalled).
@@ -121,6 +127,9 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 	}
 	req := s.newRequest(key, policies, cost, micros(now), charge)
 	reply, err := s.eval(ctx, sc, req, len(policies))
+	if s.cluster {
+		s.noteSlot(req.keys[0], err)
+	}
 	if err != nil {
 		return r, fmt.Errorf("redisstore: %s: %w", op, err)
 	}
