@@ -24,7 +24,8 @@ import (
 //   - several addresses joined by commas in one address (New refuses
 //     it already, except in a Sentinel client's MasterName setup, whose
 //     Sentinel addresses only Check sees, as it dials them), or an
-//     address that is otherwise no host:port (joined by spaces, no port);
+//     address that is otherwise no host:port (joined by spaces, no port),
+//     or ClientOptions given no address at all;
 //   - a Redis that rejects the scripts (before 7.0).
 //
 // Any other error means Redis could not be reached or answered late (the

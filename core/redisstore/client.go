@@ -3,6 +3,8 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,6 +40,11 @@ const clientTimeout = 250 * time.Millisecond
 // the store itself retries a script that meets TRYAGAIN or an unfinished
 // redirect within the request's deadline.
 //
+// Left with no address, or a blank one (an unset environment variable),
+// the client does not dial go-redis's default, a Redis on localhost: every
+// dial fails with ErrMisconfigured, which Check reports at startup. The
+// options' dialer is go-redis's own otherwise (DialTimeout, TLSConfig).
+//
 // Each new connection loads the store's scripts (OnConnect), so every
 // script call is an EVALSHA, the first on a fresh Redis included. If you set
 // your own OnConnect, call the returned one from it too.
@@ -48,7 +55,7 @@ const clientTimeout = 250 * time.Millisecond
 // Redis (a large MIGRATE, a fork on a big data set) turns those moments
 // into store errors: raise ReadTimeout then, not the retries.
 func ClientOptions(addrs ...string) *redis.UniversalOptions {
-	return &redis.UniversalOptions{
+	opts := &redis.UniversalOptions{
 		Addrs:                 addrs,
 		DialTimeout:           clientTimeout,
 		DialerRetries:         1,
@@ -62,6 +69,34 @@ func ClientOptions(addrs ...string) *redis.UniversalOptions {
 		MaxRetryBackoff:       20 * time.Millisecond,
 		OnConnect:             loadScripts,
 	}
+	opts.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if err := noAddress(opts.Addrs); err != nil {
+			return nil, err
+		}
+		return redis.NewDialer(&redis.Options{DialTimeout: opts.DialTimeout, TLSConfig: opts.TLSConfig})(ctx, network, addr)
+	}
+	return opts
+}
+
+// noAddress returns the error of options from ClientOptions whose Addrs
+// are still empty, or hold a blank address, when the client dials:
+// typically an unset environment variable. go-redis would dial its
+// default, a Redis on localhost, instead. ClientOptions cannot return an
+// error, and its caller may still set Addrs before creating the client,
+// so its dialer (go-redis's own, otherwise) looks at the options when it
+// dials and returns this error: Check reports it, and every call fails
+// with it, rather than a limiter failing open against a Redis that was
+// never meant.
+func noAddress(addrs []string) error {
+	if len(addrs) == 0 {
+		return fmt.Errorf("%w: the client options from ClientOptions hold no address", ErrMisconfigured)
+	}
+	for i, a := range addrs {
+		if strings.TrimSpace(a) == "" {
+			return fmt.Errorf("%w: the client options from ClientOptions hold no address in element %d of Addrs %q", ErrMisconfigured, i, addrs)
+		}
+	}
+	return nil
 }
 
 // loadScripts loads the store's scripts on the connection cn with one
