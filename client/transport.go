@@ -45,7 +45,7 @@ const backoffBase = 500 * time.Millisecond
 // the server's own answer.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	start := time.Now()
+	start := t.cfg.now()
 	st := t.states.get(t.cfg.key(req), start)
 	if t.cfg.pace {
 		if err := t.pace(ctx, st, start); err != nil {
@@ -58,7 +58,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		now := time.Now()
+		now := t.cfg.now()
 		q, hasQuota := parseQuota(resp.Header, now)
 		if hasQuota {
 			st.update(q, now)
@@ -86,12 +86,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		drain(resp)
-		if err := sleep(ctx, wait); err != nil {
+		if err := t.cfg.sleep(ctx, wait); err != nil {
 			closeBody(next)
 			return nil, err
 		}
 		if t.cfg.pace {
-			if err := t.pace(ctx, st, time.Now()); err != nil {
+			if err := t.pace(ctx, st, t.cfg.now()); err != nil {
 				closeBody(next)
 				return nil, err
 			}
@@ -114,10 +114,10 @@ func (t *transport) pace(ctx context.Context, st *state, now time.Time) error {
 		if !t.fits(ctx, wait) {
 			return nil
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := t.cfg.sleep(ctx, wait); err != nil {
 			return err
 		}
-		now = time.Now()
+		now = t.cfg.now()
 	}
 }
 
