@@ -13,8 +13,9 @@
 // Pacing. Every response's rate-limit fields are read and remembered per
 // host (or per key chosen with [WithKey]). When the quota is used up
 // (remaining reaches 0) the next request waits for the reset the server
-// announced before it is sent, so a caller that stays within the limit
-// never sees a 429 at all. The transport reads every dialect in use:
+// announced, and a millisecond more (a server counting in milliseconds may
+// round the reset down by that much), before it is sent, so a caller that
+// stays within the limit never sees a 429 at all. The transport reads every dialect in use:
 //
 //	RateLimit: "default";r=25;t=5          (draft-08 and later; the most restrictive policy wins)
 //	RateLimit: limit=100, remaining=25, reset=5   (draft-07)

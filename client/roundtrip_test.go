@@ -279,6 +279,78 @@ func (r *rig) checkReadings() {
 	}
 }
 
+// TestRoundTripPacing: a greedy caller sends as fast as it can through the
+// transport. With requests of cost 1 (what the transport counts) no
+// request is sent into a 429. A request of a higher cost may be (the
+// transport cannot know its cost), and is then retried after Retry-After,
+// which is never early: the retry is allowed. Every wait starts when the
+// limiter would deny a request, lasts exactly the reset read (plus the
+// margin) or the Retry-After, and never ends before the limiter allows;
+// and the caller never sees a 429.
+func TestRoundTripPacing(t *testing.T) {
+	for lname, w := range layouts {
+		for pname, ps := range policySets {
+			for _, alg := range algorithms {
+				for sname, start := range starts {
+					for _, cost := range []int64{1, 2} {
+						name := fmt.Sprintf("%s/%s/%s/%s/cost %d", lname, pname, alg, sname, cost)
+						t.Run(name, func(t *testing.T) {
+							r := newRig(t, start, w, using(ps, alg)...)
+							for range 25 {
+								require.Equal(t, http.StatusOK, r.send(cost), "the caller never sees a 429")
+							}
+							r.checkPacing(cost)
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+func (r *rig) checkPacing(cost int64) {
+	t := r.t
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, wr := range r.wires {
+		if wr.status == http.StatusOK {
+			continue
+		}
+		require.Equal(t, http.StatusTooManyRequests, wr.status)
+		require.NotEqual(t, int64(1), cost, "request %d was sent into a 429 at %v: %+v", i, wr.at, wr.decision.States())
+		require.Less(t, i+1, len(r.wires))
+		require.Equal(t, http.StatusOK, r.wires[i+1].status, "the retry after Retry-After is allowed")
+	}
+	for i, p := range r.pauses {
+		require.Positive(t, p.after, "wait %d before any response", i)
+		last := r.wires[p.after-1]
+		if last.status == http.StatusTooManyRequests {
+			if i > 0 && r.pauses[i-1].after == p.after {
+				// The rest of the reset of a 429 whose Retry-After
+				// was just waited for: the margin, or with a Unix
+				// reset read against a Date in whole seconds, up to
+				// a second more.
+				extra := resetMargin
+				if r.writer.LegacyEpoch {
+					extra += time.Second
+				}
+				require.LessOrEqual(t, p.d, extra, "wait %d after a Retry-After", i)
+				continue
+			}
+			ra, _ := parseRetryAfter(last.header, last.at)
+			require.Equal(t, ra, p.d, "wait %d is the Retry-After", i)
+			require.False(t, p.ownCost.Allowed, "wait %d of %v at %v: the limiter would have allowed", i, p.d, p.at)
+			require.GreaterOrEqual(t, p.d, p.ownCost.RetryAfter, "wait %d ends before the limiter allows", i)
+			continue
+		}
+		require.False(t, p.verdict.Allowed, "wait %d of %v at %v: the limiter would have allowed", i, p.d, p.at)
+		require.GreaterOrEqual(t, p.d, p.verdict.RetryAfter, "wait %d ends before the limiter allows", i)
+		q := reading(r.writer, &last.decision, last.at)
+		require.Zero(t, q.remaining, "wait %d with quota left", i)
+		require.Equal(t, last.at.Add(q.reset+resetMargin).Sub(p.at), p.d, "wait %d is the reset read", i)
+	}
+}
+
 type rtFunc func(*http.Request) (*http.Response, error)
 
 func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -45,13 +45,21 @@ func (s *state) reserve(now time.Time) time.Duration {
 	return 0
 }
 
+// resetMargin is added to every announced reset. Servers count time in
+// milliseconds and may round a reset down by that much: ratewindow's own
+// forgives its stores' millisecond on an allowed response, documenting that
+// a client that waits t plus a millisecond is never refused. Without the
+// margin a request sent exactly t after a response can arrive that
+// millisecond early, and earn a 429 whose Retry-After is a whole second.
+const resetMargin = time.Millisecond
+
 // update records what a response received at now said.
 func (s *state) update(q quota, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.known = true
 	s.remaining = q.remaining
-	s.resetAt = now.Add(q.reset)
+	s.resetAt = now.Add(q.reset).Add(resetMargin)
 }
 
 // block holds every request with this key back until now+d.
