@@ -144,7 +144,8 @@ func (r *rig) send(cost int64) int {
 
 // reading is what the transport must read off a response to decision d
 // written by w at now: the remaining quota and the wait until more, of the
-// binding policy (with AllPolicies, of the most restrictive one listed).
+// binding policy, or of the one that ties with it and waits longer (with
+// AllPolicies, of the most restrictive one listed).
 func reading(w headers.Writer, d *core.Decision, now time.Time) quota {
 	states := d.States()
 	item := func(i int) quota {
@@ -164,10 +165,20 @@ func reading(w headers.Writer, d *core.Decision, now time.Time) quota {
 		}
 		return best
 	}
-	q := item(d.Index)
+	// The binding policy; of policies that allow with equally little
+	// quota left, the one that waits longest.
+	bind := d.Index
+	if states[bind].Allowed {
+		for i, s := range states {
+			if s.Allowed && s.Remaining == states[bind].Remaining && s.ResetAfter > states[bind].ResetAfter {
+				bind = i
+			}
+		}
+	}
+	q := item(bind)
 	if w.Mode == headers.Legacy && w.LegacyEpoch {
 		// A Unix time, rounded up, read against the Date (rounded down).
-		s := states[d.Index]
+		s := states[bind]
 		wait := s.ResetAfter
 		if !s.Allowed {
 			wait = s.RetryAfter
@@ -203,6 +214,7 @@ var policySets = map[string][]core.Policy{
 	"one named":           {core.Per(3, time.Second).Named("burst")},
 	"one default-named":   {core.Per(4, 2*time.Second)},
 	"two":                 {core.PerSecond(2).Named("second"), core.Per(5, 5*time.Second).Named("five")},
+	"two used up at once": {core.PerSecond(2).Named("second"), core.Per(4, 5*time.Second).Named("five")},
 	"two default-named":   {core.PerSecond(3), core.Per(4, 3*time.Second)},
 	"hostile names":       {core.PerSecond(2).Named(`a"b\c,d;r=9;t=0`), core.Per(3, 4*time.Second).Named("é=1, x;r=0")},
 	"sub-second windows":  {core.Per(2, 300*time.Millisecond).Named("fast"), core.Per(5, 1500*time.Millisecond)},
