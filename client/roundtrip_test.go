@@ -64,6 +64,12 @@ type rig struct {
 
 func newRig(t *testing.T, start time.Time, w headers.Writer, policies ...core.Policy) *rig {
 	t.Helper()
+	return newJitteryRig(t, start, w, 0, policies...)
+}
+
+// newJitteryRig is newRig with the transport's jitter set to f.
+func newJitteryRig(t *testing.T, start time.Time, w headers.Writer, f float64, policies ...core.Policy) *rig {
+	t.Helper()
 	r := &rig{t: t, clock: clocktest.New(start), writer: w}
 	lim, err := core.NewLimiter(memory.New(), policies, core.WithClock(r.clock))
 	require.NoError(t, err)
@@ -105,7 +111,7 @@ func newRig(t *testing.T, start time.Time, w headers.Writer, policies ...core.Po
 		r.wires = append(r.wires, wire{at: at, decision: ev.Decision, status: resp.StatusCode, header: resp.Header.Clone()})
 		return resp, nil
 	})
-	tr, err := New(base, WithJitter(0))
+	tr, err := New(base, WithJitter(f))
 	require.NoError(t, err)
 	rt := tr.(*transport)
 	rt.cfg.now = r.clock.Now
@@ -360,6 +366,43 @@ func (r *rig) checkPacing(cost int64) {
 		q := reading(r.writer, &last.decision, last.at)
 		require.Zero(t, q.remaining, "wait %d with quota left", i)
 		require.Equal(t, last.at.Add(q.reset+resetMargin).Sub(p.at), p.d, "wait %d is the reset read", i)
+	}
+}
+
+// TestRoundTripJitterNeverShortens: with the default jitter, no wait is
+// shorter than the reset read (plus the margin) or the Retry-After, nor
+// longer than 5% more, and no request of cost 1 is sent into a 429.
+func TestRoundTripJitterNeverShortens(t *testing.T) {
+	for _, alg := range algorithms {
+		for _, cost := range []int64{1, 3} {
+			t.Run(fmt.Sprintf("%s/cost %d", alg, cost), func(t *testing.T) {
+				ps := using([]core.Policy{core.Per(4, time.Second).Named("burst"), core.Per(9, 5*time.Second)}, alg)
+				r := newJitteryRig(t, starts["mid-second"], headers.Writer{}, defaultJitter, ps...)
+				for range 40 {
+					require.Equal(t, http.StatusOK, r.send(cost))
+				}
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				require.NotEmpty(t, r.pauses)
+				for i, p := range r.pauses {
+					last := r.wires[p.after-1]
+					var want time.Duration
+					switch {
+					case i > 0 && r.pauses[i-1].after == p.after:
+						continue // the rest of a 429's reset, after its Retry-After
+					case last.status == http.StatusTooManyRequests:
+						require.NotEqual(t, int64(1), cost)
+						want, _ = parseRetryAfter(last.header, last.at)
+					default:
+						q := reading(r.writer, &last.decision, last.at)
+						want = last.at.Add(q.reset + resetMargin).Sub(p.at)
+					}
+					require.GreaterOrEqual(t, p.d, want, "wait %d", i)
+					require.LessOrEqual(t, p.d, want+time.Duration(float64(want)*defaultJitter), "wait %d", i)
+					require.False(t, p.ownCost.Allowed, "wait %d: the limiter would have allowed", i)
+				}
+			})
+		}
 	}
 }
 
