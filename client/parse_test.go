@@ -102,6 +102,9 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
+// update records a response, as one request's sent and done would.
+func (s *state) update(q quota, now time.Time) { s.done(q, true, now, s.sent()) }
+
 func TestStateReserve(t *testing.T) {
 	var s state
 	assert.Zero(t, s.reserve(now), "unknown quota: go")

@@ -53,16 +53,16 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+	reads := st.sent()
 	resp, err := t.base.RoundTrip(req)
 	for attempt := 0; ; attempt++ {
 		if err != nil {
+			st.done(quota{}, false, time.Time{}, reads)
 			return nil, err
 		}
 		now := t.cfg.now()
 		q, hasQuota := parseQuota(resp.Header, now)
-		if hasQuota {
-			st.update(q, now)
-		}
+		st.done(q, hasQuota, now, reads)
 		if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
 			return resp, nil
 		}
@@ -96,6 +96,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 		}
+		reads = st.sent()
 		resp, err = t.base.RoundTrip(next)
 	}
 }
