@@ -40,8 +40,8 @@
 //     method with an Idempotency-Key header) unless
 //     [WithRetryNonIdempotent] is given.
 //   - No wait outlasts the request's context: a wait that would end after
-//     its deadline, or last longer than [WithMaxWait] (one minute by
-//     default), is not started. A retry then stops and the caller gets the
+//     its deadline (jitter included), or that the server asks for longer
+//     than [WithMaxWait] (one minute by default), is not started. A retry then stops and the caller gets the
 //     429 or 503 itself; a paced request is sent at once and the server
 //     answers for itself. Cancelling the context ends a wait at once.
 //   - When the transport stops retrying, the caller gets the server's last

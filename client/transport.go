@@ -77,8 +77,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if attempt >= t.cfg.maxRetries || !t.replayable(req) {
 			return resp, nil
 		}
+		asked := wait
 		wait = t.jitter(wait)
-		if !t.fits(ctx, wait) {
+		if !t.fits(ctx, asked, wait) {
 			return resp, nil
 		}
 		next, rerr := rewind(req)
@@ -111,8 +112,11 @@ func (t *transport) pace(ctx context.Context, st *state, now time.Time) error {
 		if wait <= 0 {
 			return nil
 		}
+		// What the server asked for: the wait, less the margin added
+		// to a reset.
+		asked := wait - resetMargin
 		wait = t.jitter(wait)
-		if !t.fits(ctx, wait) {
+		if !t.fits(ctx, asked, wait) {
 			return nil
 		}
 		if err := t.cfg.sleep(ctx, wait); err != nil {
@@ -122,13 +126,15 @@ func (t *transport) pace(ctx context.Context, st *state, now time.Time) error {
 	}
 }
 
-// fits reports whether a wait of d is allowed: not longer than MaxWait and
-// ending before the context's deadline.
-func (t *transport) fits(ctx context.Context, d time.Duration) bool {
-	if d > t.cfg.maxWait {
+// fits reports whether a wait is allowed: asked not longer than MaxWait,
+// and, stretched by the jitter, ending before the context's deadline.
+// MaxWait bounds what the server asked for (a Retry-After or a reset of
+// exactly MaxWait is waited for); the deadline bounds the wait as made.
+func (t *transport) fits(ctx context.Context, asked, made time.Duration) bool {
+	if asked > t.cfg.maxWait {
 		return false
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Now().Add(d).After(dl) {
+	if dl, ok := ctx.Deadline(); ok && time.Now().Add(made).After(dl) {
 		return false
 	}
 	return true
