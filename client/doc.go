@@ -13,8 +13,9 @@
 // Pacing. Every response's rate-limit fields are read and remembered per
 // host (or per key chosen with [WithKey]). When the quota is used up
 // (remaining reaches 0) the next request waits for the reset the server
-// announced before it is sent, so a caller that stays within the limit
-// never sees a 429 at all. The transport reads every dialect in use:
+// announced, and a millisecond more (a server counting in milliseconds may
+// round the reset down by that much), before it is sent, so a caller that
+// stays within the limit never sees a 429 at all. The transport reads every dialect in use:
 //
 //	RateLimit: "default";r=25;t=5          (draft-08 and later; the most restrictive policy wins)
 //	RateLimit: limit=100, remaining=25, reset=5   (draft-07)
@@ -39,8 +40,8 @@
 //     method with an Idempotency-Key header) unless
 //     [WithRetryNonIdempotent] is given.
 //   - No wait outlasts the request's context: a wait that would end after
-//     its deadline, or last longer than [WithMaxWait] (one minute by
-//     default), is not started. A retry then stops and the caller gets the
+//     its deadline (jitter included), or that the server asks for longer
+//     than [WithMaxWait] (one minute by default), is not started. A retry then stops and the caller gets the
 //     429 or 503 itself; a paced request is sent at once and the server
 //     answers for itself. Cancelling the context ends a wait at once.
 //   - When the transport stops retrying, the caller gets the server's last

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -25,10 +26,15 @@ type config struct {
 	nonIdempotent bool
 	pace          bool
 	key           func(*http.Request) string
+
+	// now and sleep are time.Now and a timer wait; tests replace them
+	// with a fake clock.
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func defaults() config {
-	return config{maxRetries: defaultMaxRetries, maxWait: defaultMaxWait, jitter: defaultJitter, pace: true, key: hostKey}
+	return config{maxRetries: defaultMaxRetries, maxWait: defaultMaxWait, jitter: defaultJitter, pace: true, key: hostKey, now: time.Now, sleep: sleep}
 }
 
 // hostKey shares state between requests to the same host and port.

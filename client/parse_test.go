@@ -102,14 +102,18 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
+// update records a response, as one request's sent and done would.
+func (s *state) update(q quota, now time.Time) { s.done(q, true, now, s.sent()) }
+
 func TestStateReserve(t *testing.T) {
 	var s state
 	assert.Zero(t, s.reserve(now), "unknown quota: go")
 	s.update(quota{remaining: 2, reset: 10 * time.Second}, now)
 	assert.Zero(t, s.reserve(now))
 	assert.Zero(t, s.reserve(now))
-	assert.Equal(t, 7*time.Second, s.reserve(now.Add(3*time.Second)), "used up: wait for the reset")
-	assert.Zero(t, s.reserve(now.Add(10*time.Second)), "reset passed: unknown again")
+	assert.Equal(t, 7*time.Second+resetMargin, s.reserve(now.Add(3*time.Second)), "used up: wait for the reset, and the margin")
+	assert.Equal(t, resetMargin, s.reserve(now.Add(10*time.Second)), "the reset is not passed before the margin")
+	assert.Zero(t, s.reserve(now.Add(10*time.Second+resetMargin)), "reset passed: unknown again")
 	s.block(now, time.Minute)
 	assert.Equal(t, 30*time.Second, s.reserve(now.Add(30*time.Second)))
 	s.block(now, time.Second)

@@ -20,6 +20,10 @@ type state struct {
 	// blockedUntil is set by a 429 or 503 with Retry-After: no request
 	// with this key is sent before it.
 	blockedUntil time.Time
+	// inflight counts the requests with this key sent and not answered
+	// yet; reads counts the responses whose fields were read.
+	inflight int64
+	reads    uint64
 }
 
 // reserve takes one unit of the known quota, or reports how long to wait
@@ -45,13 +49,47 @@ func (s *state) reserve(now time.Time) time.Duration {
 	return 0
 }
 
-// update records what a response received at now said.
-func (s *state) update(q quota, now time.Time) {
+// resetMargin is added to every announced reset. Servers count time in
+// milliseconds and may round a reset down by that much: ratewindow's own
+// forgives its stores' millisecond on an allowed response, documenting that
+// a client that waits t plus a millisecond is never refused. Without the
+// margin a request sent exactly t after a response can arrive that
+// millisecond early, and earn a 429 whose Retry-After is a whole second.
+const resetMargin = time.Millisecond
+
+// sent records a request with this key about to be sent. It returns what
+// done needs to know of the moment: how many responses had been read.
+func (s *state) sent() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.inflight++
+	return s.reads
+}
+
+// done records the end of a request sent when reads responses had been
+// read: its response, received at now, said q (when ok), or it failed.
+//
+// The server counted the requests it answered before this one, not those
+// still on their way to it: the quota the transport keeps is q less the
+// other requests with this key still in flight. If another response was
+// read since this request was sent, the two crossed on the way and either
+// may be the newer: q then only ever lowers the count.
+func (s *state) done(q quota, ok bool, now time.Time, reads uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight--
+	if !ok {
+		return
+	}
+	crossed := s.reads != reads
+	s.reads++
+	remaining := max(q.remaining-s.inflight, 0)
+	if crossed && s.known && now.Before(s.resetAt) && s.remaining <= remaining {
+		return
+	}
 	s.known = true
-	s.remaining = q.remaining
-	s.resetAt = now.Add(q.reset)
+	s.remaining = remaining
+	s.resetAt = now.Add(q.reset).Add(resetMargin)
 }
 
 // block holds every request with this key back until now+d.

@@ -45,7 +45,7 @@ const backoffBase = 500 * time.Millisecond
 // the server's own answer.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	start := time.Now()
+	start := t.cfg.now()
 	st := t.states.get(t.cfg.key(req), start)
 	if t.cfg.pace {
 		if err := t.pace(ctx, st, start); err != nil {
@@ -53,16 +53,16 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+	reads := st.sent()
 	resp, err := t.base.RoundTrip(req)
 	for attempt := 0; ; attempt++ {
 		if err != nil {
+			st.done(quota{}, false, time.Time{}, reads)
 			return nil, err
 		}
-		now := time.Now()
+		now := t.cfg.now()
 		q, hasQuota := parseQuota(resp.Header, now)
-		if hasQuota {
-			st.update(q, now)
-		}
+		st.done(q, hasQuota, now, reads)
 		if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
 			return resp, nil
 		}
@@ -77,8 +77,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if attempt >= t.cfg.maxRetries || !t.replayable(req) {
 			return resp, nil
 		}
+		asked := wait
 		wait = t.jitter(wait)
-		if !t.fits(ctx, wait) {
+		if !t.fits(ctx, asked, wait) {
 			return resp, nil
 		}
 		next, rerr := rewind(req)
@@ -86,16 +87,17 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		drain(resp)
-		if err := sleep(ctx, wait); err != nil {
+		if err := t.cfg.sleep(ctx, wait); err != nil {
 			closeBody(next)
 			return nil, err
 		}
 		if t.cfg.pace {
-			if err := t.pace(ctx, st, time.Now()); err != nil {
+			if err := t.pace(ctx, st, t.cfg.now()); err != nil {
 				closeBody(next)
 				return nil, err
 			}
 		}
+		reads = st.sent()
 		resp, err = t.base.RoundTrip(next)
 	}
 }
@@ -110,24 +112,29 @@ func (t *transport) pace(ctx context.Context, st *state, now time.Time) error {
 		if wait <= 0 {
 			return nil
 		}
+		// What the server asked for: the wait, less the margin added
+		// to a reset.
+		asked := wait - resetMargin
 		wait = t.jitter(wait)
-		if !t.fits(ctx, wait) {
+		if !t.fits(ctx, asked, wait) {
 			return nil
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := t.cfg.sleep(ctx, wait); err != nil {
 			return err
 		}
-		now = time.Now()
+		now = t.cfg.now()
 	}
 }
 
-// fits reports whether a wait of d is allowed: not longer than MaxWait and
-// ending before the context's deadline.
-func (t *transport) fits(ctx context.Context, d time.Duration) bool {
-	if d > t.cfg.maxWait {
+// fits reports whether a wait is allowed: asked not longer than MaxWait,
+// and, stretched by the jitter, ending before the context's deadline.
+// MaxWait bounds what the server asked for (a Retry-After or a reset of
+// exactly MaxWait is waited for); the deadline bounds the wait as made.
+func (t *transport) fits(ctx context.Context, asked, made time.Duration) bool {
+	if asked > t.cfg.maxWait {
 		return false
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Now().Add(d).After(dl) {
+	if dl, ok := ctx.Deadline(); ok && time.Now().Add(made).After(dl) {
 		return false
 	}
 	return true
