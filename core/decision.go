@@ -37,7 +37,10 @@ type Decision struct {
 	Limit int64
 	// Index is the binding policy's position in Policies: on a denial the
 	// one that denied with the longest RetryAfter; otherwise the one with
-	// the least Remaining. Policy returns it.
+	// the least Remaining and, of those, the longest ResetAfter (of two
+	// policies used up together, the one that waits longer for more, so a
+	// caller that comes back after ResetAfter is not refused by the
+	// other). Policy returns it.
 	Index int
 	// Policies are all the policies evaluated, in order. Shared with the
 	// Limiter: read, never modify.
@@ -83,7 +86,8 @@ func decide(d *Decision) {
 			allowed = false
 			continue
 		}
-		if allowed && s.Remaining < d.result.States[bind].Remaining {
+		if b := &d.result.States[bind]; allowed && (s.Remaining < b.Remaining ||
+			s.Remaining == b.Remaining && s.ResetAfter > b.ResetAfter) {
 			bind = i
 		}
 	}

@@ -172,6 +172,24 @@ func TestDecisionPicksLongestWaitAmongDenials(t *testing.T) {
 	assert.Equal(t, time.Minute, d.RetryAfter)
 }
 
+// Two policies used up by the same request: the binding one is the one
+// that waits longer for more quota, so a caller told ResetAfter (or the
+// RateLimit fields written from it) is not refused by the other when it
+// comes back after it.
+func TestDecisionPicksLongestWaitAmongTies(t *testing.T) {
+	l, _ := newLimiter(t,
+		core.PerSecond(1).Named("a").Using(core.FixedWindow),
+		core.PerMinute(1).Named("b").Using(core.FixedWindow))
+	d, err := l.Allow(context.Background(), "k")
+	require.NoError(t, err)
+	assert.True(t, d.Allowed)
+	assert.Equal(t, int64(0), d.Remaining)
+	assert.Equal(t, "b", d.Policy().Name)
+	assert.Equal(t, 1, d.Index)
+	assert.Equal(t, time.Minute, d.ResetAfter)
+	assert.Equal(t, int64(1), d.Limit)
+}
+
 func TestSetPoliciesKeepsCounts(t *testing.T) {
 	l, _ := newLimiter(t, core.PerMinute(3).Named("plan"))
 	ctx := context.Background()

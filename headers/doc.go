@@ -27,10 +27,10 @@
 //   - [None]: no rate-limit fields.
 //
 // limit, remaining and reset (and their separate fields), like draft-8's
-// RateLimit without AllPolicies, describe the binding policy only: the one
-// closest to denying. Of policies that allow with equally little quota
-// left, that is the one that waits longest for more, so a client that
-// comes back after t is not refused by another.
+// RateLimit without AllPolicies, describe the binding policy only
+// (core.Decision.Index): the one closest to denying. Of policies that
+// allow with equally little quota left, that is the one that waits longest
+// for more, so a client that comes back after t is not refused by another.
 //
 // The middleware also writes Retry-After on every enforced denial, in every
 // mode.

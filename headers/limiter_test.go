@@ -71,3 +71,37 @@ func TestWriterWithLimiter(t *testing.T) {
 		})
 	}
 }
+
+// Two policies used up by the same request, one for a second and one for a
+// minute: the fields that name one policy name the one that waits longer
+// (the Decision's binding policy), so a client that comes back after t is
+// not refused by the other.
+func TestWriterTieNamesTheLongerWait(t *testing.T) {
+	clock := clocktest.New(t0)
+	lim, err := core.NewLimiter(memory.New(), []core.Policy{
+		core.Per(1, time.Second).Named("burst").Using(core.FixedWindow),
+		core.Per(1, time.Minute).Named("steady").Using(core.FixedWindow),
+	}, core.WithClock(clock))
+	require.NoError(t, err)
+	d, err := lim.Allow(context.Background(), "client")
+	require.NoError(t, err)
+	require.True(t, d.Allowed)
+	// Fixed windows start on the Unix epoch's multiples: t0 is 5 s into
+	// its minute, so "steady" has 55 s to wait and "burst" 1 s.
+	for _, tt := range []struct {
+		w      headers.Writer
+		fields map[string]string
+	}{
+		{headers.Writer{}, map[string]string{"RateLimit": `"steady";r=0;t=55`}},
+		{headers.Writer{Mode: headers.Draft7}, map[string]string{"RateLimit": "limit=1, remaining=0, reset=55"}},
+		{headers.Writer{Mode: headers.Draft6}, map[string]string{"RateLimit-Limit": "1", "RateLimit-Remaining": "0", "RateLimit-Reset": "55"}},
+		{headers.Writer{Mode: headers.Legacy}, map[string]string{"X-RateLimit-Limit": "1", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "55"}},
+		{headers.Writer{Mode: headers.Legacy, LegacyEpoch: true}, map[string]string{"X-RateLimit-Reset": strconv.FormatInt(t0.Unix()+55, 10)}},
+	} {
+		h, set := capture()
+		tt.w.Write(set, &d, clock.Now())
+		for name, want := range tt.fields {
+			assert.Equal(t, want, get(h, name), "%v %s", tt.w.Mode, name)
+		}
+	}
+}

@@ -443,35 +443,3 @@ func TestResetForgivesTheStoresMillisecond(t *testing.T) {
 		})
 	}
 }
-
-// Two policies used up at once, one for a second and one for a minute:
-// the fields that name one policy name the one that waits longer, so a
-// client that comes back after t is not refused by the other.
-func TestWriterTieNamesTheLongerWait(t *testing.T) {
-	d := decision(true, 0,
-		core.PolicyState{Allowed: true, Remaining: 0, ResetAfter: 400 * time.Millisecond},
-		core.PolicyState{Allowed: true, Remaining: 0, ResetAfter: 42 * time.Second})
-	for _, tt := range []struct {
-		w      headers.Writer
-		fields map[string]string
-	}{
-		{headers.Writer{}, map[string]string{"RateLimit": `"steady";r=0;t=42`}},
-		{headers.Writer{Mode: headers.Draft7}, map[string]string{"RateLimit": "limit=600, remaining=0, reset=42"}},
-		{headers.Writer{Mode: headers.Draft6}, map[string]string{"RateLimit-Limit": "600", "RateLimit-Remaining": "0", "RateLimit-Reset": "42"}},
-		{headers.Writer{Mode: headers.Legacy}, map[string]string{"X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "42"}},
-		{headers.Writer{Mode: headers.Legacy, LegacyEpoch: true}, map[string]string{"X-RateLimit-Reset": strconv.FormatInt(t0.Unix()+42, 10)}},
-	} {
-		h, set := capture()
-		tt.w.Write(set, d, t0)
-		for name, want := range tt.fields {
-			assert.Equal(t, want, get(h, name), "%v %s", tt.w.Mode, name)
-		}
-	}
-	// With quota left, the same: both have 2 left, the longer wait wins.
-	d = decision(true, 0,
-		core.PolicyState{Allowed: true, Remaining: 2, ResetAfter: 400 * time.Millisecond},
-		core.PolicyState{Allowed: true, Remaining: 2, ResetAfter: 42 * time.Second})
-	h, set := capture()
-	headers.Writer{}.Write(set, d, t0)
-	assert.Equal(t, `"steady";r=2;t=42`, get(h, "RateLimit"))
-}

@@ -115,8 +115,9 @@ func TestCollectorScrapeAfterTraffic(t *testing.T) {
 	assert.Equal(t, []int{200}, s.get(t, 1, "/items/2", "203.0.113.9"))
 	// Observe-only, 2 per minute: all pass, the last two would be denied.
 	assert.Equal(t, repeat(200, 4), s.get(t, 4, "/search", "client-beta"))
-	// Two policies: per-second binds while both allow; per-day comes near
-	// its limit in the second burst and denies the last request.
+	// Two policies: per-second binds in the first burst; in the second,
+	// per-day has as little left as per-second and the longer wait, so it
+	// binds, comes near its limit and denies the last request.
 	assert.Equal(t, repeat(200, 5), s.get(t, 5, "/export", "client-gamma"))
 	s.clock.Advance(2 * time.Second)
 	assert.Equal(t, append(repeat(200, 5), 429), s.get(t, 6, "/export", "client-gamma"))
@@ -139,10 +140,10 @@ ratewindow_requests_total{outcome="would_deny",policy="per-minute",route="/items
 ratewindow_requests_total{outcome="allowed",policy="per-minute",route="/search"} 2
 ratewindow_requests_total{outcome="denied",policy="per-minute",route="/search"} 0
 ratewindow_requests_total{outcome="would_deny",policy="per-minute",route="/search"} 2
-ratewindow_requests_total{outcome="allowed",policy="per-second",route="/export"} 10
+ratewindow_requests_total{outcome="allowed",policy="per-second",route="/export"} 5
 ratewindow_requests_total{outcome="denied",policy="per-second",route="/export"} 0
 ratewindow_requests_total{outcome="would_deny",policy="per-second",route="/export"} 0
-ratewindow_requests_total{outcome="allowed",policy="per-day",route="/export"} 0
+ratewindow_requests_total{outcome="allowed",policy="per-day",route="/export"} 5
 ratewindow_requests_total{outcome="denied",policy="per-day",route="/export"} 1
 ratewindow_requests_total{outcome="would_deny",policy="per-day",route="/export"} 0
 ratewindow_requests_total{outcome="skipped",policy="none",route="/open"} 0

@@ -40,27 +40,7 @@ func view(d *core.Decision, one *onePolicy) decisionView {
 	if uint(bind) >= uint(len(d.Policies)) {
 		bind = 0
 	}
-	states := d.States()
-	return decisionView{policies: d.Policies, states: states, bind: longestTie(states, bind), cached: true}
-}
-
-// longestTie returns, when policy bind allows, the policy that allows with
-// as little quota left and waits longest for more (bind itself unless
-// another ties with it). The fields that name one policy must name that
-// one: of two policies both used up, one for a second and one for a
-// minute, a client told of the first would come back after a second and
-// be refused by the second.
-func longestTie(states []core.PolicyState, bind int) int {
-	b := states[bind]
-	if !b.Allowed {
-		return bind
-	}
-	for i := range states {
-		if s := &states[i]; s.Allowed && s.Remaining == b.Remaining && s.ResetAfter > b.ResetAfter {
-			bind, b = i, *s
-		}
-	}
-	return bind
+	return decisionView{policies: d.Policies, states: d.States(), bind: bind, cached: true}
 }
 
 // oneView is the view of a hand-made d, as one policy.
