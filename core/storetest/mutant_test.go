@@ -1,0 +1,498 @@
+package storetest_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+)
+
+// broken is a Store decorator that breaks one promise of the store under
+// it. Each hook left nil passes the call through.
+type broken struct {
+	inner core.Store
+	take  func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error)
+	peek  func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error)
+	reset func(ctx context.Context, key string, ps []core.Policy) error
+	// state rewrites each policy's state of every Result, Take's and Peek's.
+	state func(st *core.PolicyState, p core.Policy, cost int64, now time.Time)
+}
+
+func (b *broken) Take(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	take := b.inner.Take
+	if b.take != nil {
+		take = b.take
+	}
+	return b.rewrite(take(ctx, key, ps, cost, now))(ps, cost, now)
+}
+
+func (b *broken) Peek(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	peek := b.inner.Peek
+	if b.peek != nil {
+		peek = b.peek
+	}
+	return b.rewrite(peek(ctx, key, ps, cost, now))(ps, cost, now)
+}
+
+func (b *broken) Reset(ctx context.Context, key string, ps []core.Policy) error {
+	if b.reset != nil {
+		return b.reset(ctx, key, ps)
+	}
+	return b.inner.Reset(ctx, key, ps)
+}
+
+func (b *broken) rewrite(r core.Result, err error) func([]core.Policy, int64, time.Time) (core.Result, error) {
+	return func(ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+		if err == nil && b.state != nil && len(ps) <= core.MaxPolicies {
+			for i, p := range ps {
+				b.state(&r.States[i], p, cost, now)
+			}
+		}
+		return r, err
+	}
+}
+
+func allAllowed(r core.Result, ps []core.Policy) bool {
+	for i := range ps {
+		if !r.States[i].Allowed {
+			return false
+		}
+	}
+	return true
+}
+
+// keyLog remembers, per key, the last instant a call used and what Take
+// admitted, for the mutants whose fault depends on a key's history.
+type keyLog struct {
+	mu     sync.Mutex
+	last   map[string]time.Time
+	keys   map[string]bool
+	limits map[string]int64
+	pols   map[string][]core.Policy
+}
+
+func newKeyLog() *keyLog {
+	return &keyLog{last: map[string]time.Time{}, keys: map[string]bool{}, limits: map[string]int64{}, pols: map[string][]core.Policy{}}
+}
+
+var errBroken = errors.New("broken store: refused")
+
+// mutants lists the broken stores, each with the suite's top-level case
+// that must catch it.
+var mutants = []struct {
+	name  string
+	catch string
+	store func() core.Store
+}{
+	{"AdmitOneMoreAtWindowBoundary", "AllOrNothing", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			r, err := m.Take(ctx, key, ps, cost, now)
+			if err == nil && cost == 1 && now.UnixMilli()%ps[0].Window.Milliseconds() == 0 && !allAllowed(r, ps) {
+				for i := range ps {
+					r.States[i] = core.PolicyState{Allowed: true, ResetAfter: r.States[i].ResetAfter}
+				}
+			}
+			return r, err
+		}}
+	}},
+	{"AdmitOneUnitTooManyForCostAboveOne", "Scripted", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			r, err := m.Take(ctx, key, ps, cost, now)
+			if err == nil && cost > 1 && !allAllowed(r, ps) {
+				if p, err := m.Peek(ctx, key, ps, cost-1, now); err == nil && allAllowed(p, ps) {
+					return m.Take(ctx, key, ps, cost-1, now)
+				}
+			}
+			return r, err
+		}}
+	}},
+	{"ChargeOnDenial", "Scripted", func() core.Store {
+		s := newPlain()
+		s.chargeDenied = func(core.Policy) bool { return true }
+		return s
+	}},
+	{"SlidingLogRecordsDenied", "Scripted", func() core.Store {
+		s := newPlain()
+		s.chargeDenied = func(p core.Policy) bool { return p.Algorithm == core.SlidingLog }
+		return s
+	}},
+	{"ChargeTheAllowingPoliciesOnDenial", "AllOrNothing", func() core.Store {
+		s := newPlain()
+		s.chargeAllowing = true
+		return s
+	}},
+	{"ChargeCostOne", "Scripted", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			r, err := m.Peek(ctx, key, ps, cost, now)
+			if err != nil || !allAllowed(r, ps) {
+				return r, err
+			}
+			return m.Take(ctx, key, ps, 1, now)
+		}}
+	}},
+	{"PeekCharges", "PeekDoesNotCharge", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, peek: m.Take}
+	}},
+	{"PeekIgnoresCost", "MatchesOracle", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			if cost < 1 {
+				return m.Peek(ctx, key, ps, cost, now)
+			}
+			return m.Peek(ctx, key, ps, 1, now)
+		}}
+	}},
+	{"RetryAfterShortByOneMillisecond", "HonestRetryAfter", func() core.Store {
+		return &broken{inner: memory.New(), state: func(st *core.PolicyState, _ core.Policy, _ int64, _ time.Time) {
+			if st.RetryAfter > time.Millisecond {
+				st.RetryAfter -= time.Millisecond
+			}
+		}}
+	}},
+	{"RetryAfterLongByAWindow", "HonestRetryAfter", func() core.Store {
+		return &broken{inner: memory.New(), state: func(st *core.PolicyState, p core.Policy, _ int64, _ time.Time) {
+			if st.RetryAfter > 0 {
+				st.RetryAfter += p.Window
+			}
+		}}
+	}},
+	{"RetryAfterInWholeSeconds", "Scripted", func() core.Store {
+		return &broken{inner: memory.New(), state: func(st *core.PolicyState, _ core.Policy, _ int64, _ time.Time) {
+			if st.RetryAfter > 0 {
+				st.RetryAfter = (st.RetryAfter + time.Second - 1).Truncate(time.Second)
+			}
+		}}
+	}},
+	{"RetryAfterUntilTheBucketEnds", "Scripted", func() core.Store {
+		return &broken{inner: memory.New(), state: func(st *core.PolicyState, p core.Policy, _ int64, now time.Time) {
+			if st.RetryAfter > 0 {
+				w := p.Window.Milliseconds()
+				st.RetryAfter = time.Duration(w-now.UnixMilli()%w) * time.Millisecond
+			}
+		}}
+	}},
+	{"RemainingOneTooMany", "Scripted", func() core.Store {
+		return &broken{inner: memory.New(), state: func(st *core.PolicyState, p core.Policy, _ int64, _ time.Time) {
+			st.Remaining = min(p.Limit, st.Remaining+1)
+		}}
+	}},
+	{"RemainingOneTooFew", "Scripted", func() core.Store {
+		return &broken{inner: memory.New(), state: func(st *core.PolicyState, _ core.Policy, _ int64, _ time.Time) {
+			st.Remaining = max(0, st.Remaining-1)
+		}}
+	}},
+	{"RemainingBeforeTheCharge", "Scripted", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			r, err := m.Take(ctx, key, ps, cost, now)
+			if err == nil && allAllowed(r, ps) {
+				for i, p := range ps {
+					r.States[i].Remaining = min(p.Limit, r.States[i].Remaining+cost)
+				}
+			}
+			return r, err
+		}}
+	}},
+	{"ResetAfterZero", "Scripted", func() core.Store {
+		return &broken{inner: memory.New(), state: func(st *core.PolicyState, _ core.Policy, _ int64, _ time.Time) {
+			st.ResetAfter = 0
+		}}
+	}},
+	{"ResetAlsoResetsKeysItPrefixes", "KeyIsolationTricky", func() core.Store {
+		m, kl := memory.New(), newKeyLog()
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				kl.mu.Lock()
+				kl.keys[key] = true
+				kl.mu.Unlock()
+				return m.Take(ctx, key, ps, cost, now)
+			},
+			reset: func(ctx context.Context, key string, ps []core.Policy) error {
+				kl.mu.Lock()
+				defer kl.mu.Unlock()
+				for k := range kl.keys {
+					if strings.HasPrefix(k, key) {
+						if err := m.Reset(ctx, k, ps); err != nil {
+							return err
+						}
+					}
+				}
+				return m.Reset(ctx, key, ps)
+			}}
+	}},
+	{"KeysShareTheirFirst16Bytes", "KeyIsolation", func() core.Store { return truncating(16) }},
+	{"KeysCaseInsensitive", "KeyIsolation", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Take(ctx, strings.ToLower(key), ps, cost, now)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Peek(ctx, strings.ToLower(key), ps, cost, now)
+			},
+			reset: func(ctx context.Context, key string, ps []core.Policy) error {
+				return m.Reset(ctx, strings.ToLower(key), ps)
+			}}
+	}},
+	{"PolicyLimitPartOfItsIdentity", "LimitChanges", func() core.Store {
+		s := newPlain()
+		s.id = func(key string, p core.Policy) string {
+			return key + "\x00" + p.String()
+		}
+		return s
+	}},
+	{"FirstLimitSeenKept", "LimitChanges", func() core.Store {
+		m, kl := memory.New(), newKeyLog()
+		fix := func(key string, ps []core.Policy) []core.Policy {
+			kl.mu.Lock()
+			defer kl.mu.Unlock()
+			out := append([]core.Policy(nil), ps...)
+			for i, p := range out {
+				id := key + "\x00" + p.Name
+				if l, ok := kl.limits[id]; ok {
+					out[i].Limit = l
+				} else {
+					kl.limits[id] = p.Limit
+				}
+			}
+			return out
+		}
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Take(ctx, key, fix(key, ps), cost, now)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Peek(ctx, key, fix(key, ps), cost, now)
+			}}
+	}},
+	{"OnlyTheFirstPolicyEnforced", "AllOrNothing", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			var r core.Result
+			first, err := m.Take(ctx, key, ps[:min(1, len(ps))], cost, now)
+			if err != nil || len(ps) == 0 {
+				return first, err
+			}
+			r.States[0] = first.States[0]
+			for i := 1; i < len(ps) && i < core.MaxPolicies; i++ {
+				rest, err := m.Take(ctx, key, ps[i:i+1], cost, now)
+				if err != nil {
+					return rest, err
+				}
+				r.States[i] = rest.States[0]
+			}
+			return r, nil
+		}}
+	}},
+	{"ClockNeverRunsBackwardForAKey", "ClockSteps", func() core.Store {
+		return clocked(func(last, now time.Time, _ []core.Policy) time.Time {
+			if now.Before(last) {
+				return last
+			}
+			return now
+		})
+	}},
+	{"StepBackClampedToTwoWindows", "ClockSteps", func() core.Store {
+		return clocked(func(last, now time.Time, ps []core.Policy) time.Time {
+			if floor := last.Add(-2 * longest(ps)); now.Before(floor) {
+				return floor
+			}
+			return now
+		})
+	}},
+	{"StepBackStartsAfresh", "TimeBackward", func() core.Store {
+		m, kl := memory.New(), newKeyLog()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			kl.mu.Lock()
+			last, seen := kl.last[key]
+			if !seen || now.After(last) {
+				kl.last[key] = now
+			}
+			kl.mu.Unlock()
+			if seen && now.Before(last) {
+				if err := m.Reset(ctx, key, ps); err != nil {
+					return core.Result{}, err
+				}
+			}
+			return m.Take(ctx, key, ps, cost, now)
+		}}
+	}},
+	{"ExpiresOneWindowAfterTheLastTake", "Scripted", func() core.Store { return expiring(1, false) }},
+	{"ExpiresAfterTheFirstPolicysTwoWindows", "MatchesOracle", func() core.Store { return expiring(2, true) }},
+	{"WholeMillisecondClock", "RealTime", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Take(ctx, key, ps, cost, now.Truncate(time.Millisecond))
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Peek(ctx, key, ps, cost, now.Truncate(time.Millisecond))
+			}}
+	}},
+	{"RefusesACostEqualToTheLimit", "PeekDoesNotCharge", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			for _, p := range ps {
+				if cost == p.Limit {
+					return core.Result{}, errBroken
+				}
+			}
+			return m.Take(ctx, key, ps, cost, now)
+		}}
+	}},
+	{"PeekReportsRemainingAfterTheCharge", "Scripted", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			r, err := m.Peek(ctx, key, ps, cost, now)
+			if err == nil && allAllowed(r, ps) {
+				for i := range ps {
+					r.States[i].Remaining -= cost
+				}
+			}
+			return r, err
+		}}
+	}},
+	{"WallClock", "Scripted", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, _ time.Time) (core.Result, error) {
+				return m.Take(ctx, key, ps, cost, time.Now())
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, _ time.Time) (core.Result, error) {
+				return m.Peek(ctx, key, ps, cost, time.Now())
+			}}
+	}},
+	{"NearestMillisecondClock", "RealTime", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Take(ctx, key, ps, cost, now.Round(time.Millisecond))
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Peek(ctx, key, ps, cost, now.Round(time.Millisecond))
+			}}
+	}},
+	{"StepBackBeyondAWindowForgets", "TimeBackward", func() core.Store {
+		m, kl := memory.New(), newKeyLog()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			kl.mu.Lock()
+			last, seen := kl.last[key]
+			if !seen || now.After(last) {
+				kl.last[key] = now
+			}
+			kl.mu.Unlock()
+			if seen && len(ps) > 0 && now.Before(last.Add(-longest(ps))) {
+				kl.mu.Lock()
+				kl.last[key] = now
+				kl.mu.Unlock()
+				if err := m.Reset(ctx, key, ps); err != nil {
+					return core.Result{}, err
+				}
+			}
+			return m.Take(ctx, key, ps, cost, now)
+		}}
+	}},
+	{"NotAtomic", "Concurrent", func() core.Store {
+		s := newPlain()
+		s.pause = func() { time.Sleep(50 * time.Microsecond) }
+		return s
+	}},
+}
+
+func longest(ps []core.Policy) time.Duration {
+	var w time.Duration
+	for _, p := range ps {
+		w = max(w, p.Window)
+	}
+	return w
+}
+
+// truncating keys by their first n bytes.
+func truncating(n int) core.Store {
+	m := memory.New()
+	cut := func(key string) string { return key[:min(n, len(key))] }
+	return &broken{inner: m,
+		take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			return m.Take(ctx, cut(key), ps, cost, now)
+		},
+		peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			return m.Peek(ctx, cut(key), ps, cost, now)
+		},
+		reset: func(ctx context.Context, key string, ps []core.Policy) error {
+			return m.Reset(ctx, cut(key), ps)
+		}}
+}
+
+// clocked passes every call the instant adjust makes of now and of the
+// latest instant the key was called at.
+func clocked(adjust func(last, now time.Time, ps []core.Policy) time.Time) core.Store {
+	m, kl := memory.New(), newKeyLog()
+	fix := func(key string, ps []core.Policy, now time.Time) time.Time {
+		kl.mu.Lock()
+		defer kl.mu.Unlock()
+		last, ok := kl.last[key]
+		if !ok || now.After(last) {
+			kl.last[key] = now
+			return now
+		}
+		return adjust(last, now, ps)
+	}
+	return &broken{inner: m,
+		take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			return m.Take(ctx, key, ps, cost, fix(key, ps, now))
+		},
+		peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			return m.Peek(ctx, key, ps, cost, fix(key, ps, now))
+		}}
+}
+
+// expiring forgets a key windows × a window after its last admission: the
+// longest window of the call's policies, or with first the first's.
+func expiring(windows int, first bool) core.Store {
+	m, kl := memory.New(), newKeyLog()
+	expire := func(ctx context.Context, key string, ps []core.Policy, now time.Time) error {
+		ttl := longest(ps)
+		if first {
+			ttl = ps[0].Window
+		}
+		kl.mu.Lock()
+		last, ok := kl.last[key]
+		kl.mu.Unlock()
+		if ok && now.Sub(last) >= time.Duration(windows)*ttl {
+			return m.Reset(ctx, key, ps)
+		}
+		return nil
+	}
+	return &broken{inner: m,
+		take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			if len(ps) == 0 {
+				return m.Take(ctx, key, ps, cost, now)
+			}
+			if err := expire(ctx, key, ps, now); err != nil {
+				return core.Result{}, err
+			}
+			r, err := m.Take(ctx, key, ps, cost, now)
+			if err == nil && allAllowed(r, ps) {
+				kl.mu.Lock()
+				kl.last[key] = now
+				kl.mu.Unlock()
+			}
+			return r, err
+		},
+		peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			if len(ps) > 0 {
+				if err := expire(ctx, key, ps, now); err != nil {
+					return core.Result{}, err
+				}
+			}
+			return m.Peek(ctx, key, ps, cost, now)
+		}}
+}

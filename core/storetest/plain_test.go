@@ -1,0 +1,130 @@
+package storetest_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/internal/algo"
+	"github.com/ratewindow/ratewindow/core/internal/callcheck"
+)
+
+// plainStore is the store a third-party author would write first: one
+// mutex, one map, the algo states. It passes the suite as it is; its
+// knobs break one promise each, for the mutants that a decorator over the
+// memory store cannot express (a count above the limit, counts kept under
+// another identity).
+type plainStore struct {
+	mu    sync.Mutex
+	cells map[string]*plainCell
+
+	// id names the cell of key under p; nil is key, Name, Window and
+	// Algorithm, escaped so that no two differ only in where one ends.
+	id func(key string, p core.Policy) string
+	// chargeDenied, when it holds for a policy, charges it even when a
+	// policy denies (a sliding log then records denied requests).
+	chargeDenied func(p core.Policy) bool
+	// chargeAllowing charges, on a denial, the policies that allowed.
+	chargeAllowing bool
+	// pause, when set, runs between the decision and the charge, with the
+	// mutex released: the check and the charge are no longer atomic.
+	pause func()
+}
+
+type plainCell struct {
+	fixed   algo.FixedWindowState
+	sliding algo.SlidingWindowState
+	log     algo.SlidingLogState
+}
+
+func newPlain() *plainStore { return &plainStore{cells: map[string]*plainCell{}} }
+
+func (s *plainStore) cellID(key string, p core.Policy) string {
+	if s.id != nil {
+		return s.id(key, p)
+	}
+	return strconv.Quote(key) + strconv.Quote(p.Name) + fmt.Sprint(p.Window.Milliseconds(), p.Algorithm)
+}
+
+func (s *plainStore) Take(_ context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	return s.decide(key, ps, cost, now, true)
+}
+
+func (s *plainStore) Peek(_ context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+	return s.decide(key, ps, cost, now, false)
+}
+
+func (s *plainStore) Reset(_ context.Context, key string, ps []core.Policy) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range ps {
+		delete(s.cells, s.cellID(key, p))
+	}
+	return nil
+}
+
+func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Time, charge bool) (core.Result, error) {
+	var r core.Result
+	if err := callcheck.Check(ps, cost); err != nil {
+		return r, err
+	}
+	now, up := t.UnixMilli(), t.UnixMilli()
+	if t.Nanosecond()%int(time.Millisecond) != 0 {
+		up++
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cells := make([]*plainCell, len(ps))
+	all := true
+	for i, p := range ps {
+		id := s.cellID(key, p)
+		c := s.cells[id]
+		if c == nil {
+			c = &plainCell{}
+			s.cells[id] = c
+		}
+		cells[i] = c
+		lim, w := p.Limit, p.Window.Milliseconds()
+		switch p.Algorithm {
+		case core.FixedWindow:
+			c.fixed, r.States[i] = c.fixed.Eval(now, lim, w, cost)
+		case core.SlidingLog:
+			r.States[i] = c.log.Eval(now, up, lim, w, cost)
+		default:
+			c.sliding, r.States[i] = c.sliding.Eval(now, lim, w, cost)
+		}
+		all = all && r.States[i].Allowed
+	}
+	if !charge {
+		return r, nil
+	}
+	if s.pause != nil {
+		s.mu.Unlock()
+		s.pause()
+		s.mu.Lock()
+	}
+	for i, p := range ps {
+		switch {
+		case all, s.chargeDenied != nil && s.chargeDenied(p), s.chargeAllowing && r.States[i].Allowed:
+		default:
+			continue
+		}
+		c, lim, w := cells[i], p.Limit, p.Window.Milliseconds()
+		var st core.PolicyState
+		switch p.Algorithm {
+		case core.FixedWindow:
+			c.fixed, st = c.fixed.Charge(now, lim, w, cost)
+		case core.SlidingLog:
+			st = c.log.Charge(now, up, lim, w, cost)
+		default:
+			c.sliding, st = c.sliding.Charge(now, lim, w, cost)
+		}
+		if all {
+			r.States[i] = st
+		}
+	}
+	return r, nil
+}
