@@ -405,6 +405,13 @@ var mutants = []struct {
 		s.pause = func() { time.Sleep(50 * time.Microsecond) }
 		return s
 	}},
+	{"PolicyNameIgnored", "PolicyIdentity", func() core.Store {
+		s := newPlain()
+		s.id = func(key string, p core.Policy) string {
+			return key + "\x00" + p.Window.String() + p.Algorithm.String()
+		}
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

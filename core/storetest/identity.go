@@ -1,0 +1,54 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// runPolicyIdentity: a key's counts under a policy belong to the policy's
+// Name, Window and Algorithm. Policies that share a Window and an
+// Algorithm but not a Name (a burst and a steady policy over one minute,
+// or two limiters over one store) never share counts, whether they come
+// in separate calls or in one.
+func runPolicyIdentity(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		p := validated(t, core.Per(2, time.Minute).Named("a").Using(alg))
+		key := fmt.Sprintf("identity-%v", alg)
+		for i, want := range []bool{true, true, false} {
+			r, err := s.Take(ctx, key, p, 1, at(0))
+			require.NoError(t, err)
+			require.Equal(t, want, r.States[0].Allowed, "%v: request %d under %s", alg, i, p[0].Name)
+		}
+		others := map[string][]core.Policy{
+			"another name": validated(t, core.Per(2, time.Minute).Named("b").Using(alg)),
+		}
+		for what, q := range others {
+			r, err := s.Take(ctx, key, q, 2, at(0))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed, "%v: a policy of %s (%v) shares the counts of %v", alg, what, q[0], p[0])
+		}
+
+		// In one call, each policy counts each request once.
+		both := validated(t, core.Per(3, time.Minute).Named("burst").Using(alg), core.Per(5, time.Minute).Named("steady").Using(alg))
+		key += "-both"
+		for i := 0; i < 3; i++ {
+			r, err := s.Take(ctx, key, both, 1, at(0))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed && r.States[1].Allowed, "%v: request %d", alg, i)
+			require.Equal(t, int64(2-i), r.States[0].Remaining, "%v: request %d", alg, i)
+			require.Equal(t, int64(4-i), r.States[1].Remaining, "%v: request %d: steady shares burst's counts", alg, i)
+		}
+		r, err := s.Take(ctx, key, both, 1, at(0))
+		require.NoError(t, err)
+		require.False(t, r.States[0].Allowed)
+		require.True(t, r.States[1].Allowed, "%v: steady shares burst's counts", alg)
+		require.Equal(t, int64(2), r.States[1].Remaining, alg)
+	}
+}
