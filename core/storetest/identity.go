@@ -15,7 +15,9 @@ import (
 // Name, Window and Algorithm. Policies that share a Window and an
 // Algorithm but not a Name (a burst and a steady policy over one minute,
 // or two limiters over one store) never share counts, whether they come
-// in separate calls or in one.
+// in separate calls or in one; nor do policies of one Name with another
+// Window or Algorithm (a policy reconfigured, or two limiters that reuse
+// a name).
 func runPolicyIdentity(t *testing.T, s core.Store) {
 	ctx := context.Background()
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
@@ -27,7 +29,9 @@ func runPolicyIdentity(t *testing.T, s core.Store) {
 			require.Equal(t, want, r.States[0].Allowed, "%v: request %d under %s", alg, i, p[0].Name)
 		}
 		others := map[string][]core.Policy{
-			"another name": validated(t, core.Per(2, time.Minute).Named("b").Using(alg)),
+			"another name":      validated(t, core.Per(2, time.Minute).Named("b").Using(alg)),
+			"another window":    validated(t, core.Per(2, 2*time.Minute).Named("a").Using(alg)),
+			"another algorithm": validated(t, core.Per(2, time.Minute).Named("a").Using(core.Algorithm((int(alg)+1)%3))),
 		}
 		for what, q := range others {
 			r, err := s.Take(ctx, key, q, 2, at(0))

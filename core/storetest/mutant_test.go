@@ -412,6 +412,13 @@ var mutants = []struct {
 		}
 		return s
 	}},
+	{"PolicyWindowIgnored", "PolicyIdentity", func() core.Store {
+		s := newPlain()
+		s.id = func(key string, p core.Policy) string {
+			return key + "\x00" + p.Name + "\x00" + p.Algorithm.String()
+		}
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {
