@@ -17,7 +17,8 @@ import (
 // or two limiters over one store) never share counts, whether they come
 // in separate calls or in one; nor do policies of one Name with another
 // Window or Algorithm (a policy reconfigured, or two limiters that reuse
-// a name).
+// a name). And a policy's counts do not depend on the policies it comes
+// with: a limiter that gains or loses a policy keeps the others' counts.
 func runPolicyIdentity(t *testing.T, s core.Store) {
 	ctx := context.Background()
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
@@ -54,5 +55,25 @@ func runPolicyIdentity(t *testing.T, s core.Store) {
 		require.False(t, r.States[0].Allowed)
 		require.True(t, r.States[1].Allowed, "%v: steady shares burst's counts", alg)
 		require.Equal(t, int64(2), r.States[1].Remaining, alg)
+
+		// One policy, alone and with others, in any order: one count.
+		a := validated(t, core.Per(3, time.Minute).Named("a").Using(alg))[0]
+		h := validated(t, core.PerHour(100).Named("h"))[0]
+		d := validated(t, core.Per(1000, 24*time.Hour).Named("d").Using(core.FixedWindow))[0]
+		key += "-sets"
+		for i, ps := range [][]core.Policy{{a}, {a, h}, {h, d, a}} {
+			r, err := s.Take(ctx, key, ps, 1, at(0))
+			require.NoError(t, err)
+			j := len(ps) - 1
+			if i == 1 {
+				j = 0
+			}
+			require.True(t, r.States[j].Allowed, "%v: call %d", alg, i)
+			require.Equal(t, int64(2-i), r.States[j].Remaining, "%v: call %d: the counts of %s depend on the policies it comes with", alg, i, a.Name)
+		}
+		r, err = s.Peek(ctx, key, []core.Policy{d, h}, 1, at(0))
+		require.NoError(t, err)
+		require.Equal(t, int64(999), r.States[0].Remaining, "%v: %s", alg, d.Name)
+		require.Equal(t, int64(98), r.States[1].Remaining, "%v: %s", alg, h.Name)
 	}
 }

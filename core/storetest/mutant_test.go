@@ -419,6 +419,32 @@ var mutants = []struct {
 		}
 		return s
 	}},
+	{"CountsKeptPerPolicySet", "PolicyIdentity", func() core.Store {
+		m := memory.New()
+		// Each policy's counts live under the names of every policy of
+		// the call, as a store keeping one record per policy set would.
+		set := func(ps []core.Policy) []core.Policy {
+			names := make([]string, len(ps))
+			for i, p := range ps {
+				names[i] = p.Name
+			}
+			out := make([]core.Policy, len(ps))
+			for i, p := range ps {
+				out[i] = p.Named(p.Name + "|" + strings.Join(names, ","))
+			}
+			return out
+		}
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Take(ctx, key, set(ps), cost, now)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Peek(ctx, key, set(ps), cost, now)
+			},
+			reset: func(ctx context.Context, key string, ps []core.Policy) error {
+				return m.Reset(ctx, key, set(ps))
+			}}
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {
