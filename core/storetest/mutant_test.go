@@ -445,6 +445,35 @@ var mutants = []struct {
 				return m.Reset(ctx, key, set(ps))
 			}}
 	}},
+	{"ResetForgetsEveryPolicyOfTheKey", "Reset", func() core.Store {
+		m, kl := memory.New(), newKeyLog()
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				kl.mu.Lock()
+				for _, p := range ps {
+					known := false
+					for _, q := range kl.pols[key] {
+						known = known || q.Name == p.Name && q.Window == p.Window && q.Algorithm == p.Algorithm
+					}
+					if !known {
+						kl.pols[key] = append(kl.pols[key], p)
+					}
+				}
+				kl.mu.Unlock()
+				return m.Take(ctx, key, ps, cost, now)
+			},
+			reset: func(ctx context.Context, key string, ps []core.Policy) error {
+				kl.mu.Lock()
+				all := append([]core.Policy(nil), kl.pols[key]...)
+				kl.mu.Unlock()
+				for _, p := range all {
+					if err := m.Reset(ctx, key, []core.Policy{p}); err != nil {
+						return err
+					}
+				}
+				return m.Reset(ctx, key, ps)
+			}}
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

@@ -201,6 +201,14 @@ func runReset(t *testing.T, s core.Store) {
 	for i := range ps {
 		require.True(t, r.States[i].Allowed, ps[i].Name)
 	}
+	// Reset forgets the given policies only: the key's counts under the
+	// others stay.
+	require.NoError(t, s.Reset(ctx, "r", ps[1:2]))
+	r, err = s.Peek(ctx, "r", ps, 1, at(3))
+	require.NoError(t, err)
+	for i := range ps {
+		require.Equal(t, i == 1, r.States[i].Allowed, "%s after a Reset of %s alone", ps[i].Name, ps[1].Name)
+	}
 	require.NoError(t, s.Reset(ctx, "never-seen", ps))
 }
 
