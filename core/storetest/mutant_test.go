@@ -474,6 +474,7 @@ var mutants = []struct {
 				return m.Reset(ctx, key, ps)
 			}}
 	}},
+	{"LongKeysTruncatedTo250Bytes", "KeyIsolationTricky", func() core.Store { return truncating(250) }},
 }
 
 func longest(ps []core.Policy) time.Duration {
