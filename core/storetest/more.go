@@ -157,7 +157,9 @@ func runIsolationTricky(t *testing.T, s core.Store) {
 // runBadCalls makes the calls a Limiter never makes but a direct caller
 // can: no policy, more than core.MaxPolicies, a cost below one. Each is
 // refused with an error (ErrInvalidConfig for the policies,
-// ErrInvalidCost for the cost), never a panic, and charges nothing.
+// ErrInvalidCost for the cost), never a panic, and charges nothing. The
+// calls just inside the contract (core.MaxPolicies policies, a cost of
+// a whole limit) are decided.
 func runBadCalls(t *testing.T, s core.Store) {
 	ctx := context.Background()
 	one := validated(t, core.Per(2, time.Second).Named("a"))
@@ -186,6 +188,20 @@ func runBadCalls(t *testing.T, s core.Store) {
 	r, err := s.Take(ctx, "bad", one, 2, at(0))
 	require.NoError(t, err)
 	require.True(t, r.States[0].Allowed, "a refused call charged the key")
+
+	// The edge of the contract: core.MaxPolicies policies and a cost of
+	// a whole limit make a valid call, decided like any other.
+	edge := many[:core.MaxPolicies]
+	for i, want := range []bool{true, false} {
+		r, err = s.Take(ctx, "edge", edge, 2, at(0))
+		require.NoError(t, err, "Take with %d policies", len(edge))
+		for j := range edge {
+			require.Equal(t, want, r.States[j].Allowed, "request %d, policy %s", i, edge[j].Name)
+			require.Zero(t, r.States[j].Remaining, "request %d, policy %s", i, edge[j].Name)
+		}
+		_, err = s.Peek(ctx, "edge", edge, 1, at(0))
+		require.NoError(t, err, "Peek with %d policies", len(edge))
+	}
 }
 
 // runRealTimeStepBack: a clock that steps back by more than a window,

@@ -3,6 +3,7 @@ package storetest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -475,6 +476,23 @@ var mutants = []struct {
 			}}
 	}},
 	{"LongKeysTruncatedTo250Bytes", "KeyIsolationTricky", func() core.Store { return truncating(250) }},
+	{"RefusesMaxPolicies", "BadCalls", func() core.Store {
+		m := memory.New()
+		refuse := func(ps []core.Policy) bool { return len(ps) >= core.MaxPolicies }
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				if refuse(ps) {
+					return core.Result{}, fmt.Errorf("%w: at most %d policies", core.ErrInvalidConfig, core.MaxPolicies-1)
+				}
+				return m.Take(ctx, key, ps, cost, now)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				if refuse(ps) {
+					return core.Result{}, fmt.Errorf("%w: at most %d policies", core.ErrInvalidConfig, core.MaxPolicies-1)
+				}
+				return m.Peek(ctx, key, ps, cost, now)
+			}}
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {
