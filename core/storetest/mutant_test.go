@@ -493,6 +493,35 @@ var mutants = []struct {
 				return m.Peek(ctx, key, ps, cost, now)
 			}}
 	}},
+	{"ForgetsKeysIdleForADay", "LongWindows", func() core.Store {
+		m, kl := memory.New(), newKeyLog()
+		// A key idle for a day is dropped, whatever its windows.
+		idle := func(ctx context.Context, key string, ps []core.Policy, now time.Time) error {
+			kl.mu.Lock()
+			last, ok := kl.last[key]
+			if !ok || now.After(last) {
+				kl.last[key] = now
+			}
+			kl.mu.Unlock()
+			if ok && now.Sub(last) >= 24*time.Hour {
+				return m.Reset(ctx, key, ps)
+			}
+			return nil
+		}
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				if err := idle(ctx, key, ps, now); err != nil {
+					return core.Result{}, err
+				}
+				return m.Take(ctx, key, ps, cost, now)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				if err := idle(ctx, key, ps, now); err != nil {
+					return core.Result{}, err
+				}
+				return m.Peek(ctx, key, ps, cost, now)
+			}}
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore func(t *testing.T) core.Store) {
 	t.Run("MatchesOracle", func(t *testing.T) { runOracle(t, newStore) })
 	t.Run("LargeValues", func(t *testing.T) { runLargeValues(t, newStore) })
 	t.Run("LimitChanges", func(t *testing.T) { runLimitChanges(t, newStore) })
+	t.Run("LongWindows", func(t *testing.T) { runLongWindows(t, newStore) })
 	t.Run("HonestRetryAfterSeveralPolicies", func(t *testing.T) { runHonestSeveral(t, newStore) })
 	t.Run("Concurrent", func(t *testing.T) { runConcurrent(t, newStore) })
 	t.Run("BadCalls", func(t *testing.T) { runBadCalls(t, newStore(t)) })
