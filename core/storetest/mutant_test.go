@@ -522,6 +522,28 @@ var mutants = []struct {
 				return m.Peek(ctx, key, ps, cost, now)
 			}}
 	}},
+	{"WindowsInUint32Milliseconds", "LongWindows", func() core.Store {
+		m := memory.New()
+		wrap := func(ps []core.Policy) []core.Policy {
+			out := make([]core.Policy, len(ps))
+			for i, p := range ps {
+				w := p.Window.Milliseconds() % (1 << 32)
+				out[i] = p.Named(p.Name) // drops the cached fingerprint
+				out[i].Window = time.Duration(max(1, w)) * time.Millisecond
+			}
+			return out
+		}
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Take(ctx, key, wrap(ps), cost, now)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Peek(ctx, key, wrap(ps), cost, now)
+			},
+			reset: func(ctx context.Context, key string, ps []core.Policy) error {
+				return m.Reset(ctx, key, wrap(ps))
+			}}
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {
