@@ -544,6 +544,34 @@ var mutants = []struct {
 				return m.Reset(ctx, key, wrap(ps))
 			}}
 	}},
+	{"SlidingCounterEstimateRoundedDown", "Scripted", func() core.Store {
+		s := newPlain()
+		s.truncateEstimate = true
+		return s
+	}},
+	{"KeysTrimmed", "KeyIsolation", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Take(ctx, strings.TrimSpace(key), ps, cost, now)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Peek(ctx, strings.TrimSpace(key), ps, cost, now)
+			},
+			reset: func(ctx context.Context, key string, ps []core.Policy) error {
+				return m.Reset(ctx, strings.TrimSpace(key), ps)
+			}}
+	}},
+	{"RetryAfterCappedAtAWindow", "TimeBackward", func() core.Store {
+		return &broken{inner: memory.New(), state: func(st *core.PolicyState, p core.Policy, _ int64, _ time.Time) {
+			st.RetryAfter = min(st.RetryAfter, p.Window)
+		}}
+	}},
+	{"ResetAfterCappedAtAWindow", "Scripted", func() core.Store {
+		return &broken{inner: memory.New(), state: func(st *core.PolicyState, p core.Policy, _ int64, _ time.Time) {
+			st.ResetAfter = min(st.ResetAfter, p.Window)
+		}}
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

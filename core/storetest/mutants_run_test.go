@@ -44,6 +44,12 @@ func TestMutants(t *testing.T) {
 		}
 		t.Fatalf("no mutant %q", name)
 	}
+	names := map[string]bool{}
+	for _, m := range mutants {
+		require.False(t, names[m.name], "two mutants named %s", m.name)
+		require.NotEmpty(t, m.catch, "mutant %s names no case to catch it", m.name)
+		names[m.name] = true
+	}
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	for _, m := range mutants {

@@ -29,6 +29,12 @@ type plainStore struct {
 	chargeDenied func(p core.Policy) bool
 	// chargeAllowing charges, on a denial, the policies that allowed.
 	chargeAllowing bool
+	// truncateEstimate admits by the sliding counter's estimate rounded
+	// down to a whole unit.
+	truncateEstimate bool
+	// logCap, when positive, keeps only the newest logCap requests of a
+	// sliding log.
+	logCap int
 	// pause, when set, runs between the decision and the charge, with the
 	// mutex released: the check and the charge are no longer atomic.
 	pause func()
@@ -38,7 +44,11 @@ type plainCell struct {
 	fixed   algo.FixedWindowState
 	sliding algo.SlidingWindowState
 	log     algo.SlidingLogState
+	// admitted are the requests the log holds, for logCap.
+	admitted []logCharge
 }
+
+type logCharge struct{ now, at, cost int64 }
 
 func newPlain() *plainStore { return &plainStore{cells: map[string]*plainCell{}} }
 
@@ -95,6 +105,10 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 			r.States[i] = c.log.Eval(now, up, lim, w, cost)
 		default:
 			c.sliding, r.States[i] = c.sliding.Eval(now, lim, w, cost)
+			st, t := c.sliding, max(now, c.sliding.Start)
+			if s.truncateEstimate && !r.States[i].Allowed && st.Prev*(w-(t-st.Start))/w+st.Curr+cost <= lim {
+				r.States[i] = core.PolicyState{Allowed: true, Remaining: r.States[i].Remaining, ResetAfter: r.States[i].ResetAfter}
+			}
 		}
 		all = all && r.States[i].Allowed
 	}
@@ -119,6 +133,9 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 			c.fixed, st = c.fixed.Charge(now, lim, w, cost)
 		case core.SlidingLog:
 			st = c.log.Charge(now, up, lim, w, cost)
+			if s.logCap > 0 {
+				st = c.capLog(s.logCap, now, up, lim, w, cost)
+			}
 		default:
 			c.sliding, st = c.sliding.Charge(now, lim, w, cost)
 		}
@@ -127,4 +144,25 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 		}
 	}
 	return r, nil
+}
+
+// capLog records a charge the log took and, when it holds more than max
+// requests, rebuilds it from the newest max alone.
+func (c *plainCell) capLog(max int, now, at, limit, window, cost int64) core.PolicyState {
+	kept := c.admitted[:0]
+	for _, a := range c.admitted {
+		if a.at > now-window {
+			kept = append(kept, a)
+		}
+	}
+	c.admitted = append(kept, logCharge{now, at, cost})
+	if len(c.admitted) > max {
+		c.admitted = c.admitted[len(c.admitted)-max:]
+	}
+	var st core.PolicyState
+	c.log = algo.SlidingLogState{}
+	for _, a := range c.admitted {
+		st = c.log.Charge(a.now, a.at, limit, window, a.cost)
+	}
+	return st
 }
