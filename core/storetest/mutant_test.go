@@ -572,6 +572,11 @@ var mutants = []struct {
 			st.ResetAfter = min(st.ResetAfter, p.Window)
 		}}
 	}},
+	{"SlidingLogKeepsTheNewest100Requests", "LongLog", func() core.Store {
+		s := newPlain()
+		s.logCap = 100
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {
