@@ -577,6 +577,15 @@ var mutants = []struct {
 		s.logCap = 100
 		return s
 	}},
+	{"PeekAtTheNextMillisecond", "RealTime", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			if t := now.Truncate(time.Millisecond); t.Before(now) {
+				now = t.Add(time.Millisecond)
+			}
+			return m.Peek(ctx, key, ps, cost, now)
+		}}
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

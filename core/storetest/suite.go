@@ -313,26 +313,30 @@ func requireHonest(t *testing.T, s core.Store, key string, ps []core.Policy, cos
 // runRealTime admits requests at instants between whole milliseconds: a
 // sliding log must never hold more than its limit in any real interval of
 // length W, so a request 999.9 ms after the first of a full log is denied.
+// A Peek at each of those instants says what the Take then does.
 func runRealTime(t *testing.T, s core.Store) {
 	ctx := context.Background()
 	ps := policy(core.SlidingLog, 3, time.Second)
-	us := func(n int64) time.Time { return base.Add(time.Duration(n) * time.Microsecond) }
-	for _, when := range []int64{300, 400, 999} {
-		r, err := s.Take(ctx, "real", ps, 1, us(when))
+	take := func(us int64) core.PolicyState {
+		t.Helper()
+		now := base.Add(time.Duration(us) * time.Microsecond)
+		p, err := s.Peek(ctx, "real", ps, 1, now)
 		require.NoError(t, err)
-		require.True(t, r.States[0].Allowed)
+		r, err := s.Take(ctx, "real", ps, 1, now)
+		require.NoError(t, err)
+		require.Equal(t, r.States[0].Allowed, p.States[0].Allowed, "Peek and Take at %dµs", us)
+		require.Equal(t, r.States[0].RetryAfter, p.States[0].RetryAfter, "Peek and Take at %dµs", us)
+		return r.States[0]
+	}
+	for _, when := range []int64{300, 400, 999} {
+		require.True(t, take(when).Allowed)
 	}
 	// 1000.2 ms after base is 999.9 ms after the first request.
-	r, err := s.Take(ctx, "real", ps, 1, us(1_000_200))
-	require.NoError(t, err)
-	require.False(t, r.States[0].Allowed, "4 requests within 999.9ms")
-	require.Equal(t, time.Millisecond, r.States[0].RetryAfter)
-	r, err = s.Take(ctx, "real", ps, 1, us(1_000_900))
-	require.NoError(t, err)
-	require.False(t, r.States[0].Allowed, "4 requests within 1000.6ms of real time")
-	r, err = s.Take(ctx, "real", ps, 1, us(1_001_000))
-	require.NoError(t, err)
-	require.True(t, r.States[0].Allowed, "1000.7ms after the first: it has left the window")
+	st := take(1_000_200)
+	require.False(t, st.Allowed, "4 requests within 999.9ms")
+	require.Equal(t, time.Millisecond, st.RetryAfter)
+	require.False(t, take(1_000_900).Allowed, "4 requests within 1000.6ms of real time")
+	require.True(t, take(1_001_000).Allowed, "1000.7ms after the first: it has left the window")
 }
 
 // runHonest checks, for many states, that a denied request retried exactly
