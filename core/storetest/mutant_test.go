@@ -586,6 +586,12 @@ var mutants = []struct {
 			return m.Peek(ctx, key, ps, cost, now)
 		}}
 	}},
+	{"NotAtomicAtRollover", "Concurrent", func() core.Store {
+		s := newPlain()
+		s.pause = func() { time.Sleep(5 * time.Millisecond) }
+		s.pauseAtRollover = true
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

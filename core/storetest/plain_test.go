@@ -38,6 +38,9 @@ type plainStore struct {
 	// pause, when set, runs between the decision and the charge, with the
 	// mutex released: the check and the charge are no longer atomic.
 	pause func()
+	// pauseAtRollover pauses only a call that moved a fixed window or a
+	// sliding counter with counts to a later window.
+	pauseAtRollover bool
 }
 
 type plainCell struct {
@@ -88,7 +91,7 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cells := make([]*plainCell, len(ps))
-	all := true
+	all, rolled := true, false
 	for i, p := range ps {
 		id := s.cellID(key, p)
 		c := s.cells[id]
@@ -100,11 +103,15 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 		lim, w := p.Limit, p.Window.Milliseconds()
 		switch p.Algorithm {
 		case core.FixedWindow:
+			old := c.fixed
 			c.fixed, r.States[i] = c.fixed.Eval(now, lim, w, cost)
+			rolled = rolled || old.Count > 0 && c.fixed.Start > old.Start
 		case core.SlidingLog:
 			r.States[i] = c.log.Eval(now, up, lim, w, cost)
 		default:
+			old := c.sliding
 			c.sliding, r.States[i] = c.sliding.Eval(now, lim, w, cost)
+			rolled = rolled || old.Curr+old.Prev > 0 && c.sliding.Start > old.Start
 			st, t := c.sliding, max(now, c.sliding.Start)
 			if s.truncateEstimate && !r.States[i].Allowed && st.Prev*(w-(t-st.Start))/w+st.Curr+cost <= lim {
 				r.States[i] = core.PolicyState{Allowed: true, Remaining: r.States[i].Remaining, ResetAfter: r.States[i].ResetAfter}
@@ -115,7 +122,7 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 	if !charge {
 		return r, nil
 	}
-	if s.pause != nil {
+	if s.pause != nil && (rolled || !s.pauseAtRollover) {
 		s.mu.Unlock()
 		s.pause()
 		s.mu.Lock()
