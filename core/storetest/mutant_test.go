@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -591,6 +592,43 @@ var mutants = []struct {
 		s.pause = func() { time.Sleep(5 * time.Millisecond) }
 		s.pauseAtRollover = true
 		return s
+	}},
+	{"ForgetsAllButTheNewest1000Keys", "ManyKeys", func() core.Store {
+		m := memory.New()
+		var mu sync.Mutex
+		var order []string // least recently used first
+		policies := map[string][]core.Policy{}
+		use := func(ctx context.Context, key string, ps []core.Policy) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if i := slices.Index(order, key); i >= 0 {
+				order = slices.Delete(order, i, i+1)
+			}
+			order = append(order, key)
+			policies[key] = ps
+			for len(order) > 1000 {
+				old := order[0]
+				order = order[1:]
+				if err := m.Reset(ctx, old, policies[old]); err != nil {
+					return err
+				}
+				delete(policies, old)
+			}
+			return nil
+		}
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				if err := use(ctx, key, ps); err != nil {
+					return core.Result{}, err
+				}
+				return m.Take(ctx, key, ps, cost, now)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				if err := use(ctx, key, ps); err != nil {
+					return core.Result{}, err
+				}
+				return m.Peek(ctx, key, ps, cost, now)
+			}}
 	}},
 }
 

@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore func(t *testing.T) core.Store) {
 	t.Run("Reset", func(t *testing.T) { runReset(t, newStore(t)) })
 	t.Run("KeyIsolation", func(t *testing.T) { runIsolation(t, newStore(t)) })
 	t.Run("KeyIsolationTricky", func(t *testing.T) { runIsolationTricky(t, newStore(t)) })
+	t.Run("ManyKeys", func(t *testing.T) { runManyKeys(t, newStore(t)) })
 	t.Run("PolicyIdentity", func(t *testing.T) { runPolicyIdentity(t, newStore(t)) })
 	t.Run("TimeBackward", func(t *testing.T) { runBackward(t, newStore(t)) })
 	t.Run("ClockSteps", func(t *testing.T) { runClockSteps(t, newStore(t)) })
