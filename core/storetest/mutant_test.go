@@ -630,6 +630,11 @@ var mutants = []struct {
 				return m.Peek(ctx, key, ps, cost, now)
 			}}
 	}},
+	{"PeekAheadMovesTheKeyOn", "PeekAhead", func() core.Store {
+		s := newPlain()
+		s.peekWritesBack = true
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

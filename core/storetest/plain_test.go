@@ -35,6 +35,9 @@ type plainStore struct {
 	// logCap, when positive, keeps only the newest logCap requests of a
 	// sliding log.
 	logCap int
+	// peekWritesBack keeps the state a Peek moved to its instant, as a
+	// Take does.
+	peekWritesBack bool
 	// pause, when set, runs between the decision and the charge, with the
 	// mutex released: the check and the charge are no longer atomic.
 	pause func()
@@ -104,15 +107,23 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 		switch p.Algorithm {
 		case core.FixedWindow:
 			old := c.fixed
-			c.fixed, r.States[i] = c.fixed.Eval(now, lim, w, cost)
-			rolled = rolled || old.Count > 0 && c.fixed.Start > old.Start
+			var st algo.FixedWindowState
+			st, r.States[i] = c.fixed.Eval(now, lim, w, cost)
+			if charge || s.peekWritesBack {
+				c.fixed = st
+			}
+			rolled = rolled || old.Count > 0 && st.Start > old.Start
 		case core.SlidingLog:
 			r.States[i] = c.log.Eval(now, up, lim, w, cost)
 		default:
 			old := c.sliding
-			c.sliding, r.States[i] = c.sliding.Eval(now, lim, w, cost)
-			rolled = rolled || old.Curr+old.Prev > 0 && c.sliding.Start > old.Start
-			st, t := c.sliding, max(now, c.sliding.Start)
+			var st algo.SlidingWindowState
+			st, r.States[i] = c.sliding.Eval(now, lim, w, cost)
+			if charge || s.peekWritesBack {
+				c.sliding = st
+			}
+			rolled = rolled || old.Curr+old.Prev > 0 && st.Start > old.Start
+			t := max(now, st.Start)
 			if s.truncateEstimate && !r.States[i].Allowed && st.Prev*(w-(t-st.Start))/w+st.Curr+cost <= lim {
 				r.States[i] = core.PolicyState{Allowed: true, Remaining: r.States[i].Remaining, ResetAfter: r.States[i].ResetAfter}
 			}

@@ -28,6 +28,7 @@ func Run(t *testing.T, newStore func(t *testing.T) core.Store) {
 	t.Run("Scripted", func(t *testing.T) { runScripted(t, newStore) })
 	t.Run("AllOrNothing", func(t *testing.T) { runAllOrNothing(t, newStore(t)) })
 	t.Run("PeekDoesNotCharge", func(t *testing.T) { runPeek(t, newStore(t)) })
+	t.Run("PeekAhead", func(t *testing.T) { runPeekAhead(t, newStore(t)) })
 	t.Run("Reset", func(t *testing.T) { runReset(t, newStore(t)) })
 	t.Run("KeyIsolation", func(t *testing.T) { runIsolation(t, newStore(t)) })
 	t.Run("KeyIsolationTricky", func(t *testing.T) { runIsolationTricky(t, newStore(t)) })
