@@ -121,12 +121,14 @@ func runHonestSeveral(t *testing.T, newStore func(t *testing.T) core.Store) {
 
 // runIsolationTricky: keys that are prefixes of one another, or hold
 // characters a store might treat specially (separators, glob and hash-tag
-// characters, NUL, non-ASCII, a long key), or long keys that differ only
-// in their last byte (past where a store might cut them), never share
-// counts, and Reset of one leaves the others alone.
+// characters, NUL, non-ASCII, bytes that are not UTF-8, a long key), or
+// long keys that differ only in their last byte (past where a store might
+// cut them), never share counts, and Reset of one leaves the others alone.
 func runIsolationTricky(t *testing.T, s core.Store) {
 	ctx := context.Background()
-	keys := []string{"a", "ab", "a:", "a:b", "a*", "a?", "a[b]", "{a}", "a{", "a}", "{a}b", "a\x00", "a\x00b", "a\n", "é", "e\u0301", " a", string(make([]byte, 5000))}
+	keys := []string{"a", "ab", "a:", "a:b", "a*", "a?", "a[b]", "{a}", "a{", "a}", "{a}b", "a\x00", "a\x00b", "a\n", "é", "e\u0301", " a", string(make([]byte, 5000)),
+		// Not UTF-8: a header can carry any byte.
+		"\xff", "\xfe", "a\xff", "a\xc3", "\xed\xa0\x80"}
 	for _, n := range []int{200, 1000, 1 << 16} {
 		long := strings.Repeat("k", n)
 		keys = append(keys, long+"a", long+"b")

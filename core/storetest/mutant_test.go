@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
@@ -634,6 +635,29 @@ var mutants = []struct {
 		s := newPlain()
 		s.peekWritesBack = true
 		return s
+	}},
+	{"InvalidUTF8Replaced", "KeyIsolationTricky", func() core.Store {
+		m := memory.New()
+		clean := func(key string) string { return strings.ToValidUTF8(key, "\uFFFD") }
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Take(ctx, clean(key), ps, cost, now)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Peek(ctx, clean(key), ps, cost, now)
+			},
+			reset: func(ctx context.Context, key string, ps []core.Policy) error {
+				return m.Reset(ctx, clean(key), ps)
+			}}
+	}},
+	{"RefusesInvalidUTF8", "KeyIsolationTricky", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			if !utf8.ValidString(key) {
+				return core.Result{}, errBroken
+			}
+			return m.Take(ctx, key, ps, cost, now)
+		}}
 	}},
 }
 
