@@ -17,8 +17,9 @@ import (
 // or two limiters over one store) never share counts, whether they come
 // in separate calls or in one; nor do policies of one Name with another
 // Window or Algorithm (a policy reconfigured, or two limiters that reuse
-// a name). And a policy's counts do not depend on the policies it comes
-// with: a limiter that gains or loses a policy keeps the others' counts.
+// a name), nor a key and a name that join into another's. And a policy's
+// counts do not depend on the policies it comes with: a limiter that
+// gains or loses a policy keeps the others' counts.
 func runPolicyIdentity(t *testing.T, s core.Store) {
 	ctx := context.Background()
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
@@ -55,6 +56,15 @@ func runPolicyIdentity(t *testing.T, s core.Store) {
 		require.False(t, r.States[0].Allowed)
 		require.True(t, r.States[1].Allowed, "%v: steady shares burst's counts", alg)
 		require.Equal(t, int64(2), r.States[1].Remaining, alg)
+
+		// A key and a name that join into another's key and name.
+		joined := validated(t, core.Per(2, time.Minute).Named("a:b").Using(alg))
+		r, err = s.Take(ctx, "u:a", validated(t, core.Per(2, time.Minute).Named("b").Using(alg)), 2, at(0))
+		require.NoError(t, err)
+		require.True(t, r.States[0].Allowed)
+		r, err = s.Take(ctx, "u", joined, 2, at(0))
+		require.NoError(t, err)
+		require.True(t, r.States[0].Allowed, "%v: key %q under %q shares the counts of key %q under %q", alg, "u", "a:b", "u:a", "b")
 
 		// One policy, alone and with others, in any order: one count.
 		a := validated(t, core.Per(3, time.Minute).Named("a").Using(alg))[0]

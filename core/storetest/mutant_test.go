@@ -659,6 +659,13 @@ var mutants = []struct {
 			return m.Take(ctx, key, ps, cost, now)
 		}}
 	}},
+	{"KeyAndNameJoinedByAColon", "PolicyIdentity", func() core.Store {
+		s := newPlain()
+		s.id = func(key string, p core.Policy) string {
+			return key + ":" + p.Name + ":" + p.Window.String() + ":" + p.Algorithm.String()
+		}
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {
