@@ -666,6 +666,15 @@ var mutants = []struct {
 		}
 		return s
 	}},
+	{"WindowsAlignedOnGoZeroTime", "LargeValues", func() core.Store {
+		// time.Time.Truncate(window) aligns windows on January 1 of year
+		// 1, not on the Unix epoch: the same for windows that divide a
+		// day, not for others.
+		const sinceZeroTime = 62_135_596_800_000 // ms from year 1 to 1970
+		s := newPlain()
+		s.shift = func(w int64) int64 { return sinceZeroTime % w }
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

@@ -35,6 +35,13 @@ type plainStore struct {
 	// logCap, when positive, keeps only the newest logCap requests of a
 	// sliding log.
 	logCap int
+	// shift, when set, moves the instant of a fixed window or sliding
+	// counter of window w by shift(w) ms: its windows are aligned elsewhere
+	// than on the Unix epoch.
+	shift func(w int64) int64
+	// ceilCounters rounds a fixed window's or sliding counter's instant
+	// up to the next millisecond.
+	ceilCounters bool
 	// peekWritesBack keeps the state a Peek moved to its instant, as a
 	// Take does.
 	peekWritesBack bool
@@ -104,6 +111,7 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 		}
 		cells[i] = c
 		lim, w := p.Limit, p.Window.Milliseconds()
+		now := s.instant(now, up, p)
 		switch p.Algorithm {
 		case core.FixedWindow:
 			old := c.fixed
@@ -145,6 +153,7 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 			continue
 		}
 		c, lim, w := cells[i], p.Limit, p.Window.Milliseconds()
+		now := s.instant(now, up, p)
 		var st core.PolicyState
 		switch p.Algorithm {
 		case core.FixedWindow:
@@ -183,4 +192,18 @@ func (c *plainCell) capLog(max int, now, at, limit, window, cost int64) core.Pol
 		st = c.log.Charge(a.now, a.at, limit, window, a.cost)
 	}
 	return st
+}
+
+// instant is the instant the state of p is evaluated at, with shift and
+// ceilCounters; now and up are the call's rounded down and up.
+func (s *plainStore) instant(now, up int64, p core.Policy) int64 {
+	switch {
+	case p.Algorithm == core.SlidingLog:
+		return now
+	case s.ceilCounters:
+		return up
+	case s.shift != nil:
+		return now + s.shift(p.Window.Milliseconds())
+	}
+	return now
 }
