@@ -675,6 +675,11 @@ var mutants = []struct {
 		s.shift = func(w int64) int64 { return sinceZeroTime % w }
 		return s
 	}},
+	{"CountersRoundTheClockUp", "RealTime", func() core.Store {
+		s := newPlain()
+		s.ceilCounters = true
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

@@ -315,7 +315,9 @@ func requireHonest(t *testing.T, s core.Store, key string, ps []core.Policy, cos
 // runRealTime admits requests at instants between whole milliseconds: a
 // sliding log must never hold more than its limit in any real interval of
 // length W, so a request 999.9 ms after the first of a full log is denied.
-// A Peek at each of those instants says what the Take then does.
+// A Peek at each of those instants says what the Take then does. A fixed
+// window or sliding counter counts an instant between milliseconds in the
+// window that holds it, not in the next.
 func runRealTime(t *testing.T, s core.Store) {
 	ctx := context.Background()
 	ps := policy(core.SlidingLog, 3, time.Second)
@@ -339,6 +341,27 @@ func runRealTime(t *testing.T, s core.Store) {
 	require.Equal(t, time.Millisecond, st.RetryAfter)
 	require.False(t, take(1_000_900).Allowed, "4 requests within 1000.6ms of real time")
 	require.True(t, take(1_001_000).Allowed, "1000.7ms after the first: it has left the window")
+
+	// A fixed window or a sliding counter's bucket ends at a whole
+	// millisecond: 999.9 ms is still in the first one.
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		ps := policy(alg, 2, time.Second)
+		key := "real-" + alg.String()
+		for _, us := range []int64{500, 500_500} {
+			r, err := s.Take(ctx, key, ps, 1, base.Add(time.Duration(us)*time.Microsecond))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed, alg)
+		}
+		r, err := s.Take(ctx, key, ps, 1, base.Add(999_900*time.Microsecond))
+		require.NoError(t, err)
+		require.False(t, r.States[0].Allowed, "%v: 3 requests within the first window", alg)
+		if alg == core.FixedWindow {
+			require.Equal(t, time.Millisecond, r.States[0].RetryAfter)
+			r, err = s.Take(ctx, key, ps, 1, base.Add(time.Second))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed, "the next window")
+		}
+	}
 }
 
 // runHonest checks, for many states, that a denied request retried exactly
