@@ -680,6 +680,11 @@ var mutants = []struct {
 		s.ceilCounters = true
 		return s
 	}},
+	{"PeekRewritesWhatItRead", "Concurrent", func() core.Store {
+		s := newPlain()
+		s.peekRewrites = func() { time.Sleep(200 * time.Microsecond) }
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

@@ -42,6 +42,9 @@ type plainStore struct {
 	// ceilCounters rounds a fixed window's or sliding counter's instant
 	// up to the next millisecond.
 	ceilCounters bool
+	// peekRewrites, when set, makes Peek write back the counters it read,
+	// after running with the mutex released.
+	peekRewrites func()
 	// peekWritesBack keeps the state a Peek moved to its instant, as a
 	// Take does.
 	peekWritesBack bool
@@ -139,6 +142,23 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 		all = all && r.States[i].Allowed
 	}
 	if !charge {
+		if s.peekRewrites != nil {
+			// Read, then write back what was read: a lost update.
+			type saved struct {
+				fixed   algo.FixedWindowState
+				sliding algo.SlidingWindowState
+			}
+			read := make([]saved, len(cells))
+			for i, c := range cells {
+				read[i] = saved{c.fixed, c.sliding}
+			}
+			s.mu.Unlock()
+			s.peekRewrites()
+			s.mu.Lock()
+			for i, c := range cells {
+				c.fixed, c.sliding = read[i].fixed, read[i].sliding
+			}
+		}
 		return r, nil
 	}
 	if s.pause != nil && (rolled || !s.pauseAtRollover) {

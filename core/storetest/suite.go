@@ -454,8 +454,8 @@ func runOracle(t *testing.T, newStore func(t *testing.T) core.Store) {
 
 // runConcurrent: goroutines racing for one key are admitted exactly the
 // limit, at one instant and again at each later window, where the first
-// call finds the previous window's counts to move on from; the denied
-// ones are charged to no policy.
+// call finds the previous window's counts to move on from, while another
+// peeks at the key all along; the denied ones are charged to no policy.
 func runConcurrent(t *testing.T, newStore func(t *testing.T) core.Store) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
 		t.Run(alg.String(), func(t *testing.T) {
@@ -490,7 +490,25 @@ func runConcurrent(t *testing.T, newStore func(t *testing.T) core.Store) {
 						}
 					}()
 				}
+				// A caller peeking all along changes nothing.
+				done, peeked := make(chan struct{}), make(chan error, 1)
+				go func() {
+					for {
+						select {
+						case <-done:
+							peeked <- nil
+							return
+						default:
+						}
+						if _, err := s.Peek(context.Background(), "hot", ps, 1, at(now)); err != nil {
+							peeked <- err
+							return
+						}
+					}
+				}()
 				wg.Wait()
+				close(done)
+				require.NoError(t, <-peeked)
 				close(errs)
 				for err := range errs {
 					require.NoError(t, err)
