@@ -16,7 +16,9 @@ import (
 	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
-// base is an instant aligned to every window the suite uses.
+// base is an instant aligned to every window of an hour or less the suite
+// uses. (LongWindows finds the start of a week itself, and does not rely
+// on alignment to ten years.)
 var base = oracle.Base
 
 func at(ms int64) time.Time { return oracle.At(ms) }
