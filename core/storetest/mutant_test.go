@@ -685,6 +685,65 @@ var mutants = []struct {
 		s.peekRewrites = func() { time.Sleep(200 * time.Microsecond) }
 		return s
 	}},
+	{"StatesInNameOrder", "AllOrNothing", func() core.Store {
+		m := memory.New()
+		sorted := func(ps []core.Policy) []core.Policy {
+			out := slices.Clone(ps)
+			slices.SortFunc(out, func(a, b core.Policy) int { return strings.Compare(a.Name, b.Name) })
+			return out
+		}
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Take(ctx, key, sorted(ps), cost, now)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				return m.Peek(ctx, key, sorted(ps), cost, now)
+			}}
+	}},
+	{"IgnoresTheFourthPolicy", "BadCalls", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			if len(ps) <= 3 || len(ps) > core.MaxPolicies {
+				return m.Take(ctx, key, ps, cost, now)
+			}
+			r, err := m.Take(ctx, key, ps[:3], cost, now)
+			if err != nil {
+				return r, err
+			}
+			p, err := m.Peek(ctx, key, ps[3:], cost, now)
+			r.States[3] = p.States[0]
+			return r, err
+		}}
+	}},
+	{"SortsPoliciesInPlace", "AllOrNothing", func() core.Store {
+		m := memory.New()
+		// Sorts the caller's policies by name (to lock or key them in
+		// a canonical order) and reports each state in the caller's
+		// order: right answers, and the caller's slice reordered.
+		call := func(ps []core.Policy, do func([]core.Policy) (core.Result, error)) (core.Result, error) {
+			orig := slices.Clone(ps)
+			slices.SortStableFunc(ps, func(a, b core.Policy) int { return strings.Compare(a.Name, b.Name) })
+			r, err := do(ps)
+			var out core.Result
+			for i, p := range orig {
+				out.States[i] = r.States[slices.IndexFunc(ps, func(q core.Policy) bool { return q.Name == p.Name })]
+			}
+			return out, err
+		}
+		return &broken{inner: m,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				if len(ps) == 0 || len(ps) > core.MaxPolicies {
+					return m.Take(ctx, key, ps, cost, now)
+				}
+				return call(ps, func(ps []core.Policy) (core.Result, error) { return m.Take(ctx, key, ps, cost, now) })
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				if len(ps) == 0 || len(ps) > core.MaxPolicies {
+					return m.Peek(ctx, key, ps, cost, now)
+				}
+				return call(ps, func(ps []core.Policy) (core.Result, error) { return m.Peek(ctx, key, ps, cost, now) })
+			}}
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {
