@@ -159,7 +159,8 @@ func runIsolationTricky(t *testing.T, s core.Store) {
 // runBadCalls makes the calls a Limiter never makes but a direct caller
 // can: no policy, more than core.MaxPolicies, a cost below one. Each is
 // refused with an error (ErrInvalidConfig for the policies,
-// ErrInvalidCost for the cost), never a panic, and charges nothing. The
+// ErrInvalidCost for the cost), never a panic, and charges nothing. Reset
+// with no policy or too many may do nothing or return ErrInvalidConfig. The
 // calls just inside the contract (core.MaxPolicies policies, a cost of
 // a whole limit) are decided.
 func runBadCalls(t *testing.T, s core.Store) {
@@ -185,6 +186,13 @@ func runBadCalls(t *testing.T, s core.Store) {
 		require.ErrorIs(t, err, c.want, "Take, %s", c.name)
 		_, err = s.Peek(ctx, "bad", c.policies, c.cost, at(0))
 		require.ErrorIs(t, err, c.want, "Peek, %s", c.name)
+	}
+	// Reset with no policy or too many: nothing to forget, or an error.
+	for _, c := range calls[:2] {
+		err := s.Reset(ctx, "bad", c.policies)
+		if err != nil {
+			require.ErrorIs(t, err, core.ErrInvalidConfig, "Reset, %s", c.name)
+		}
 	}
 	// Nothing was charged: the whole limit is still there.
 	r, err := s.Take(ctx, "bad", one, 2, at(0))

@@ -744,6 +744,13 @@ var mutants = []struct {
 				return call(ps, func(ps []core.Policy) (core.Result, error) { return m.Peek(ctx, key, ps, cost, now) })
 			}}
 	}},
+	{"ResetPanicsWithoutPolicies", "BadCalls", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, reset: func(ctx context.Context, key string, ps []core.Policy) error {
+			_ = ps[0].Name // the first policy's key carries the hash tag
+			return m.Reset(ctx, key, ps)
+		}}
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {
