@@ -160,7 +160,8 @@ func runIsolationTricky(t *testing.T, s core.Store) {
 // can: no policy, more than core.MaxPolicies, a cost below one. Each is
 // refused with an error (ErrInvalidConfig for the policies,
 // ErrInvalidCost for the cost), never a panic, and charges nothing. Reset
-// with no policy or too many may do nothing or return ErrInvalidConfig. The
+// with no policy or too many may do nothing or return ErrInvalidConfig.
+// The empty key gets a decision or an error, never a panic. The
 // calls just inside the contract (core.MaxPolicies policies, a cost of
 // a whole limit) are decided.
 func runBadCalls(t *testing.T, s core.Store) {
@@ -194,6 +195,11 @@ func runBadCalls(t *testing.T, s core.Store) {
 			require.ErrorIs(t, err, core.ErrInvalidConfig, "Reset, %s", c.name)
 		}
 	}
+	// The empty key, which a Limiter refuses before any store call: a
+	// decision or an error, never a panic.
+	_, _ = s.Take(ctx, "", one, 1, at(0))
+	_, _ = s.Peek(ctx, "", one, 1, at(0))
+	_ = s.Reset(ctx, "", one)
 	// Nothing was charged: the whole limit is still there.
 	r, err := s.Take(ctx, "bad", one, 2, at(0))
 	require.NoError(t, err)

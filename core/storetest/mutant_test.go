@@ -751,6 +751,13 @@ var mutants = []struct {
 			return m.Reset(ctx, key, ps)
 		}}
 	}},
+	{"PanicsOnTheEmptyKey", "BadCalls", func() core.Store {
+		m := memory.New()
+		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			_ = key[len(key)-1] // a trailing separator check
+			return m.Take(ctx, key, ps, cost, now)
+		}}
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {
