@@ -758,6 +758,12 @@ var mutants = []struct {
 			return m.Take(ctx, key, ps, cost, now)
 		}}
 	}},
+	{"NotAtomicForOnePolicy", "Concurrent", func() core.Store {
+		s := newPlain()
+		s.pause = func() { time.Sleep(50 * time.Microsecond) }
+		s.pauseOnePolicy = true
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

@@ -54,6 +54,8 @@ type plainStore struct {
 	// pauseAtRollover pauses only a call that moved a fixed window or a
 	// sliding counter with counts to a later window.
 	pauseAtRollover bool
+	// pauseOnePolicy pauses only a call with one policy.
+	pauseOnePolicy bool
 }
 
 type plainCell struct {
@@ -161,7 +163,7 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 		}
 		return r, nil
 	}
-	if s.pause != nil && (rolled || !s.pauseAtRollover) {
+	if s.pause != nil && (rolled || !s.pauseAtRollover) && (len(ps) == 1 || !s.pauseOnePolicy) {
 		s.mu.Unlock()
 		s.pause()
 		s.mu.Lock()
