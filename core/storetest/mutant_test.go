@@ -764,6 +764,12 @@ var mutants = []struct {
 		s.pauseOnePolicy = true
 		return s
 	}},
+	{"NotAtomicWhenTheMillisecondChanges", "Concurrent", func() core.Store {
+		s := newPlain()
+		s.pause = func() { time.Sleep(time.Millisecond) }
+		s.pauseNewInstant = true
+		return s
+	}},
 }
 
 func longest(ps []core.Policy) time.Duration {

@@ -56,6 +56,10 @@ type plainStore struct {
 	pauseAtRollover bool
 	// pauseOnePolicy pauses only a call with one policy.
 	pauseOnePolicy bool
+	// pauseNewInstant pauses only a call at another millisecond than the
+	// store's previous call, in the same window, with no sliding log.
+	pauseNewInstant bool
+	last            int64
 }
 
 type plainCell struct {
@@ -163,7 +167,12 @@ func (s *plainStore) decide(key string, ps []core.Policy, cost int64, t time.Tim
 		}
 		return r, nil
 	}
-	if s.pause != nil && (rolled || !s.pauseAtRollover) && (len(ps) == 1 || !s.pauseOnePolicy) {
+	moved := s.last != 0 && now != s.last && !rolled
+	for _, p := range ps {
+		moved = moved && p.Algorithm != core.SlidingLog
+	}
+	s.last = now
+	if s.pause != nil && (rolled || !s.pauseAtRollover) && (len(ps) == 1 || !s.pauseOnePolicy) && (moved || !s.pauseNewInstant) {
 		s.mu.Unlock()
 		s.pause()
 		s.mu.Lock()

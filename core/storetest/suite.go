@@ -459,7 +459,7 @@ func runOracle(t *testing.T, newStore func(t *testing.T) core.Store) {
 // call finds the previous window's counts to move on from, while another
 // peeks at the key all along; the denied ones are charged to no policy.
 // With one policy and with two: a store may serve one policy on a path of
-// its own.
+// its own. In the last round the calls move on a millisecond at a time.
 func runConcurrent(t *testing.T, newStore func(t *testing.T) core.Store) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
 		for _, several := range []bool{false, true} {
@@ -481,12 +481,18 @@ func runConcurrent(t *testing.T, newStore func(t *testing.T) core.Store) {
 // runConcurrentRounds races goroutines for one key under ps (a policy of
 // 50 a minute, perhaps an hourly one of 1000) in rounds two minutes apart.
 func runConcurrentRounds(t *testing.T, s core.Store, ps []core.Policy) {
-	const goroutines, each, rounds = 8, 25, 4
+	const goroutines, each, rounds = 8, 25, 5
 	var now int64
 	for round := int64(0); round < rounds; round++ {
 		// Two windows on: the sliding counter's previous bucket is out
 		// of its window too.
 		now = 1000 + round*2*time.Minute.Milliseconds()
+		// The last round's calls move on a millisecond each, all within
+		// the window.
+		spread := int64(0)
+		if round == rounds-1 {
+			spread = 1
+		}
 		var allowed atomic.Int64
 		var wg sync.WaitGroup
 		errs := make(chan error, goroutines)
@@ -495,7 +501,7 @@ func runConcurrentRounds(t *testing.T, s core.Store, ps []core.Policy) {
 			go func() {
 				defer wg.Done()
 				for i := 0; i < each; i++ {
-					r, err := s.Take(context.Background(), "hot", ps, 1, at(now))
+					r, err := s.Take(context.Background(), "hot", ps, 1, at(now+spread*int64(i)))
 					if err != nil {
 						errs <- err
 						return
