@@ -7,7 +7,10 @@
 //	}
 //
 // newStore must return a fresh, empty store each time it is called (a Redis
-// store can use a new key prefix).
+// store can use a new key prefix). The suite passes the store instants
+// near a fixed one; a test that moves them (to put them ahead of a
+// server's clock, say) must move them by a whole number of weeks, which
+// keeps them aligned to the windows whose exact results it checks.
 //
 // The suite checks hand-computed sequences for each algorithm, then replays
 // random sequences of (time, key, policies, cost) against an oracle written
@@ -15,9 +18,21 @@
 // ResetAfter found by trying every millisecond), comparing every field of
 // every policy state, also with the largest limit and costs, and with a
 // policy's limit changing between calls (its counts kept). It also checks
-// all-or-nothing charging, Peek, Reset, key isolation, time running
-// backward, honest RetryAfter with one policy and with several,
-// concurrent callers, and that a call outside the contract (no policy,
-// more than core.MaxPolicies, a cost below one) is refused with an error,
-// never a panic.
+// all-or-nothing charging; Peek (it charges nothing, and one from a clock
+// ahead, or racing with Takes, changes nothing); Reset (of the given
+// policies only); key isolation (prefixes, separators, bytes that are not
+// UTF-8, long keys that differ in their last byte); policy identity (the
+// counts of a key belong to a policy's Name, Window and Algorithm, whatever
+// the other policies of the call); 3000 keys, and a sliding log of 1500
+// requests, kept whole; windows of a week and of ten years
+// kept through days without a call; instants between milliseconds; time
+// running backward; honest RetryAfter with one policy and with several;
+// concurrent callers, at one instant and at each new window; and that a
+// call outside the contract (no policy, more than core.MaxPolicies, a cost
+// below one) is refused with an error, never a panic, while one just
+// inside it (core.MaxPolicies policies, a cost of a whole limit) is
+// decided.
+//
+// A store that bounds its memory by forgetting keys must be given room
+// for a few thousand keys to pass.
 package storetest

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,11 +121,18 @@ func runHonestSeveral(t *testing.T, newStore func(t *testing.T) core.Store) {
 
 // runIsolationTricky: keys that are prefixes of one another, or hold
 // characters a store might treat specially (separators, glob and hash-tag
-// characters, NUL, non-ASCII, a long key), never share counts, and Reset
-// of one leaves the others alone.
+// characters, NUL, non-ASCII, bytes that are not UTF-8, a long key), or
+// long keys that differ only in their last byte (past where a store might
+// cut them), never share counts, and Reset of one leaves the others alone.
 func runIsolationTricky(t *testing.T, s core.Store) {
 	ctx := context.Background()
-	keys := []string{"a", "ab", "a:", "a:b", "a*", "a?", "a[b]", "{a}", "a{", "a}", "{a}b", "a\x00", "a\x00b", "a\n", "é", "e\u0301", " a", string(make([]byte, 5000))}
+	keys := []string{"a", "ab", "a:", "a:b", "a*", "a?", "a[b]", "{a}", "a{", "a}", "{a}b", "a\x00", "a\x00b", "a\n", "é", "e\u0301", " a", string(make([]byte, 5000)),
+		// Not UTF-8: a header can carry any byte.
+		"\xff", "\xfe", "a\xff", "a\xc3", "\xed\xa0\x80"}
+	for _, n := range []int{200, 1000, 1 << 16} {
+		long := strings.Repeat("k", n)
+		keys = append(keys, long+"a", long+"b")
+	}
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
 		ps := validated(t, core.Per(2, time.Minute).Using(alg), core.Per(5, time.Hour).Named("h").Using(core.Algorithm((int(alg)+1)%3)))
 		for _, k := range keys {
@@ -151,7 +159,11 @@ func runIsolationTricky(t *testing.T, s core.Store) {
 // runBadCalls makes the calls a Limiter never makes but a direct caller
 // can: no policy, more than core.MaxPolicies, a cost below one. Each is
 // refused with an error (ErrInvalidConfig for the policies,
-// ErrInvalidCost for the cost), never a panic, and charges nothing.
+// ErrInvalidCost for the cost), never a panic, and charges nothing. Reset
+// with no policy or too many may do nothing or return ErrInvalidConfig.
+// The empty key gets a decision or an error, never a panic. The
+// calls just inside the contract (core.MaxPolicies policies, a cost of
+// a whole limit) are decided.
 func runBadCalls(t *testing.T, s core.Store) {
 	ctx := context.Background()
 	one := validated(t, core.Per(2, time.Second).Named("a"))
@@ -176,10 +188,36 @@ func runBadCalls(t *testing.T, s core.Store) {
 		_, err = s.Peek(ctx, "bad", c.policies, c.cost, at(0))
 		require.ErrorIs(t, err, c.want, "Peek, %s", c.name)
 	}
+	// Reset with no policy or too many: nothing to forget, or an error.
+	for _, c := range calls[:2] {
+		err := s.Reset(ctx, "bad", c.policies)
+		if err != nil {
+			require.ErrorIs(t, err, core.ErrInvalidConfig, "Reset, %s", c.name)
+		}
+	}
+	// The empty key, which a Limiter refuses before any store call: a
+	// decision or an error, never a panic.
+	_, _ = s.Take(ctx, "", one, 1, at(0))
+	_, _ = s.Peek(ctx, "", one, 1, at(0))
+	_ = s.Reset(ctx, "", one)
 	// Nothing was charged: the whole limit is still there.
 	r, err := s.Take(ctx, "bad", one, 2, at(0))
 	require.NoError(t, err)
 	require.True(t, r.States[0].Allowed, "a refused call charged the key")
+
+	// The edge of the contract: core.MaxPolicies policies and a cost of
+	// a whole limit make a valid call, decided like any other.
+	edge := many[:core.MaxPolicies]
+	for i, want := range []bool{true, false} {
+		r, err = s.Take(ctx, "edge", edge, 2, at(0))
+		require.NoError(t, err, "Take with %d policies", len(edge))
+		for j := range edge {
+			require.Equal(t, want, r.States[j].Allowed, "request %d, policy %s", i, edge[j].Name)
+			require.Zero(t, r.States[j].Remaining, "request %d, policy %s", i, edge[j].Name)
+		}
+		_, err = s.Peek(ctx, "edge", edge, 1, at(0))
+		require.NoError(t, err, "Peek with %d policies", len(edge))
+	}
 }
 
 // runRealTimeStepBack: a clock that steps back by more than a window,

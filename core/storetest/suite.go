@@ -16,7 +16,9 @@ import (
 	"github.com/ratewindow/ratewindow/internal/policytest"
 )
 
-// base is an instant aligned to every window the suite uses.
+// base is an instant aligned to every window of an hour or less the suite
+// uses. (LongWindows finds the start of a week itself, and does not rely
+// on alignment to ten years.)
 var base = oracle.Base
 
 func at(ms int64) time.Time { return oracle.At(ms) }
@@ -28,17 +30,22 @@ func Run(t *testing.T, newStore func(t *testing.T) core.Store) {
 	t.Run("Scripted", func(t *testing.T) { runScripted(t, newStore) })
 	t.Run("AllOrNothing", func(t *testing.T) { runAllOrNothing(t, newStore(t)) })
 	t.Run("PeekDoesNotCharge", func(t *testing.T) { runPeek(t, newStore(t)) })
+	t.Run("PeekAhead", func(t *testing.T) { runPeekAhead(t, newStore(t)) })
 	t.Run("Reset", func(t *testing.T) { runReset(t, newStore(t)) })
 	t.Run("KeyIsolation", func(t *testing.T) { runIsolation(t, newStore(t)) })
 	t.Run("KeyIsolationTricky", func(t *testing.T) { runIsolationTricky(t, newStore(t)) })
+	t.Run("ManyKeys", func(t *testing.T) { runManyKeys(t, newStore(t)) })
+	t.Run("PolicyIdentity", func(t *testing.T) { runPolicyIdentity(t, newStore(t)) })
 	t.Run("TimeBackward", func(t *testing.T) { runBackward(t, newStore(t)) })
 	t.Run("ClockSteps", func(t *testing.T) { runClockSteps(t, newStore(t)) })
 	t.Run("RealTime", func(t *testing.T) { runRealTime(t, newStore(t)) })
+	t.Run("LongLog", func(t *testing.T) { runLongLog(t, newStore(t)) })
 	t.Run("RealTimeAcrossAStepBack", func(t *testing.T) { runRealTimeStepBack(t, newStore) })
 	t.Run("HonestRetryAfter", func(t *testing.T) { runHonest(t, newStore) })
 	t.Run("MatchesOracle", func(t *testing.T) { runOracle(t, newStore) })
 	t.Run("LargeValues", func(t *testing.T) { runLargeValues(t, newStore) })
 	t.Run("LimitChanges", func(t *testing.T) { runLimitChanges(t, newStore) })
+	t.Run("LongWindows", func(t *testing.T) { runLongWindows(t, newStore) })
 	t.Run("HonestRetryAfterSeveralPolicies", func(t *testing.T) { runHonestSeveral(t, newStore) })
 	t.Run("Concurrent", func(t *testing.T) { runConcurrent(t, newStore) })
 	t.Run("BadCalls", func(t *testing.T) { runBadCalls(t, newStore(t)) })
@@ -200,6 +207,14 @@ func runReset(t *testing.T, s core.Store) {
 	for i := range ps {
 		require.True(t, r.States[i].Allowed, ps[i].Name)
 	}
+	// Reset forgets the given policies only: the key's counts under the
+	// others stay.
+	require.NoError(t, s.Reset(ctx, "r", ps[1:2]))
+	r, err = s.Peek(ctx, "r", ps, 1, at(3))
+	require.NoError(t, err)
+	for i := range ps {
+		require.Equal(t, i == 1, r.States[i].Allowed, "%s after a Reset of %s alone", ps[i].Name, ps[1].Name)
+	}
 	require.NoError(t, s.Reset(ctx, "never-seen", ps))
 }
 
@@ -302,26 +317,53 @@ func requireHonest(t *testing.T, s core.Store, key string, ps []core.Policy, cos
 // runRealTime admits requests at instants between whole milliseconds: a
 // sliding log must never hold more than its limit in any real interval of
 // length W, so a request 999.9 ms after the first of a full log is denied.
+// A Peek at each of those instants says what the Take then does. A fixed
+// window or sliding counter counts an instant between milliseconds in the
+// window that holds it, not in the next.
 func runRealTime(t *testing.T, s core.Store) {
 	ctx := context.Background()
 	ps := policy(core.SlidingLog, 3, time.Second)
-	us := func(n int64) time.Time { return base.Add(time.Duration(n) * time.Microsecond) }
-	for _, when := range []int64{300, 400, 999} {
-		r, err := s.Take(ctx, "real", ps, 1, us(when))
+	take := func(us int64) core.PolicyState {
+		t.Helper()
+		now := base.Add(time.Duration(us) * time.Microsecond)
+		p, err := s.Peek(ctx, "real", ps, 1, now)
 		require.NoError(t, err)
-		require.True(t, r.States[0].Allowed)
+		r, err := s.Take(ctx, "real", ps, 1, now)
+		require.NoError(t, err)
+		require.Equal(t, r.States[0].Allowed, p.States[0].Allowed, "Peek and Take at %dµs", us)
+		require.Equal(t, r.States[0].RetryAfter, p.States[0].RetryAfter, "Peek and Take at %dµs", us)
+		return r.States[0]
+	}
+	for _, when := range []int64{300, 400, 999} {
+		require.True(t, take(when).Allowed)
 	}
 	// 1000.2 ms after base is 999.9 ms after the first request.
-	r, err := s.Take(ctx, "real", ps, 1, us(1_000_200))
-	require.NoError(t, err)
-	require.False(t, r.States[0].Allowed, "4 requests within 999.9ms")
-	require.Equal(t, time.Millisecond, r.States[0].RetryAfter)
-	r, err = s.Take(ctx, "real", ps, 1, us(1_000_900))
-	require.NoError(t, err)
-	require.False(t, r.States[0].Allowed, "4 requests within 1000.6ms of real time")
-	r, err = s.Take(ctx, "real", ps, 1, us(1_001_000))
-	require.NoError(t, err)
-	require.True(t, r.States[0].Allowed, "1000.7ms after the first: it has left the window")
+	st := take(1_000_200)
+	require.False(t, st.Allowed, "4 requests within 999.9ms")
+	require.Equal(t, time.Millisecond, st.RetryAfter)
+	require.False(t, take(1_000_900).Allowed, "4 requests within 1000.6ms of real time")
+	require.True(t, take(1_001_000).Allowed, "1000.7ms after the first: it has left the window")
+
+	// A fixed window or a sliding counter's bucket ends at a whole
+	// millisecond: 999.9 ms is still in the first one.
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		ps := policy(alg, 2, time.Second)
+		key := "real-" + alg.String()
+		for _, us := range []int64{500, 500_500} {
+			r, err := s.Take(ctx, key, ps, 1, base.Add(time.Duration(us)*time.Microsecond))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed, alg)
+		}
+		r, err := s.Take(ctx, key, ps, 1, base.Add(999_900*time.Microsecond))
+		require.NoError(t, err)
+		require.False(t, r.States[0].Allowed, "%v: 3 requests within the first window", alg)
+		if alg == core.FixedWindow {
+			require.Equal(t, time.Millisecond, r.States[0].RetryAfter)
+			r, err = s.Take(ctx, key, ps, 1, base.Add(time.Second))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed, "the next window")
+		}
+	}
 }
 
 // runHonest checks, for many states, that a denied request retried exactly
@@ -412,44 +454,96 @@ func runOracle(t *testing.T, newStore func(t *testing.T) core.Store) {
 	}
 }
 
+// runConcurrent: goroutines racing for one key are admitted exactly the
+// limit, at one instant and again at each later window, where the first
+// call finds the previous window's counts to move on from, while another
+// peeks at the key all along; the denied ones are charged to no policy.
+// With one policy and with two: a store may serve one policy on a path of
+// its own. In the last round the calls move on a millisecond at a time.
 func runConcurrent(t *testing.T, newStore func(t *testing.T) core.Store) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
-		t.Run(alg.String(), func(t *testing.T) {
-			s := newStore(t)
-			ps, err := policytest.Validate([]core.Policy{
-				core.PerMinute(50).Using(alg),
-				core.PerHour(1000).Named("hourly").Using(core.FixedWindow),
-			})
-			require.NoError(t, err)
-			const goroutines, each = 8, 25
-			var allowed atomic.Int64
-			var wg sync.WaitGroup
-			errs := make(chan error, goroutines)
-			for g := 0; g < goroutines; g++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; i < each; i++ {
-						r, err := s.Take(context.Background(), "hot", ps, 1, at(1000))
-						if err != nil {
-							errs <- err
-							return
-						}
-						if r.States[0].Allowed && r.States[1].Allowed {
-							allowed.Add(1)
-						}
-					}
-				}()
+		for _, several := range []bool{false, true} {
+			name := alg.String() + "/one-policy"
+			raw := []core.Policy{core.PerMinute(50).Using(alg)}
+			if several {
+				name = alg.String() + "/two-policies"
+				raw = append(raw, core.PerHour(1000).Named("hourly").Using(core.FixedWindow))
 			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
+			t.Run(name, func(t *testing.T) {
+				ps, err := policytest.Validate(raw)
 				require.NoError(t, err)
+				runConcurrentRounds(t, newStore(t), ps)
+			})
+		}
+	}
+}
+
+// runConcurrentRounds races goroutines for one key under ps (a policy of
+// 50 a minute, perhaps an hourly one of 1000) in rounds two minutes apart.
+func runConcurrentRounds(t *testing.T, s core.Store, ps []core.Policy) {
+	const goroutines, each, rounds = 8, 25, 5
+	var now int64
+	for round := int64(0); round < rounds; round++ {
+		// Two windows on: the sliding counter's previous bucket is out
+		// of its window too.
+		now = 1000 + round*2*time.Minute.Milliseconds()
+		// The last round's calls move on a millisecond each, all within
+		// the window.
+		spread := int64(0)
+		if round == rounds-1 {
+			spread = 1
+		}
+		var allowed atomic.Int64
+		var wg sync.WaitGroup
+		errs := make(chan error, goroutines)
+		for g := 0; g < goroutines; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < each; i++ {
+					r, err := s.Take(context.Background(), "hot", ps, 1, at(now+spread*int64(i)))
+					if err != nil {
+						errs <- err
+						return
+					}
+					all := true
+					for j := range ps {
+						all = all && r.States[j].Allowed
+					}
+					if all {
+						allowed.Add(1)
+					}
+				}
+			}()
+		}
+		// A caller peeking all along changes nothing.
+		done, peeked := make(chan struct{}), make(chan error, 1)
+		go func() {
+			for {
+				select {
+				case <-done:
+					peeked <- nil
+					return
+				default:
+				}
+				if _, err := s.Peek(context.Background(), "hot", ps, 1, at(now)); err != nil {
+					peeked <- err
+					return
+				}
 			}
-			require.Equal(t, int64(50), allowed.Load())
-			r, err := s.Peek(context.Background(), "hot", ps, 1, at(1000))
+		}()
+		wg.Wait()
+		close(done)
+		require.NoError(t, <-peeked)
+		close(errs)
+		for err := range errs {
 			require.NoError(t, err)
-			require.Equal(t, int64(950), r.States[1].Remaining, "hourly charged for denied requests")
-		})
+		}
+		require.Equal(t, int64(50), allowed.Load(), "round %d", round)
+	}
+	if len(ps) > 1 {
+		r, err := s.Peek(context.Background(), "hot", ps, 1, at(now))
+		require.NoError(t, err)
+		require.Equal(t, int64(1000-50*rounds), r.States[1].Remaining, "hourly charged for denied requests")
 	}
 }
