@@ -37,7 +37,7 @@ func replay(t *testing.T, s core.Store, rng *rand.Rand, steps int, maxStep int64
 			got, err = s.Take(ctx, "k", ps, c, at(now))
 		}
 		require.NoError(t, err)
-		require.Equal(t, o.Take("k", ps, c, base.UnixMilli()+now, !peek), got, "step %d: peek %v, cost %d at %d, policies %v", i, peek, c, now, ps)
+		require.Equal(t, used(o.Take("k", ps, c, base.UnixMilli()+now, !peek), ps), used(got, ps), "step %d: peek %v, cost %d at %d, policies %v", i, peek, c, now, ps)
 	}
 }
 

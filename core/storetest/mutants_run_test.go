@@ -29,6 +29,31 @@ func TestConformanceUnbrokenDecorator(t *testing.T) {
 	storetest.Run(t, func(*testing.T) core.Store { return &broken{inner: newPlain()} })
 }
 
+// A Result's entries past len(policies) are unused (core.Result): a store
+// may leave anything there, and still conforms.
+func TestConformanceUnusedStatesIgnored(t *testing.T) {
+	scribble := func(r core.Result, err error, ps []core.Policy) (core.Result, error) {
+		for i := len(ps); i < core.MaxPolicies; i++ {
+			r.States[i] = core.PolicyState{Allowed: true, Remaining: 7, ResetAfter: time.Hour, RetryAfter: time.Minute}
+		}
+		return r, err
+	}
+	storetest.Run(t, func(*testing.T) core.Store {
+		inner := newPlain()
+		return &broken{
+			inner: inner,
+			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				r, err := inner.Take(ctx, key, ps, cost, now)
+				return scribble(r, err, ps)
+			},
+			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+				r, err := inner.Peek(ctx, key, ps, cost, now)
+				return scribble(r, err, ps)
+			},
+		}
+	})
+}
+
 var failedCase = regexp.MustCompile(`--- FAIL: TestMutants/([^/\s]+) \(`)
 
 // TestMutants runs the conformance suite against each broken store, in a
