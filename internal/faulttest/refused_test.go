@@ -1,6 +1,7 @@
 package faulttest
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -91,4 +92,18 @@ func TestRefusedRedisFailsInMilliseconds(t *testing.T) {
 		assert.Error(t, ev.Err)
 		assert.False(t, isTimeout(ev.Err), "a refused connection, not a timeout: %v", ev.Err)
 	}
+
+	// Redis comes back empty: nothing restarts, and the client's
+	// OnConnect hook loads the scripts on each new connection, so the
+	// new server never answers NOSCRIPT nor sees an EVAL.
+	srv.restart()
+	require.Eventually(t, func() bool {
+		s, _ := closed.get(t, "back")
+		return s == http.StatusOK
+	}, 5*time.Second, 20*time.Millisecond, "limiting resumes once Redis is back")
+	stats, err := srv.client(t).Info(context.Background(), "commandstats").Result()
+	require.NoError(t, err)
+	assert.NotContains(t, stats, "cmdstat_eval:", "no EVAL on the restarted server")
+	assert.Contains(t, stats, "cmdstat_evalsha:")
+	assert.Regexp(t, `cmdstat_evalsha:calls=\d+,[^\r\n]*failed_calls=0`, stats, "no NOSCRIPT on the restarted server")
 }
