@@ -126,6 +126,12 @@ func TestLostMasterOpensOnlyItsBreaker(t *testing.T) {
 	assert.LessOrEqual(t, 100*(failed[0].Load()+failed[1].Load()), healthy, "at most one healthy call in 100 failed")
 	assert.Greater(t, healthy, int64(500))
 	assert.Positive(t, tripped[2].Load(), "the lost master's keys tripped its breaker")
+	// Calls that reached the lost master: the failures that opened its
+	// breaker (5 in a row, plus those of the 8 workers already on their
+	// way), then one probe per open interval (200 ms of 1.5 s), doubled
+	// for slack. Without a breaker for it, every call of 1.5 s would.
+	const reachedBound = 5 + 8 + 2*(1500/200+1)
+	assert.LessOrEqual(t, failed[2].Load(), int64(reachedBound), "the lost master is probed once per open interval")
 	assert.True(t, opened.Load(), "State reported Open")
 	assert.False(t, closedAfterOpen.Load(), "State did not report Closed while the master was lost")
 

@@ -58,19 +58,38 @@ func (a *app) get(t testing.TB, key string) (int, time.Duration) {
 
 // try is get for background goroutines: it returns the error.
 func (a *app) try(key string) (int, time.Duration, error) {
-	req, err := http.NewRequest(http.MethodGet, a.srv.URL+"/", nil)
+	resp, d, err := a.do(key)
 	if err != nil {
 		return 0, 0, err
+	}
+	return resp.StatusCode, d, nil
+}
+
+// getResp is get that returns the response (its body read and closed),
+// for its header.
+func (a *app) getResp(t testing.TB, key string) (*http.Response, time.Duration) {
+	t.Helper()
+	resp, d, err := a.do(key)
+	require.NoError(t, err)
+	return resp, d
+}
+
+// do sends one request for key, reads and closes the body, and returns
+// the response and how long it took.
+func (a *app) do(key string) (*http.Response, time.Duration, error) {
+	req, err := http.NewRequest(http.MethodGet, a.srv.URL+"/", nil)
+	if err != nil {
+		return nil, 0, err
 	}
 	req.Header.Set(clientHeader, key)
 	start := time.Now()
 	resp, err := a.client.Do(req)
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	return resp.StatusCode, time.Since(start), nil
+	return resp, time.Since(start), nil
 }
 
 // count sends n requests for key and counts the answers by status.

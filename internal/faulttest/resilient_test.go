@@ -3,6 +3,7 @@ package faulttest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -136,7 +137,18 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 		}))
 
 	srv.stop()
-	got := a.count(t, "down", 12)
+	got := map[int]int{}
+	for i := range 12 {
+		resp, _ := a.getResp(t, "down")
+		got[resp.StatusCode]++
+		// The fields name the configured limit; what remains is counted
+		// against the local share; a denial is a normal 429.
+		assert.Contains(t, resp.Header.Get("RateLimit-Policy"), ";q=20;", "request %d", i)
+		assert.Contains(t, resp.Header.Get("RateLimit"), fmt.Sprintf(";r=%d;", max(0, limit/4-1-i)), "request %d", i)
+		if resp.StatusCode == http.StatusTooManyRequests {
+			assert.NotEmpty(t, resp.Header.Get("Retry-After"), "request %d", i)
+		}
+	}
 	assert.Equal(t, map[int]int{http.StatusOK: limit / 4, http.StatusTooManyRequests: 12 - limit/4}, got,
 		"limited locally to limit/replicas, never 503")
 	_, ok := fellBack.Load(clientKey("down"))
