@@ -132,7 +132,7 @@
 //
 // Idle keys vanish on their own. Measured on Redis 7.0 (bench module,
 // 100,000 keys of 12 bytes, the default prefix and policy name, e.g.
-// "rw:{user:0000042}:s1h:Cl6Qcx"), the growth of INFO used_memory, which
+// "rw:{user:0000042}:s1h:ON3G22"), the growth of INFO used_memory, which
 // counts the key's entry, its expiry entry, its name, its value and the
 // key space's hash tables, is about 117 bytes per key for the fixed window
 // and the sliding counter (a bare INCR counter: 111) and 165 for a sliding
