@@ -37,7 +37,7 @@
 //     body is nil, http.NoBody, or can be recreated through GetBody (as
 //     http.NewRequest arranges for bytes and strings readers), and its
 //     method is idempotent (GET, HEAD, OPTIONS, TRACE, PUT, DELETE, or any
-//     method with an Idempotency-Key header) unless
+//     method with an Idempotency-Key or X-Idempotency-Key header) unless
 //     [WithRetryNonIdempotent] is given.
 //   - No wait outlasts the request's context: a wait that would end after
 //     its deadline (jitter included), or that the server asks for longer

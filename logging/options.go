@@ -27,8 +27,8 @@ type config struct {
 	clock       core.Clock
 }
 
-// defaultDenialEvery is how often, at most, a would-deny or a denial
-// record is logged by default.
+// defaultDenialEvery is how often, at most, a would-deny, a denial or an
+// unclassified record is logged by default, for each outcome.
 const defaultDenialEvery = time.Second
 
 // WithRawKeys makes records show the key itself, as "key", instead of its

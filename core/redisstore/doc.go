@@ -132,7 +132,7 @@
 //
 // Idle keys vanish on their own. Measured on Redis 7.0 (bench module,
 // 100,000 keys of 12 bytes, the default prefix and policy name, e.g.
-// "rw:{user:0000042}:s1h:Cl6Qcx"), the growth of INFO used_memory, which
+// "rw:{user:0000042}:s1h:ON3G22"), the growth of INFO used_memory, which
 // counts the key's entry, its expiry entry, its name, its value and the
 // key space's hash tables, is about 117 bytes per key for the fixed window
 // and the sliding counter (a bare INCR counter: 111) and 165 for a sliding
@@ -180,7 +180,7 @@
 // request milliseconds (go-redis's defaults spend seconds dialling and
 // retrying), and run Check at startup: an error wrapping ErrMisconfigured
 // (a cluster node behind a standalone client, a replica, comma-joined
-// addresses) means the service should not start; any other means Redis is
+// addresses, ClientOptions given no address) means the service should not start; any other means Redis is
 // not reachable yet. A call that meets ASK, MOVED, TRYAGAIN or CLUSTERDOWN
 // while a cluster reshards or fails over is retried within its deadline; a
 // MOVED to a non-cluster client is ErrMisconfigured. The scripts start with
@@ -188,6 +188,7 @@
 // refuses them before any write (ErrOutOfMemory). Behind core/resilient,
 // a Cluster master that is lost opens the circuit breaker of its own keys
 // only: Domain names each key's master, and resilient keeps a breaker per
-// master. docs/redis.md in the repository has the measured behaviour
+// master. The keys of a slot that no master serves have a domain of their
+// own, "no master", so their failures open no healthy master's breaker. docs/redis.md in the repository has the measured behaviour
 // during outages, failover and resharding.
 package redisstore

@@ -13,8 +13,9 @@ var (
 	// ErrMisconfigured is wrapped by the errors of a store whose client does
 	// not match its Redis: a standalone client on a node of a Redis Cluster
 	// (keys of the other masters answer MOVED), a comma-joined address list
-	// given as one address (a Sentinel's too), a cluster client on a server
-	// without cluster support, a Redis too old for the scripts. Check
+	// given as one address (a Sentinel's too), options from ClientOptions
+	// left with no address, a client on a replica, a cluster client on a
+	// server without cluster support, a Redis too old for the scripts. Check
 	// reports it at startup; a MOVED or CROSSSLOT answer to a non-cluster
 	// client, or a dial that fails because an address is no host:port, at
 	// run time is reported with it too, so it reads as a configuration

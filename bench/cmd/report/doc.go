@@ -10,7 +10,7 @@
 //
 // Usage, from the repository root:
 //
-//	./scripts/bench            # the full run, about 25 minutes on 2 cores
+//	./scripts/bench            # the full run, about 30 to 35 minutes on 2 cores
 //	./scripts/bench -quick     # about 5 minutes
 //	./scripts/bench -skip-http -bench 'Memory'   # only the in-memory benchmarks
 //
