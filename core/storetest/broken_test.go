@@ -167,3 +167,35 @@ func expiring(windows int, first bool) core.Store {
 			return m.Peek(ctx, key, ps, cost, now)
 		}}
 }
+
+// rewriting is a memory store whose Take and Peek, and Reset when
+// resetToo, are called with the key rewritten by key and the policies by
+// policies (nil leaves either as it is).
+func rewriting(key func(string) string, policies func(key string, ps []core.Policy) []core.Policy, resetToo bool) core.Store {
+	m := memory.New()
+	in := func(k string, ps []core.Policy) (string, []core.Policy) {
+		if policies != nil {
+			ps = policies(k, ps)
+		}
+		if key != nil {
+			k = key(k)
+		}
+		return k, ps
+	}
+	b := &broken{inner: m,
+		take: func(ctx context.Context, k string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			k, ps = in(k, ps)
+			return m.Take(ctx, k, ps, cost, now)
+		},
+		peek: func(ctx context.Context, k string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			k, ps = in(k, ps)
+			return m.Peek(ctx, k, ps, cost, now)
+		}}
+	if resetToo {
+		b.reset = func(ctx context.Context, k string, ps []core.Policy) error {
+			k, ps = in(k, ps)
+			return m.Reset(ctx, k, ps)
+		}
+	}
+	return b
+}

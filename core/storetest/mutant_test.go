@@ -165,17 +165,7 @@ var mutants = []struct {
 	}},
 	{"KeysShareTheirFirst16Bytes", "KeyIsolation", func() core.Store { return truncating(16) }},
 	{"KeysCaseInsensitive", "KeyIsolation", func() core.Store {
-		m := memory.New()
-		return &broken{inner: m,
-			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Take(ctx, strings.ToLower(key), ps, cost, now)
-			},
-			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Peek(ctx, strings.ToLower(key), ps, cost, now)
-			},
-			reset: func(ctx context.Context, key string, ps []core.Policy) error {
-				return m.Reset(ctx, strings.ToLower(key), ps)
-			}}
+		return rewriting(strings.ToLower, nil, true)
 	}},
 	{"PolicyLimitPartOfItsIdentity", "LimitChanges", func() core.Store {
 		s := newPlain()
@@ -185,7 +175,7 @@ var mutants = []struct {
 		return s
 	}},
 	{"FirstLimitSeenKept", "LimitChanges", func() core.Store {
-		m, kl := memory.New(), newKeyLog()
+		kl := newKeyLog()
 		fix := func(key string, ps []core.Policy) []core.Policy {
 			kl.mu.Lock()
 			defer kl.mu.Unlock()
@@ -200,13 +190,7 @@ var mutants = []struct {
 			}
 			return out
 		}
-		return &broken{inner: m,
-			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Take(ctx, key, fix(key, ps), cost, now)
-			},
-			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Peek(ctx, key, fix(key, ps), cost, now)
-			}}
+		return rewriting(nil, fix, false)
 	}},
 	{"OnlyTheFirstPolicyEnforced", "AllOrNothing", func() core.Store {
 		m := memory.New()
@@ -355,7 +339,6 @@ var mutants = []struct {
 		return s
 	}},
 	{"CountsKeptPerPolicySet", "PolicyIdentity", func() core.Store {
-		m := memory.New()
 		// Each policy's counts live under the names of every policy of
 		// the call, as a store keeping one record per policy set would.
 		set := func(ps []core.Policy) []core.Policy {
@@ -369,16 +352,7 @@ var mutants = []struct {
 			}
 			return out
 		}
-		return &broken{inner: m,
-			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Take(ctx, key, set(ps), cost, now)
-			},
-			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Peek(ctx, key, set(ps), cost, now)
-			},
-			reset: func(ctx context.Context, key string, ps []core.Policy) error {
-				return m.Reset(ctx, key, set(ps))
-			}}
+		return rewriting(nil, func(_ string, ps []core.Policy) []core.Policy { return set(ps) }, true)
 	}},
 	{"ResetForgetsEveryPolicyOfTheKey", "Reset", func() core.Store {
 		m, kl := memory.New(), newKeyLog()
@@ -457,7 +431,6 @@ var mutants = []struct {
 			}}
 	}},
 	{"WindowsInUint32Milliseconds", "LongWindows", func() core.Store {
-		m := memory.New()
 		wrap := func(ps []core.Policy) []core.Policy {
 			out := make([]core.Policy, len(ps))
 			for i, p := range ps {
@@ -467,16 +440,7 @@ var mutants = []struct {
 			}
 			return out
 		}
-		return &broken{inner: m,
-			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Take(ctx, key, wrap(ps), cost, now)
-			},
-			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Peek(ctx, key, wrap(ps), cost, now)
-			},
-			reset: func(ctx context.Context, key string, ps []core.Policy) error {
-				return m.Reset(ctx, key, wrap(ps))
-			}}
+		return rewriting(nil, func(_ string, ps []core.Policy) []core.Policy { return wrap(ps) }, true)
 	}},
 	{"SlidingCounterEstimateRoundedDown", "Scripted", func() core.Store {
 		s := newPlain()
@@ -484,17 +448,7 @@ var mutants = []struct {
 		return s
 	}},
 	{"KeysTrimmed", "KeyIsolation", func() core.Store {
-		m := memory.New()
-		return &broken{inner: m,
-			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Take(ctx, strings.TrimSpace(key), ps, cost, now)
-			},
-			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Peek(ctx, strings.TrimSpace(key), ps, cost, now)
-			},
-			reset: func(ctx context.Context, key string, ps []core.Policy) error {
-				return m.Reset(ctx, strings.TrimSpace(key), ps)
-			}}
+		return rewriting(strings.TrimSpace, nil, true)
 	}},
 	{"RetryAfterCappedAtAWindow", "TimeBackward", func() core.Store {
 		return &broken{inner: memory.New(), state: func(st *core.PolicyState, p core.Policy, _ int64, _ time.Time) {
@@ -569,18 +523,8 @@ var mutants = []struct {
 		return s
 	}},
 	{"InvalidUTF8Replaced", "KeyIsolationTricky", func() core.Store {
-		m := memory.New()
 		clean := func(key string) string { return strings.ToValidUTF8(key, "\uFFFD") }
-		return &broken{inner: m,
-			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Take(ctx, clean(key), ps, cost, now)
-			},
-			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Peek(ctx, clean(key), ps, cost, now)
-			},
-			reset: func(ctx context.Context, key string, ps []core.Policy) error {
-				return m.Reset(ctx, clean(key), ps)
-			}}
+		return rewriting(clean, nil, true)
 	}},
 	{"RefusesInvalidUTF8", "KeyIsolationTricky", func() core.Store {
 		m := memory.New()
@@ -618,19 +562,12 @@ var mutants = []struct {
 		return s
 	}},
 	{"StatesInNameOrder", "AllOrNothing", func() core.Store {
-		m := memory.New()
 		sorted := func(ps []core.Policy) []core.Policy {
 			out := slices.Clone(ps)
 			slices.SortFunc(out, func(a, b core.Policy) int { return strings.Compare(a.Name, b.Name) })
 			return out
 		}
-		return &broken{inner: m,
-			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Take(ctx, key, sorted(ps), cost, now)
-			},
-			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Peek(ctx, key, sorted(ps), cost, now)
-			}}
+		return rewriting(nil, func(_ string, ps []core.Policy) []core.Policy { return sorted(ps) }, false)
 	}},
 	{"IgnoresTheFourthPolicy", "BadCalls", func() core.Store {
 		m := memory.New()
