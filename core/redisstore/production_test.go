@@ -237,22 +237,9 @@ func TestOutOfMemoryWritesNothing(t *testing.T) {
 		_, err := s.Take(ctx, "k", log, 1, now.Add(time.Duration(i)*time.Millisecond))
 		require.NoError(t, err)
 	}
-	// Redis is full: maxmemory below what it already uses.
-	info, err := admin.Info(ctx, "memory").Result()
-	require.NoError(t, err)
-	var usedMemory int64
-	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
-			_, err := fmt.Sscan(v, &usedMemory)
-			require.NoError(t, err)
-		}
-	}
-	require.Positive(t, usedMemory)
-	require.NoError(t, admin.ConfigSet(ctx, "maxmemory", fmt.Sprint(usedMemory/2)).Err())
-	err = admin.Set(ctx, "filler", "x", 0).Err()
-	require.True(t, redis.HasErrorPrefix(err, "OOM"), "a plain SET is refused: %v", err)
+	fillUp(t, admin) // Redis is full: maxmemory below what it already uses
 	for _, ps := range [][]core.Policy{log, both} {
-		_, err = s.Take(ctx, "k", ps, 1, now.Add(10*time.Millisecond))
+		_, err := s.Take(ctx, "k", ps, 1, now.Add(10*time.Millisecond))
 		require.ErrorIs(t, err, redisstore.ErrOutOfMemory)
 		r, err := s.Peek(ctx, "k", log, 1, now.Add(10*time.Millisecond))
 		require.ErrorIs(t, err, redisstore.ErrOutOfMemory, "a full Redis refuses every script: %v", r)
