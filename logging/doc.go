@@ -27,14 +27,15 @@
 // carry no key: one flooding a canary must not make the server write a
 // line per request. So would-deny, denial and unclassified records are
 // throttled by default: at most one per second for each outcome, the next
-// record counting those held back in "suppressed". WithDenialEvery changes the interval (zero logs every
-// one). The throttle is global, not per client: the metrics count every
-// request, and package topkeys names the keys most often denied, in fixed
-// memory.
+// record counting those held back in "suppressed". WithDenialEvery
+// changes the interval (zero logs every one). The throttle is global, not
+// per client: the metrics count every request, and package topkeys names
+// the keys most often denied, in fixed memory.
 //
-// During a store outage every request fails; WithErrorEvery keeps that to
-// one record per interval, counting the rest in "suppressed". The breaker
-// of core/resilient says the same thing once per transition:
+// During a store outage every request fails; by default the hook keeps
+// that to one record per second per outcome (failed open, failed closed),
+// counting the rest in "suppressed" (WithErrorEvery changes the interval).
+// The breaker of core/resilient says the same thing once per transition:
 //
 //	store, err := resilient.New(primary, resilient.WithOnStateChange(logging.BreakerStateChange(logger)))
 //

@@ -119,3 +119,32 @@ func TestHookHeldBackRecordsDoNotAllocate(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// During a store outage every request fails: by default the hook writes
+// one failure record per outcome per second, not one per request, the
+// next one counting those held back; WithErrorEvery(0) logs every one.
+func TestHookFailureFloodThrottledByDefault(t *testing.T) {
+	const flood = 1000
+	clock := clocktest.New(time.Unix(1_700_000_000, 0))
+	logger, buf := jsonLogger(slog.LevelDebug)
+	hook := logging.Hook(logger, clocktest.Option[logging.Option](clock))
+	for range flood {
+		hook(failureEvent(ratewindow.StoreErrorPassed))
+		hook(failureEvent(ratewindow.StoreErrorRejected))
+	}
+	clock.Advance(time.Second)
+	hook(failureEvent(ratewindow.StoreErrorPassed))
+
+	recs := records(t, buf)
+	require.Len(t, recs, 3, "records")
+	assert.NotContains(t, recs[0], "suppressed")
+	assert.NotContains(t, recs[1], "suppressed")
+	assert.Equal(t, float64(flood-1), recs[2]["suppressed"])
+
+	buf.Reset()
+	every := logging.Hook(logger, logging.WithErrorEvery(0), clocktest.Option[logging.Option](clock))
+	for range 10 {
+		every(failureEvent(ratewindow.StoreErrorPassed))
+	}
+	assert.Len(t, records(t, buf), 10)
+}

@@ -60,7 +60,7 @@ type hook struct {
 // method of up to a megabyte), is cut to its first 32 bytes and "…".
 // Give it to WithOnDecision along with other hooks.
 func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
-	cfg := config{clock: wallClock{}, denialEvery: defaultDenialEvery}
+	cfg := config{clock: wallClock{}, errorEvery: defaultErrorEvery, denialEvery: defaultDenialEvery}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)

@@ -27,6 +27,10 @@ type config struct {
 	clock       core.Clock
 }
 
+// defaultErrorEvery is how often, at most, a store failure record is
+// logged by default, per outcome.
+const defaultErrorEvery = time.Second
+
 // defaultDenialEvery is how often, at most, a would-deny, a denial or an
 // unclassified record is logged by default, for each outcome.
 const defaultDenialEvery = time.Second
@@ -74,11 +78,12 @@ func WithDenials() Option { return func(c *config) { c.denials = true } }
 // in fixed memory, whatever the flood.
 func WithDenialEvery(d time.Duration) Option { return func(c *config) { c.denialEvery = d } }
 
-// WithErrorEvery logs at most one store failure per d (per outcome:
-// passed or rejected); the record carries "suppressed", the number of
-// failures not logged since the previous one. During a store outage every
-// request fails, so without it the log gets a line per request. Zero (the
-// default) logs every failure.
+// WithErrorEvery logs at most one store failure per d (default 1s; per
+// outcome: passed or rejected); the record carries "suppressed", the
+// number of failures not logged since the previous one. During a store
+// outage every request fails: without a bound the log would get a line
+// per request, adding its own load to the outage. Zero (or less) logs
+// every failure.
 func WithErrorEvery(d time.Duration) Option { return func(c *config) { c.errorEvery = d } }
 
 // SetClock sets the clock WithErrorEvery and WithDenialEvery measure time on (the system

@@ -104,7 +104,7 @@ func build(cfg *config) (app, func(), error) {
 		return nil, nil, err
 	}
 	opts = append(opts, ratewindow.WithOnDecision(
-		collector.Observe, top.Observe, logging.Hook(logger, logging.WithErrorEvery(time.Second))))
+		collector.Observe, top.Observe, logging.Hook(logger)))
 	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	a, err := newApp(cfg.framework, l, opts, metricsHandler, top.Handler())
 	if err != nil {
