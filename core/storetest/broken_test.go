@@ -199,3 +199,16 @@ func rewriting(key func(string) string, policies func(key string, ps []core.Poli
 	}
 	return b
 }
+
+// retimed is a memory store whose Take and Peek are called at the instant
+// at makes of the call's.
+func retimed(at func(time.Time) time.Time) core.Store {
+	m := memory.New()
+	return &broken{inner: m,
+		take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			return m.Take(ctx, key, ps, cost, at(now))
+		},
+		peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			return m.Peek(ctx, key, ps, cost, at(now))
+		}}
+}

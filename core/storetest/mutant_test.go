@@ -247,14 +247,7 @@ var mutants = []struct {
 	{"ExpiresOneWindowAfterTheLastTake", "Scripted", func() core.Store { return expiring(1, false) }},
 	{"ExpiresAfterTheFirstPolicysTwoWindows", "MatchesOracle", func() core.Store { return expiring(2, true) }},
 	{"WholeMillisecondClock", "RealTime", func() core.Store {
-		m := memory.New()
-		return &broken{inner: m,
-			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Take(ctx, key, ps, cost, now.Truncate(time.Millisecond))
-			},
-			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Peek(ctx, key, ps, cost, now.Truncate(time.Millisecond))
-			}}
+		return retimed(func(now time.Time) time.Time { return now.Truncate(time.Millisecond) })
 	}},
 	{"RefusesACostEqualToTheLimit", "PeekDoesNotCharge", func() core.Store {
 		m := memory.New()
@@ -280,24 +273,10 @@ var mutants = []struct {
 		}}
 	}},
 	{"WallClock", "Scripted", func() core.Store {
-		m := memory.New()
-		return &broken{inner: m,
-			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, _ time.Time) (core.Result, error) {
-				return m.Take(ctx, key, ps, cost, time.Now())
-			},
-			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, _ time.Time) (core.Result, error) {
-				return m.Peek(ctx, key, ps, cost, time.Now())
-			}}
+		return retimed(func(time.Time) time.Time { return time.Now() })
 	}},
 	{"NearestMillisecondClock", "RealTime", func() core.Store {
-		m := memory.New()
-		return &broken{inner: m,
-			take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Take(ctx, key, ps, cost, now.Round(time.Millisecond))
-			},
-			peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-				return m.Peek(ctx, key, ps, cost, now.Round(time.Millisecond))
-			}}
+		return retimed(func(now time.Time) time.Time { return now.Round(time.Millisecond) })
 	}},
 	{"StepBackBeyondAWindowForgets", "TimeBackward", func() core.Store {
 		m, kl := memory.New(), newKeyLog()
