@@ -80,6 +80,11 @@ type stream struct {
 // method of up to a megabyte), is cut to its first 32 bytes and "…".
 // Give it to WithOnDecision along with other hooks.
 func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
+	return newHook(logger, opts...).log
+}
+
+// newHook builds the hook Hook returns the log method of.
+func newHook(logger *slog.Logger, opts ...Option) *hook {
 	cfg := config{clock: wallClock{}, errorEvery: defaultErrorEvery, denialEvery: defaultDenialEvery}
 	for _, o := range opts {
 		if o != nil {
@@ -109,7 +114,7 @@ func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 	set(&h.unclassR, slog.LevelInfo, msgUnclassifiedRejected, "", false, cfg.denialEvery)
 	set(&h.wouldDeny, slog.LevelInfo, msgWouldDeny, "", true, cfg.denialEvery)
 	set(&h.denied, slog.LevelInfo, msgDenied, "", true, cfg.denialEvery)
-	return h.log
+	return h
 }
 
 // log is the hook. Requests that are not logged cost a switch and return.
