@@ -53,8 +53,12 @@
 //   - routes[].key: "ip" (the client address), "header:NAME" (falls back to
 //     the client address), "bearer" (the hash of a Bearer token, falls back
 //     to the client address), "tenant" (the tenant_header value, falls back
-//     to the client address) or "route" (one quota shared by every client
-//     of the route). Default "ip".
+//     to the client address) or "route" (one quota shared by every client,
+//     per method and route pattern as keyfuncs.Route keys them: a route
+//     matching two patterns has two quotas, the "*" route one per pattern
+//     it takes, and, where the framework reports no pattern (net/http
+//     middleware around another router), one per URL path, which a client
+//     chooses). Default "ip".
 //   - routes[].policies: one to four policies. limit: a positive integer;
 //     window: a Go duration ("1s", "1m", "1h"), whole milliseconds;
 //     algorithm: "sliding-window" (default), "fixed-window" or

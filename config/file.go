@@ -33,18 +33,23 @@ type policyEntry struct {
 }
 
 // decode reads one JSON document; unknown fields are errors, so a typo
-// ("windw") cannot silently drop a setting. Every mistake of shape (an
+// ("windw") cannot silently drop a setting, and so are keys given twice. Every mistake of shape (an
 // unknown field, a value of the wrong JSON type) is reported with the
 // field's place in the file.
 func decode(data []byte) (*file, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var raw any
-	if err := dec.Decode(&raw); err != nil {
+	var doc json.RawMessage
+	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return nil, errors.New("parse: unexpected data after the JSON document")
+	}
+	tdec := json.NewDecoder(bytes.NewReader(doc))
+	tdec.UseNumber()
+	raw, err := readTree(tdec)
+	if err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
 	}
 	if err := checkShape(raw, reflect.TypeFor[file](), ""); err != nil {
 		return nil, err

@@ -3,16 +3,14 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 )
 
-// checkShape checks that v, a JSON value decoded with UseNumber, fits the
-// type t of the file's structs: every object key a field, every value of
-// the field's JSON type. encoding/json reports such mistakes without the
+// checkShape checks that v, a JSON value read by readTree, fits the type t
+// of the file's structs: every object key a field, given once, every value
+// of the field's JSON type. encoding/json reports such mistakes without the
 // index of the route or policy they are in ("routes.policies.window"), or
 // without any place at all (an unknown field); the error here names the
 // field as the other checks do: routes[1].policies[0].window.
@@ -24,19 +22,24 @@ func checkShape(v any, t reflect.Type, path string) error {
 	case reflect.Pointer:
 		return checkShape(v, t.Elem(), path)
 	case reflect.Struct:
-		m, ok := v.(map[string]any)
+		o, ok := v.(object)
 		if !ok {
 			return shapeError(path, "an object", v)
 		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			f, ok := jsonField(t, k)
+		set := map[string]string{} // field name → the key that set it
+		for _, m := range o {
+			f, ok := jsonField(t, m.key)
 			if !ok {
-				if path == "" {
-					return fmt.Errorf("unknown field %q", k)
-				}
-				return fmt.Errorf("%s: unknown field %q", path, k)
+				return fieldError(path, fmt.Errorf("unknown field %q", m.key))
 			}
-			if err := checkShape(m[k], f.Type, join(path, k)); err != nil {
+			if k, dup := set[f.Name]; dup {
+				if k == m.key {
+					return fieldError(path, fmt.Errorf("%q is given twice", m.key))
+				}
+				return fieldError(path, fmt.Errorf("%q is given twice (as %q too)", m.key, k))
+			}
+			set[f.Name] = m.key
+			if err := checkShape(m.value, f.Type, join(path, m.key)); err != nil {
 				return err
 			}
 		}
@@ -51,12 +54,17 @@ func checkShape(v any, t reflect.Type, path string) error {
 			}
 		}
 	case reflect.Map:
-		m, ok := v.(map[string]any)
+		o, ok := v.(object)
 		if !ok {
 			return shapeError(path, "an object", v)
 		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if err := checkShape(m[k], t.Elem(), path+"["+strconv.Quote(k)+"]"); err != nil {
+		set := map[string]bool{}
+		for _, m := range o {
+			if set[m.key] {
+				return fieldError(path, fmt.Errorf("%q is given twice", m.key))
+			}
+			set[m.key] = true
+			if err := checkShape(m.value, t.Elem(), path+"["+strconv.Quote(m.key)+"]"); err != nil {
 				return err
 			}
 		}
@@ -94,6 +102,14 @@ func jsonField(t reflect.Type, key string) (reflect.StructField, bool) {
 	return folded, found
 }
 
+// fieldError puts path, if any, in front of err.
+func fieldError(path string, err error) error {
+	if path == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
 func join(path, key string) string {
 	if path == "" {
 		return key
@@ -113,7 +129,7 @@ func shapeError(path, want string, got any) error {
 		kind = "a boolean"
 	case []any:
 		kind = "an array"
-	case map[string]any:
+	case object:
 		kind = "an object"
 	default:
 		kind = fmt.Sprintf("%T", got)
@@ -122,4 +138,53 @@ func shapeError(path, want string, got any) error {
 		path = "the document"
 	}
 	return fmt.Errorf("%s: must be %s, got %s", path, want, kind)
+}
+
+// object is a JSON object with its members in the order of the file,
+// duplicates kept, so that checkShape can find them.
+type object []member
+
+type member struct {
+	key   string
+	value any
+}
+
+// readTree reads one JSON value from dec, made with UseNumber: objects
+// as object, arrays as []any, numbers as json.Number. The value must have
+// been checked as valid JSON already (which bounds its nesting).
+func readTree(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := object{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := readTree(dec)
+			if err != nil {
+				return nil, err
+			}
+			key, _ := k.(string)
+			o = append(o, member{key: key, value: v})
+		}
+		_, err = dec.Token() // '}'
+		return o, err
+	case json.Delim('['):
+		a := []any{}
+		for dec.More() {
+			v, err := readTree(dec)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err = dec.Token() // ']'
+		return a, err
+	}
+	return tok, nil
 }

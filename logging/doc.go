@@ -28,13 +28,18 @@
 // line per request. So would-deny, denial and unclassified records are
 // throttled by default: at most one per second for each outcome, the next
 // record counting those held back in "suppressed". WithDenialEvery
-// changes the interval (zero logs every one). The throttle is global, not
+// changes the interval (zero logs every one). Nothing goes uncounted: when
+// an interval ends with records held back and no new record to carry
+// their count, the first of them is written then, counting the others,
+// so the last second of a flood is in the log too. The throttle is global, not
 // per client: the metrics count every request, and package topkeys names
 // the keys most often denied, in fixed memory.
 //
 // During a store outage every request fails; by default the hook keeps
 // that to one record per second per outcome (failed open, failed closed),
-// counting the rest in "suppressed" (WithErrorEvery changes the interval).
+// counting the rest in "suppressed" the same way (WithErrorEvery changes
+// the interval). The records written plus their "suppressed" counts add
+// up to every request of the outcome.
 // The breaker of core/resilient says the same thing once per transition:
 //
 //	store, err := resilient.New(primary, resilient.WithOnStateChange(logging.BreakerStateChange(logger)))

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/logging"
 )
@@ -101,23 +102,30 @@ func TestHookUnclassifiedFloodThrottled(t *testing.T) {
 }
 
 // A record held back by the throttle costs no allocation: a flood costs a
-// clock read and a short lock per request.
+// clock read and a short lock per request, and the timer that writes the
+// last interval's count is armed once per interval, not per request.
 func TestHookHeldBackRecordsDoNotAllocate(t *testing.T) {
-	clock := clocktest.New(time.Unix(1_700_000_000, 0))
-	logger, _ := jsonLogger(slog.LevelDebug)
-	hook := logging.Hook(logger, logging.WithDenials(), clocktest.Option[logging.Option](clock))
-	wouldDeny := decisionEvent(ratewindow.WouldDeny, 0, time.Second)
-	denied := decisionEvent(ratewindow.Denied, 0, time.Second)
-	unclassified := unclassifiedEvent(ratewindow.UnclassifiedRejected)
-	hook(wouldDeny)
-	hook(denied)
-	hook(unclassified)
-	allocs := testing.AllocsPerRun(200, func() {
-		hook(wouldDeny)
-		hook(denied)
-		hook(unclassified)
-	})
-	assert.Zero(t, allocs)
+	clocks := map[string]core.Clock{"without timers": clocktest.New(testEpoch), "with timers": newTimerClock()}
+	for name, clock := range clocks {
+		t.Run(name, func(t *testing.T) {
+			logger, _ := jsonLogger(slog.LevelDebug)
+			hook := logging.Hook(logger, logging.WithDenials(), clocktest.Option[logging.Option](clock))
+			wouldDeny := decisionEvent(ratewindow.WouldDeny, 0, time.Second)
+			denied := decisionEvent(ratewindow.Denied, 0, time.Second)
+			unclassified := unclassifiedEvent(ratewindow.UnclassifiedRejected)
+			for range 2 { // written, then held back: the timers are armed
+				hook(wouldDeny)
+				hook(denied)
+				hook(unclassified)
+			}
+			allocs := testing.AllocsPerRun(200, func() {
+				hook(wouldDeny)
+				hook(denied)
+				hook(unclassified)
+			})
+			assert.Zero(t, allocs)
+		})
+	}
 }
 
 // During a store outage every request fails: by default the hook writes

@@ -3,6 +3,7 @@ package logging
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/internal/keyhash"
@@ -20,16 +21,24 @@ const (
 )
 
 type hook struct {
-	logger    *slog.Logger
-	keys      keyMode
-	secret    []byte
-	denials   bool
-	passed    throttle
-	rejected  throttle
-	unclassP  throttle
-	unclassR  throttle
-	wouldDeny throttle
-	denied    throttle
+	logger  *slog.Logger
+	keys    keyMode
+	secret  []byte
+	denials bool
+
+	passed, rejected   stream // store failures
+	unclassP, unclassR stream // unclassified requests
+	wouldDeny, denied  stream // decisions
+}
+
+// stream is the records of one outcome: how they look and how often they
+// are written.
+type stream struct {
+	level    slog.Level
+	msg      string
+	fail     string // "open" or "closed" for a store failure, else ""
+	decision bool   // the decision's attributes (would-deny, denied)
+	throttle
 }
 
 // Hook returns an OnDecision hook that logs to logger (slog.Default() if
@@ -39,7 +48,9 @@ type hook struct {
 //     pass: Warn, with err, route, method, outcome, fail="open",
 //     observe_only and latency;
 //   - one that answered 503 (fail closed): Error, the same with
-//     fail="closed";
+//     fail="closed"; during an outage at most one per second for each of
+//     the two, the next one counting those held back in "suppressed" (see
+//     WithErrorEvery);
 //   - in observe-only mode, a request enforcement would have denied: Info,
 //     with route, method, policy, limit, remaining, retry_after and cost
 //     (and fallback=true when core/resilient's local fallback decided), so
@@ -54,12 +65,26 @@ type hook struct {
 //     outcome, observe_only and cost; a client can send such requests at
 //     will, so they are throttled like denials.
 //
+// A record held back is never lost from the count: the next record of
+// its outcome carries it, or, if none comes before the interval ends, the
+// first record held back is written then with the count of the others
+// (late by at most an interval, and with the time of writing). A
+// timer does that: it is armed at most once per interval while records
+// are held back, runs no goroutine while it waits, and stops re-arming
+// once it has written what was held back. A Hook that is no longer used
+// needs no Close: it is garbage within an interval or two.
+//
 // Allowed and skipped requests are not logged. Records carry the key as a
 // keyed hash by default (see WithRawKeys), never the raw key or the path.
 // The method, the one text a client chooses freely (net/http takes a
 // method of up to a megabyte), is cut to its first 32 bytes and "…".
 // Give it to WithOnDecision along with other hooks.
 func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
+	return newHook(logger, opts...).log
+}
+
+// newHook builds the hook Hook returns the log method of.
+func newHook(logger *slog.Logger, opts ...Option) *hook {
 	cfg := config{clock: wallClock{}, errorEvery: defaultErrorEvery, denialEvery: defaultDenialEvery}
 	for _, o := range opts {
 		if o != nil {
@@ -73,88 +98,87 @@ func Hook(logger *slog.Logger, opts ...Option) func(ratewindow.Event) {
 		cfg.secret = keyhash.NewSecret()
 	}
 	h := &hook{logger: logger, keys: cfg.keys, secret: cfg.secret, denials: cfg.denials}
-	h.passed.every, h.passed.clock = cfg.errorEvery, cfg.clock
-	h.rejected.every, h.rejected.clock = cfg.errorEvery, cfg.clock
-	h.unclassP.every, h.unclassP.clock = cfg.denialEvery, cfg.clock
-	h.unclassR.every, h.unclassR.clock = cfg.denialEvery, cfg.clock
-	h.wouldDeny.every, h.wouldDeny.clock = cfg.denialEvery, cfg.clock
-	h.denied.every, h.denied.clock = cfg.denialEvery, cfg.clock
-	return h.log
+	after, _ := cfg.clock.(afterFuncer)
+	set := func(s *stream, level slog.Level, msg, fail string, decision bool, every time.Duration) {
+		*s = stream{level: level, msg: msg, fail: fail, decision: decision}
+		s.every, s.clock, s.after = every, cfg.clock, after
+		s.flush = func() {
+			if ev, n, ok := s.release(); ok {
+				h.write(&ev, s, n)
+			}
+		}
+	}
+	set(&h.passed, slog.LevelWarn, msgFailedPassed, "open", false, cfg.errorEvery)
+	set(&h.rejected, slog.LevelError, msgFailedRejected, "closed", false, cfg.errorEvery)
+	set(&h.unclassP, slog.LevelWarn, msgUnclassifiedPassed, "", false, cfg.denialEvery)
+	set(&h.unclassR, slog.LevelInfo, msgUnclassifiedRejected, "", false, cfg.denialEvery)
+	set(&h.wouldDeny, slog.LevelInfo, msgWouldDeny, "", true, cfg.denialEvery)
+	set(&h.denied, slog.LevelInfo, msgDenied, "", true, cfg.denialEvery)
+	return h
 }
 
 // log is the hook. Requests that are not logged cost a switch and return.
 func (h *hook) log(ev ratewindow.Event) {
 	switch ev.Outcome {
 	case ratewindow.StoreErrorPassed:
-		h.failure(&ev, slog.LevelWarn, msgFailedPassed, "open", &h.passed)
+		h.record(&ev, &h.passed)
 	case ratewindow.StoreErrorRejected:
-		h.failure(&ev, slog.LevelError, msgFailedRejected, "closed", &h.rejected)
+		h.record(&ev, &h.rejected)
 	case ratewindow.UnclassifiedPassed:
-		h.failure(&ev, slog.LevelWarn, msgUnclassifiedPassed, "", &h.unclassP)
+		h.record(&ev, &h.unclassP)
 	case ratewindow.UnclassifiedRejected:
-		h.failure(&ev, slog.LevelInfo, msgUnclassifiedRejected, "", &h.unclassR)
+		h.record(&ev, &h.unclassR)
 	case ratewindow.WouldDeny:
-		h.denial(&ev, msgWouldDeny, &h.wouldDeny)
+		h.record(&ev, &h.wouldDeny)
 	case ratewindow.Denied:
 		if h.denials {
-			h.denial(&ev, msgDenied, &h.denied)
+			h.record(&ev, &h.denied)
 		}
 	}
 }
 
-func (h *hook) failure(ev *ratewindow.Event, level slog.Level, msg, fail string, t *throttle) {
-	ctx := context.Background()
-	if !h.logger.Enabled(ctx, level) {
+// record writes ev to its stream s, unless the logger does not want its
+// level or the throttle holds it back.
+func (h *hook) record(ev *ratewindow.Event, s *stream) {
+	if !h.logger.Enabled(context.Background(), s.level) {
 		return
 	}
-	ok, suppressed := t.admit()
-	if !ok {
-		return
+	if ok, suppressed := s.admit(ev); ok {
+		h.write(ev, s, suppressed)
 	}
-	attrs := make([]slog.Attr, 0, 10)
-	attrs = append(attrs,
-		slog.Any("err", ev.Err),
-		slog.String("outcome", ev.Outcome.String()),
-		slog.String("route", ev.Route),
-		methodAttr(ev.Method),
-	)
-	if fail != "" {
-		attrs = append(attrs, slog.String("fail", fail), slog.Bool("observe_only", ev.ObserveOnly), slog.Duration("latency", ev.Latency))
-	} else {
-		attrs = append(attrs, slog.Bool("observe_only", ev.ObserveOnly), slog.Int64("cost", ev.Cost))
-	}
-	if a, ok := h.keyAttr(ev.Key); ok {
-		attrs = append(attrs, a)
-	}
-	if suppressed > 0 {
-		attrs = append(attrs, slog.Int64("suppressed", suppressed))
-	}
-	h.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
-func (h *hook) denial(ev *ratewindow.Event, msg string, t *throttle) {
-	ctx := context.Background()
-	if !h.logger.Enabled(ctx, slog.LevelInfo) {
-		return
-	}
-	ok, suppressed := t.admit()
-	if !ok {
-		return
-	}
-	d := &ev.Decision
+// write writes the record of ev, with the number of records of its stream
+// held back since the previous one.
+func (h *hook) write(ev *ratewindow.Event, s *stream, suppressed int64) {
 	attrs := make([]slog.Attr, 0, 11)
-	attrs = append(attrs,
-		slog.String("outcome", ev.Outcome.String()),
-		slog.String("route", ev.Route),
-		methodAttr(ev.Method),
-		slog.String("policy", d.Policy().Name),
-		slog.Int64("limit", d.Limit),
-		slog.Int64("remaining", d.Remaining),
-		slog.Duration("retry_after", d.RetryAfter),
-		slog.Int64("cost", ev.Cost),
-	)
-	if d.Fallback {
-		attrs = append(attrs, slog.Bool("fallback", true))
+	if s.decision {
+		d := &ev.Decision
+		attrs = append(attrs,
+			slog.String("outcome", ev.Outcome.String()),
+			slog.String("route", ev.Route),
+			methodAttr(ev.Method),
+			slog.String("policy", d.Policy().Name),
+			slog.Int64("limit", d.Limit),
+			slog.Int64("remaining", d.Remaining),
+			slog.Duration("retry_after", d.RetryAfter),
+			slog.Int64("cost", ev.Cost),
+		)
+		if d.Fallback {
+			attrs = append(attrs, slog.Bool("fallback", true))
+		}
+	} else {
+		attrs = append(attrs,
+			slog.Any("err", ev.Err),
+			slog.String("outcome", ev.Outcome.String()),
+			slog.String("route", ev.Route),
+			methodAttr(ev.Method),
+		)
+		if s.fail != "" {
+			attrs = append(attrs, slog.String("fail", s.fail), slog.Bool("observe_only", ev.ObserveOnly), slog.Duration("latency", ev.Latency))
+		} else {
+			attrs = append(attrs, slog.Bool("observe_only", ev.ObserveOnly), slog.Int64("cost", ev.Cost))
+		}
 	}
 	if a, ok := h.keyAttr(ev.Key); ok {
 		attrs = append(attrs, a)
@@ -162,7 +186,7 @@ func (h *hook) denial(ev *ratewindow.Event, msg string, t *throttle) {
 	if suppressed > 0 {
 		attrs = append(attrs, slog.Int64("suppressed", suppressed))
 	}
-	h.logger.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
+	h.logger.LogAttrs(context.Background(), s.level, s.msg, attrs...)
 }
 
 // maxMethod bounds the bytes of the method a record shows: the standard

@@ -65,7 +65,9 @@ func WithDenials() Option { return func(c *config) { c.denials = true } }
 // the outcomes a client can cause at will: would-deny, denied (with
 // WithDenials), and a request that could not be classified (no key, an
 // invalid cost), rejected or passed. The record carries "suppressed", the
-// number of records of that outcome not logged since the previous one. A
+// number of records of that outcome not logged since the previous one;
+// when records are held back and none comes after them, the first is
+// written at the end of the interval, counting the others. A
 // client decides how many of its requests are denied, or would be, or
 // carry no key: without a bound, one flooding an observe-only canary would
 // make the server write a line per request. Zero (or less) logs every one;
@@ -80,7 +82,9 @@ func WithDenialEvery(d time.Duration) Option { return func(c *config) { c.denial
 
 // WithErrorEvery logs at most one store failure per d (default 1s; per
 // outcome: passed or rejected); the record carries "suppressed", the
-// number of failures not logged since the previous one. During a store
+// number of failures not logged since the previous one (written at the
+// end of the interval if no failure comes after them, see
+// WithDenialEvery). During a store
 // outage every request fails: without a bound the log would get a line
 // per request, adding its own load to the outage. Zero (or less) logs
 // every failure.
@@ -88,10 +92,15 @@ func WithErrorEvery(d time.Duration) Option { return func(c *config) { c.errorEv
 
 // SetClock sets the clock WithErrorEvery and WithDenialEvery measure time on (the system
 // clock by default); only the module's tests change it, through
-// internal/clocktest.Option.
+// internal/clocktest.Option. The timer that writes an interval's held-back
+// count runs on the clock's AfterFunc(d, f) method; a clock without one
+// has no timer, and counts wait for the next record.
 func (c *config) SetClock(clock core.Clock) { c.clock = clock }
 
 // wallClock is the default clock: time.Now.
 type wallClock struct{}
 
 func (wallClock) Now() time.Time { return time.Now() }
+
+// AfterFunc runs f in its own goroutine once d has passed.
+func (wallClock) AfterFunc(d time.Duration, f func()) { time.AfterFunc(d, f) }

@@ -43,6 +43,11 @@ type jsonReport struct {
 // 0 or "all" for every tracked item); route and policy, to list one
 // route's or one policy's items only. Mount it on a debug or admin
 // listener: it names the clients being limited.
+//
+// Keys come from clients: every string is JSON-escaped, control
+// characters included, and HTML-safe (<, >, & as \u escapes), so a raw
+// key can neither break the document nor inject markup; bytes that are not UTF-8
+// are shown as U+FFFD.
 func (s *Summary) Handler() http.Handler {
 	return http.HandlerFunc(s.serve)
 }
