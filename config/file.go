@@ -32,10 +32,10 @@ type policyEntry struct {
 	Algorithm string `json:"algorithm"`
 }
 
-// decode reads one JSON document; unknown fields are errors, so a typo
-// ("windw") cannot silently drop a setting, and so are keys given twice. Every mistake of shape (an
-// unknown field, a value of the wrong JSON type) is reported with the
-// field's place in the file.
+// decode reads one JSON document. Unknown fields are errors, so a typo
+// ("windw") cannot silently drop a setting, and so are keys given twice.
+// Every mistake of shape (an unknown field, a key given twice, a value of
+// the wrong JSON type) is reported with the field's place in the file.
 func decode(data []byte) (*file, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var doc json.RawMessage
