@@ -54,10 +54,18 @@ func (x *exchange) Route() string {
 	return x.lookup()
 }
 
-// Unmatched reports a request no route matches (a 404 or 405 to be): its
-// c.Path() is "", and Echo's router finds no route for it either.
-func (x *exchange) Unmatched() bool {
-	return x.c.Path() == "" && x.c.Echo() != nil && x.lookup() == ""
+// RouteMatch is Route, and whether no route matches the request (a 404 or
+// 405 to be): its c.Path() is "", and Echo's router finds no route for it
+// either.
+func (x *exchange) RouteMatch() (string, bool) {
+	if p := x.c.Path(); p != "" {
+		return p, false
+	}
+	if x.c.Echo() == nil {
+		return "", false
+	}
+	p := x.lookup()
+	return p, p == ""
 }
 
 // lookup routes the request as Echo does, on a context of its own, so c

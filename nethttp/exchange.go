@@ -71,6 +71,10 @@ func (x *exchange) Route() string {
 	return p
 }
 
-// Unmatched reports a request no route of the wrapped ServeMux matches (a
-// 404 or 405 to be). Around any other handler the middleware cannot tell.
-func (x *exchange) Unmatched() bool { return x.mux != nil && x.Route() == "" }
+// RouteMatch is Route, and whether no route of the wrapped ServeMux
+// matches the request (a 404 or 405 to be). Around any other handler the
+// middleware cannot tell.
+func (x *exchange) RouteMatch() (string, bool) {
+	p := x.Route()
+	return p, x.mux != nil && p == ""
+}
