@@ -12,7 +12,7 @@ import (
 // inside that route, and c.Route() is the answer. Mounted with app.Use or
 // app.Group("/api", limit), it runs inside the Use route, whose path is
 // the mount prefix ("/", "/api", or "/api/:version", told from a route of
-// its own by mayCover): then the routes registered after it, for the
+// its own by covers): then the routes registered after it, for the
 // request's method, are matched against the path in the order Fiber
 // itself tries them, and the first full match is the answer. That
 // costs a scan of those routes per request; mount the middleware on each
@@ -20,6 +20,13 @@ import (
 // answer is "": the mount prefix is no route of the request, and a real
 // route registered at it ("/" under app.Use) must not share its key with
 // every unknown path.
+//
+// A pattern with a wildcard or an optional part ("/files/*",
+// "/api/:version?") matches paths of any length, whether it is a route's
+// or a mount's, and the two cannot be told apart: the routes after it are
+// scanned first (after a route of that pattern, they are never reached,
+// so only a mount finds one), and the pattern itself is the answer when
+// none matches and it matches the whole path.
 func matchedRoute(c *fiber.Ctx) string {
 	own := c.Route()
 	if own == nil {
@@ -27,7 +34,7 @@ func matchedRoute(c *fiber.Ctx) string {
 	}
 	app := c.App()
 	cfg := app.Config()
-	if samePath(&cfg, own.Path, c.Path()) || (len(own.Params) > 0 && mayCover(own.Path, c.Path())) {
+	if samePath(&cfg, own.Path, c.Path()) || covers(own, c.Path()) {
 		return own.Path
 	}
 	stack := methodStack(app, &cfg, c.Method())
@@ -44,22 +51,26 @@ func matchedRoute(c *fiber.Ctx) string {
 			return r.Path
 		}
 	}
+	if wild(own.Path) && fiber.RoutePatternMatch(path, own.Path, cfg) {
+		return own.Path
+	}
 	return ""
 }
 
-// mayCover reports whether pattern, which has parameters, may match the
-// whole of path rather than a prefix of it, as a route's own pattern
-// does and a mount's (app.Group("/api/:version", limit)) does not: a
-// parameter matches within one segment, so without a greedy or optional
-// part ('*', '+', '?') the pattern matches paths of as many segments as it
-// has. It costs no parsing, so a route with parameters that mounts the
+// covers reports whether route, which has parameters but neither a
+// wildcard nor an optional part, matches the whole of path rather than a
+// prefix of it, as a route's own pattern does and a mount's
+// (app.Group("/api/:version", limit)) does not: such a parameter matches
+// within one segment, so the pattern matches paths of as many segments as
+// it has. It costs no parsing, so a route with parameters that mounts the
 // middleware itself pays nothing for it.
-func mayCover(pattern, path string) bool {
-	if strings.ContainsAny(pattern, "*+?") {
-		return true
-	}
-	return segments(pattern) == segments(path)
+func covers(route *fiber.Route, path string) bool {
+	return len(route.Params) > 0 && !wild(route.Path) && segments(route.Path) == segments(path)
 }
+
+// wild reports whether pattern has a part that matches any number of
+// segments: a wildcard ('*', '+') or an optional parameter ('?').
+func wild(pattern string) bool { return strings.ContainsAny(pattern, "*+?") }
 
 // segments counts the '/'-separated segments of p, a trailing '/' aside.
 func segments(p string) int {
