@@ -27,8 +27,16 @@
 // route "", not the mount prefix, and keyfuncs.Route keys it as
 // "route:GET (unmatched)", one key per method for all such requests, so a
 // flood of unknown paths never spends the quota of a route registered at
-// the prefix. Files served by app.Static are no route the adapter can
-// match: under app.Use they are keyed as unmatched too.
+// the prefix. A mount whose pattern has a wildcard or an optional
+// parameter ("/files/*") cannot be told from a route of that pattern: a
+// request no later route matches has that pattern as its route, when it
+// matches the whole path. Files served by app.Static("/static", dir) have
+// the route "/static/*" ("/*" for a prefix "/"), as Gin and Echo name a
+// static route; a route
+// registered after the Static that matches the path wins over it, since
+// the Static serves only files that exist. A Static registered right
+// after a Use of the same prefix joins that Use route in Fiber, and is
+// then no route the adapter can see: register it elsewhere.
 //
 // Header names are matched in any case, as HTTP says, also in an app with
 // DisableHeaderNormalizing (where Fiber's own lookups are exact).

@@ -1,6 +1,7 @@
 package fibermw
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -46,15 +47,50 @@ func matchedRoute(c *fiber.Ctx) string {
 	if !cfg.StrictRouting && len(path) > 1 {
 		path = strings.TrimRight(path, "/") // as Fiber's own detection path
 	}
+	var files *fiber.Route
 	for _, r := range stack[min(i+1, len(stack)):] {
-		if mayMatch(&cfg, r.Path, path) && fiber.RoutePatternMatch(path, r.Path, cfg) {
+		if !mayMatch(&cfg, r.Path, path) {
+			continue
+		}
+		if len(r.Params) == 0 && static(app, &cfg, r) {
+			// Matched by prefix, as Fiber does (mayMatch is that test for
+			// a pattern without parameters); it serves the request only
+			// if the file exists, so a later route that matches wins.
+			if files == nil {
+				files = r
+			}
+			continue
+		}
+		if fiber.RoutePatternMatch(path, r.Path, cfg) {
 			return r.Path
 		}
+	}
+	if files != nil {
+		return staticPattern(files.Path)
 	}
 	if wild(own.Path) && fiber.RoutePatternMatch(path, own.Path, cfg) {
 		return own.Path
 	}
 	return ""
+}
+
+// static reports whether r is a route app.Static registered: Fiber lists
+// that one route under both GET and HEAD, where app.Get registers a route
+// for each method, and app.Use a copy for each.
+func static(app *fiber.App, cfg *fiber.Config, r *fiber.Route) bool {
+	return slices.Contains(methodStack(app, cfg, fiber.MethodGet), r) &&
+		slices.Contains(methodStack(app, cfg, fiber.MethodHead), r)
+}
+
+// staticPattern names the files app.Static serves under prefix as Gin and
+// Echo name a static route, "/static/*" ("/*" for "/"): not the prefix
+// alone, which a route of its own may have ("/" under app.Static("/",
+// dir)), and whose key the requests for missing files must not spend.
+func staticPattern(prefix string) string {
+	if prefix == "/" {
+		return "/*"
+	}
+	return prefix + "/*"
 }
 
 // covers reports whether route, which has parameters but neither a

@@ -3,6 +3,8 @@ package fibermw_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
@@ -79,4 +81,40 @@ func TestRouteOfWildcardRoute(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status(http.MethodGet, "/files/a/b"))
 	assert.Equal(t, http.StatusTooManyRequests, status(http.MethodGet, "/files/a"))
 	assert.Equal(t, []string{"route:GET /files/*", "route:GET /files/*"}, *keys)
+}
+
+// Files app.Static serves under app.Use have a route of their own, the
+// static prefix: a flood of 404s elsewhere does not spend their quota, nor
+// they that of the 404s. A static prefix "/" does not take the key of a
+// route registered at "/".
+func TestRouteStaticUnderUse(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.js"), []byte("x"), 0o600))
+	ok := func(c *fiber.Ctx) error { return c.SendString("ok\n") }
+	t.Run("prefix", func(t *testing.T) {
+		status, keys := routeKeyed(t, func(app *fiber.App, limit fiber.Handler) {
+			app.Use(limit)
+			app.Static("/static", dir)
+			app.Get("/", ok)
+		})
+		assert.Equal(t, http.StatusNotFound, status(http.MethodGet, "/nope"))
+		assert.Equal(t, http.StatusOK, status(http.MethodGet, "/static/app.js"), "not the 404s' quota")
+		assert.Equal(t, http.StatusTooManyRequests, status(http.MethodHead, "/static/app.js"), "HEAD spends GET's quota")
+		assert.Equal(t, http.StatusOK, status(http.MethodGet, "/"))
+		u := "route:GET (unmatched)"
+		assert.Equal(t, []string{u, "route:GET /static/*", "route:GET /static/*", "route:GET /"}, *keys)
+	})
+	t.Run("root", func(t *testing.T) {
+		status, keys := routeKeyed(t, func(app *fiber.App, limit fiber.Handler) {
+			app.Use(limit)
+			app.Get("/", ok) // between the two: a Static at the Use's own prefix joins the Use route
+			app.Static("/", dir)
+			app.Get("/items/:id", ok)
+		})
+		assert.Equal(t, http.StatusOK, status(http.MethodGet, "/app.js"))
+		assert.Equal(t, http.StatusTooManyRequests, status(http.MethodGet, "/nope"), "no file: the static route's 404")
+		assert.Equal(t, http.StatusOK, status(http.MethodGet, "/"), "the route at / keeps its quota")
+		assert.Equal(t, http.StatusOK, status(http.MethodGet, "/items/1"), "a route wins over the static prefix")
+		assert.Equal(t, []string{"route:GET /*", "route:GET /*", "route:GET /", "route:GET /items/:id"}, *keys)
+	})
 }
