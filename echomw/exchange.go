@@ -68,8 +68,8 @@ func (x *exchange) RouteMatch() (string, bool) {
 	return p, p == ""
 }
 
-// lookup routes the request as Echo does, on a context of its own, so c
-// is left as it is.
+// lookup routes the request as Echo does, on a context of its own taken
+// from Echo's pool, so c is left as it is.
 func (x *exchange) lookup() string {
 	if x.looked {
 		return x.found
@@ -84,9 +84,12 @@ func (x *exchange) lookup() string {
 	if hr, ok := e.Routers()[r.Host]; ok {
 		router = hr // the router of a virtual host (e.Host)
 	}
-	scratch := e.NewContext(r, nil)
+	scratch := e.AcquireContext()
+	scratch.Reset(r, nil)
 	router.Find(r.Method, echo.GetPath(r), scratch)
 	x.found = scratch.Path()
+	scratch.Reset(nil, nil) // the pool keeps no request
+	e.ReleaseContext(scratch)
 	return x.found
 }
 
