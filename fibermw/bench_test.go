@@ -83,6 +83,7 @@ func BenchmarkUseMount(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				ctx.Response.Reset()
+				ctx.ResetUserValues() // as fasthttp does per request
 				h(&ctx)
 			}
 		})

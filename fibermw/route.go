@@ -16,8 +16,9 @@ import (
 // its own by covers): then the routes registered after it, for the
 // request's method, are matched against the path in the order Fiber
 // itself tries them, and the first full match is the answer. That
-// costs a scan of those routes per request; mount the middleware on each
-// route to avoid it. When nothing matches (a 404 or 405 to be), the
+// costs a scan of those routes per request (made once: its answer is kept
+// in the request's locals for the key func, the hook and a second call);
+// mount the middleware on each route to avoid it. When nothing matches (a 404 or 405 to be), the
 // answer is "": the mount prefix is no route of the request, and a real
 // route registered at it ("/" under app.Use) must not share its key with
 // every unknown path.
@@ -38,7 +39,23 @@ func matchedRoute(c *fiber.Ctx) string {
 	if samePath(&cfg, own.Path, c.Path()) || covers(own, c.Path()) {
 		return own.Path
 	}
-	stack := methodStack(app, &cfg, c.Method())
+	key := scanned{own}
+	if p, ok := c.Locals(key).(string); ok {
+		return p
+	}
+	p := scan(c, app, &cfg, own)
+	c.Locals(key, p)
+	return p
+}
+
+// scanned is the key of the locals under which matchedRoute keeps the
+// answer of its scan for the mount own: a type of this package, so no
+// other key equals it.
+type scanned struct{ own *fiber.Route }
+
+// scan matches the path against the routes registered after own.
+func scan(c *fiber.Ctx, app *fiber.App, cfg *fiber.Config, own *fiber.Route) string {
+	stack := methodStack(app, cfg, c.Method())
 	i := 0
 	for i < len(stack) && stack[i] != own {
 		i++
@@ -49,10 +66,10 @@ func matchedRoute(c *fiber.Ctx) string {
 	}
 	var files *fiber.Route
 	for _, r := range stack[min(i+1, len(stack)):] {
-		if !mayMatch(&cfg, r.Path, path) {
+		if !mayMatch(cfg, r.Path, path) {
 			continue
 		}
-		if len(r.Params) == 0 && static(app, &cfg, r) {
+		if len(r.Params) == 0 && static(app, cfg, r) {
 			// Matched by prefix, as Fiber does (mayMatch is that test for
 			// a pattern without parameters); it serves the request only
 			// if the file exists, so a later route that matches wins.
@@ -61,14 +78,14 @@ func matchedRoute(c *fiber.Ctx) string {
 			}
 			continue
 		}
-		if fiber.RoutePatternMatch(path, r.Path, cfg) {
+		if fiber.RoutePatternMatch(path, r.Path, *cfg) {
 			return r.Path
 		}
 	}
 	if files != nil {
 		return staticPattern(files.Path)
 	}
-	if wild(own.Path) && fiber.RoutePatternMatch(path, own.Path, cfg) {
+	if wild(own.Path) && fiber.RoutePatternMatch(path, own.Path, *cfg) {
 		return own.Path
 	}
 	return ""
