@@ -54,14 +54,22 @@ func (x *exchange) Route() string {
 	return x.lookup()
 }
 
-// Unmatched reports a request no route matches (a 404 or 405 to be): its
-// c.Path() is "", and Echo's router finds no route for it either.
-func (x *exchange) Unmatched() bool {
-	return x.c.Path() == "" && x.c.Echo() != nil && x.lookup() == ""
+// RouteMatch is Route, and whether no route matches the request (a 404 or
+// 405 to be): its c.Path() is "", and Echo's router finds no route for it
+// either.
+func (x *exchange) RouteMatch() (string, bool) {
+	if p := x.c.Path(); p != "" {
+		return p, false
+	}
+	if x.c.Echo() == nil {
+		return "", false
+	}
+	p := x.lookup()
+	return p, p == ""
 }
 
-// lookup routes the request as Echo does, on a context of its own, so c
-// is left as it is.
+// lookup routes the request as Echo does, on a context of its own taken
+// from Echo's pool, so c is left as it is.
 func (x *exchange) lookup() string {
 	if x.looked {
 		return x.found
@@ -76,9 +84,12 @@ func (x *exchange) lookup() string {
 	if hr, ok := e.Routers()[r.Host]; ok {
 		router = hr // the router of a virtual host (e.Host)
 	}
-	scratch := e.NewContext(r, nil)
+	scratch := e.AcquireContext()
+	scratch.Reset(r, nil)
 	router.Find(r.Method, echo.GetPath(r), scratch)
 	x.found = scratch.Path()
+	scratch.Reset(nil, nil) // the pool keeps no request
+	e.ReleaseContext(scratch)
 	return x.found
 }
 

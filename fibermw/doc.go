@@ -27,8 +27,19 @@
 // route "", not the mount prefix, and keyfuncs.Route keys it as
 // "route:GET (unmatched)", one key per method for all such requests, so a
 // flood of unknown paths never spends the quota of a route registered at
-// the prefix. Files served by app.Static are no route the adapter can
-// match: under app.Use they are keyed as unmatched too.
+// the prefix. The adapter cannot tell a mount from a route of the same
+// pattern, so two kinds of request are keyed by the mount's pattern, one
+// key for all of them: a request for the mount's own path ("/api" under
+// app.Group("/api", limit), "/api/v1" under "/api/:version"), and, under
+// a mount whose pattern has a wildcard or an optional parameter
+// ("/files/*"), a request no later route matches.
+//
+// Files served by app.Static("/static", dir) have the route "/static/*"
+// ("/*" for a prefix "/"), as Gin and Echo name a static route; a route
+// registered after the Static that matches the path wins over it, since
+// the Static serves only files that exist. A Static registered right
+// after a Use of the same prefix joins that Use route in Fiber, and is
+// then no route the adapter can see: register it elsewhere.
 //
 // Header names are matched in any case, as HTTP says, also in an app with
 // DisableHeaderNormalizing (where Fiber's own lookups are exact).

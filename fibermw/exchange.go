@@ -43,10 +43,14 @@ func (x *exchange) Method() string {
 func (x *exchange) Path() string  { return string(x.ctx().Request().URI().Path()) }
 func (x *exchange) Route() string { return matchedRoute(x.ctx()) }
 
-// Unmatched reports a request no route matches: one whose route is "".
-// Fiber always has a route for the middleware (its own, or the mount's),
-// so "" only comes from a scan that found no route for the request.
-func (x *exchange) Unmatched() bool { return matchedRoute(x.ctx()) == "" }
+// RouteMatch is Route, and whether no route matches the request, from one
+// scan of the routes. Fiber always has a route for the middleware (its
+// own, or the mount's), so "" only comes from a scan that found no route
+// for the request.
+func (x *exchange) RouteMatch() (string, bool) {
+	p := matchedRoute(x.ctx())
+	return p, p == ""
+}
 
 func (x *exchange) Header(name string) string {
 	c := x.ctx()

@@ -27,9 +27,13 @@ func (x *exchange) RemoteAddr() string                { return x.c.Request.Remot
 func (x *exchange) Context() context.Context          { return x.c.Request.Context() }
 func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.c.Writer.Header(), name, value) }
 
-// Unmatched reports a request no route matches. Gin runs middleware after
-// routing, and for such a request (a 404 or 405) FullPath is "".
-func (x *exchange) Unmatched() bool { return x.c.FullPath() == "" }
+// RouteMatch is Route, and whether no route matches the request. Gin runs
+// middleware after routing, and for such a request (a 404 or 405)
+// FullPath is "".
+func (x *exchange) RouteMatch() (string, bool) {
+	p := x.c.FullPath()
+	return p, p == ""
+}
 
 func (x *exchange) Send(status int, body []byte) {
 	x.c.Writer.WriteHeader(status)

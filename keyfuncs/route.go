@@ -25,9 +25,15 @@ import "net/http"
 // ServeMux pattern without a method hands every method to its handler, so
 // a client must not be able to mint a fresh quota per invented method.
 func Route(r Request) (string, error) {
-	p := r.Route()
+	var p string
+	var unmatched bool
+	if m, ok := r.(routeMatcher); ok {
+		p, unmatched = m.RouteMatch()
+	} else {
+		p = r.Route()
+	}
 	if p == "" {
-		if u, ok := r.(unmatchedRequest); ok && u.Unmatched() {
+		if unmatched {
 			p = unmatchedRoute
 		} else {
 			p = r.Path()
@@ -42,13 +48,15 @@ func Route(r Request) (string, error) {
 // "*" or empty), so it spells neither.
 const unmatchedRoute = "(unmatched)"
 
-// unmatchedRequest is a Request whose adapter can tell that no route
-// matches the request, as opposed to not knowing the route.
-type unmatchedRequest interface {
-	// Unmatched reports whether the router found no route for the
-	// request; Route is then "". It is false when the adapter cannot
-	// tell.
-	Unmatched() bool
+// routeMatcher is a Request whose adapter can tell that no route matches
+// the request, as opposed to not knowing the route. One call answers both
+// questions, so an adapter whose lookup is costly (Fiber's scan of its
+// routes under app.Use) makes it once.
+type routeMatcher interface {
+	// RouteMatch returns what Route returns, and unmatched true when the
+	// router found no route for the request (the pattern is then "").
+	// Unmatched is false when the adapter cannot tell.
+	RouteMatch() (pattern string, unmatched bool)
 }
 
 // routeMethod is the method as Route keys it: HEAD as GET, another method

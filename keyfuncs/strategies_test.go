@@ -198,7 +198,7 @@ type unmatchedRequest struct {
 	unmatched bool
 }
 
-func (r unmatchedRequest) Unmatched() bool { return r.unmatched }
+func (r unmatchedRequest) RouteMatch() (string, bool) { return r.Route(), r.unmatched }
 
 // Requests no route matches share one key per method, which no pattern and
 // no path spells; a request whose adapter cannot tell keeps the path.
@@ -224,6 +224,28 @@ func TestRouteUnmatched(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// lookupCounter counts the route lookups of its adapter, whichever method
+// makes them.
+type lookupCounter struct {
+	*keytest.Request
+	lookups int
+}
+
+func (r *lookupCounter) Route() string              { r.lookups++; return "" }
+func (r *lookupCounter) Unmatched() bool            { r.lookups++; return true }
+func (r *lookupCounter) RouteMatch() (string, bool) { r.lookups++; return "", true }
+
+// Route asks the adapter once for the route and whether one matches: the
+// lookup can be a scan of the app's routes (Fiber under app.Use), and a
+// flood of unknown paths must not pay it twice.
+func TestRouteLooksUpOnce(t *testing.T) {
+	r := &lookupCounter{Request: &keytest.Request{MethodValue: "GET", PathValue: "/nope"}}
+	got, err := keyfuncs.Route(r)
+	require.NoError(t, err)
+	assert.Equal(t, "route:GET (unmatched)", got)
+	assert.Equal(t, 1, r.lookups)
 }
 
 func TestCompose(t *testing.T) {

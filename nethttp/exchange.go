@@ -3,6 +3,7 @@ package nethttp
 import (
 	"context"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 
@@ -63,6 +64,9 @@ func (x *exchange) Route() string {
 	p := x.r.Pattern
 	if x.mux != nil {
 		_, p = x.mux.Handler(x.r)
+		if x.r.Method == http.MethodConnect && p == cleanPath(x.r.URL.Path)+"/" {
+			p = "" // a redirect's path, not a pattern: see cleanPath
+		}
 	}
 	if i := strings.IndexAny(p, " \t"); i >= 0 {
 		p = strings.TrimLeft(p[i:], " \t")
@@ -71,6 +75,30 @@ func (x *exchange) Route() string {
 	return p
 }
 
-// Unmatched reports a request no route of the wrapped ServeMux matches (a
-// 404 or 405 to be). Around any other handler the middleware cannot tell.
-func (x *exchange) Unmatched() bool { return x.mux != nil && x.Route() == "" }
+// RouteMatch is Route, and whether no route of the wrapped ServeMux
+// matches the request (a 404 or 405 to be). Around any other handler the
+// middleware cannot tell.
+func (x *exchange) RouteMatch() (string, bool) {
+	p := x.Route()
+	return p, x.mux != nil && p == ""
+}
+
+// cleanPath is the cleaned path net/http's ServeMux redirects with. For a
+// CONNECT request whose path matches a pattern only with a slash added
+// ("/users/1" and "/users/{id}/"), the mux reports where it redirects
+// (cleanPath of the path, and "/") in place of a pattern: taken as the
+// route, that would give every path a key of its own. The request is
+// answered by the redirect, as one no route matches.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}

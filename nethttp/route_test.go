@@ -92,3 +92,30 @@ func TestRouteAroundNestedServeMux(t *testing.T) {
 	}
 	assert.Equal(t, []string{"route:GET /api/items/{id}", "route:GET /api/orders/{id}", "route:GET (unmatched)"}, keys)
 }
+
+// A CONNECT request with a path one slash short of a subtree pattern with
+// a wildcard is redirected by the mux, which reports the redirect's path
+// (not a pattern) for CONNECT alone: it must not become the route, or a
+// client would mint a fresh key per path.
+func TestRouteOfConnectRedirect(t *testing.T) {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.FixedWindow)})
+	require.NoError(t, err)
+	var keys []string
+	limit, err := nethttp.New(l, ratewindow.WithKeyFunc(keyfuncs.Route),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/users/{id}/", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	h := limit(mux)
+	status := func(path string) int {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodConnect, path, nil))
+		return w.Code
+	}
+	assert.Equal(t, http.StatusTemporaryRedirect, status("/users/1"))
+	assert.Equal(t, http.StatusTooManyRequests, status("/users/2"), "an invented path is no fresh quota")
+	assert.Equal(t, http.StatusTooManyRequests, status("/users/3%2F"), "nor an escaped slash")
+	assert.Equal(t, http.StatusOK, status("/users/1/"), "the route keeps its own quota")
+	u := "route:CONNECT (unmatched)"
+	assert.Equal(t, []string{u, u, u, "route:CONNECT /users/{id}/"}, keys)
+}

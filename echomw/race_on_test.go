@@ -1,0 +1,5 @@
+//go:build race
+
+package echomw
+
+const raceEnabled = true
