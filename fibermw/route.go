@@ -15,13 +15,13 @@ import (
 // the mount prefix ("/", "/api", or "/api/:version", told from a route of
 // its own by covers): then the routes registered after it, for the
 // request's method, are matched against the path in the order Fiber
-// itself tries them, and the first full match is the answer. That
-// costs a scan of those routes per request (made once: its answer is kept
-// in the request's locals for the key func, the hook and a second call);
-// mount the middleware on each route to avoid it. When nothing matches (a 404 or 405 to be), the
-// answer is "": the mount prefix is no route of the request, and a real
-// route registered at it ("/" under app.Use) must not share its key with
-// every unknown path.
+// itself tries them, and the first full match is the answer. That costs
+// a scan of those routes per request (made once: its answer is kept in the
+// request's locals for the key func, the hook and a second call); mount
+// the middleware on each route to avoid it. When nothing matches (a 404
+// or 405 to be), the answer is "": the mount prefix is no route of the
+// request, and a real route registered at it ("/" under app.Use) must not
+// share its key with every unknown path.
 //
 // A pattern with a wildcard or an optional part ("/files/*",
 // "/api/:version?") matches paths of any length, whether it is a route's
