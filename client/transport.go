@@ -244,8 +244,12 @@ func rewind(req *http.Request) (*http.Request, error) {
 }
 
 // drain reads a little of a response that will not be returned, so its
-// connection can be reused, and closes it.
+// connection can be reused, and closes it. A base RoundTripper may leave
+// Body nil for an empty body (http.Client tolerates it).
 func drain(resp *http.Response) {
+	if resp.Body == nil {
+		return
+	}
 	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
 	_ = resp.Body.Close()
 }
