@@ -25,14 +25,11 @@ type state struct {
 	inflight int64
 	reads    uint64
 	// probe is open while one request goes ahead of the others to learn
-	// what a used-up quota holds after its reset (or after a block): the
-	// others hold until it is closed, by that request's answer, or until
-	// probeUntil (on the real clock, as the holds' timers are). probeNext
-	// makes the next request a probe: a block has passed, or a probe
-	// failed.
+	// what a used-up quota holds after its reset: the others hold until
+	// it is closed, by that request's answer, or until probeUntil (on the
+	// real clock, as the holds' timers are).
 	probe      chan struct{}
 	probeUntil time.Time
-	probeNext  bool
 }
 
 // ticket is what reserve tells a request: go now (the zero ticket), go
@@ -54,7 +51,7 @@ type ticket struct {
 // sliding window frees it gradually, and after a denial's reset there
 // may be room for just one request). So one request goes first and the
 // others wait for its answer, rather than all going at once into a 429.
-// The same holds when a Retry-After block passes with nothing known.
+// A block counts as a used-up quota that resets when the block ends.
 func (s *state) reserve(now time.Time, probeWait time.Duration) ticket {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -70,9 +67,6 @@ func (s *state) reserve(now time.Time, probeWait time.Duration) ticket {
 		s.known = false
 	}
 	if !s.known {
-		if s.probeNext {
-			return s.startProbe(probeWait)
-		}
 		return ticket{}
 	}
 	if s.remaining > 0 {
@@ -86,7 +80,6 @@ func (s *state) reserve(now time.Time, probeWait time.Duration) ticket {
 }
 
 func (s *state) startProbe(probeWait time.Duration) ticket {
-	s.probeNext = false
 	s.probe = make(chan struct{})
 	s.probeUntil = time.Now().Add(probeWait)
 	return ticket{probe: s.probe}
@@ -139,7 +132,6 @@ func (s *state) done(q quota, ok bool, now time.Time, reads uint64, probe chan s
 	if !ok {
 		return
 	}
-	s.probeNext = false
 	crossed := s.reads != reads
 	s.reads++
 	remaining := max(q.remaining-s.inflight, 0)
@@ -152,29 +144,30 @@ func (s *state) done(q quota, ok bool, now time.Time, reads uint64, probe chan s
 }
 
 // failed records a request that got no response (the probe, when probe is
-// not nil): the next request goes ahead in its place.
+// not nil): the quota is as unknown as before, and the next request goes
+// ahead in the probe's place.
 func (s *state) failed(probe chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.inflight--
 	if probe != nil && probe == s.probe {
 		s.endProbe()
-		s.probeNext = true
 	}
 }
 
-// block holds every request with this key back until now+d. What was
-// known of the quota no longer holds (the server refused); unless the
-// response's own fields say more, the first request sent after the block
-// goes ahead of the others.
+// block holds every request with this key back until now+d. The server
+// refused: unless the response's own fields say more, nothing is left
+// until the block ends, and the first request sent after it goes ahead of
+// the others.
 func (s *state) block(now time.Time, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if until := now.Add(d); until.After(s.blockedUntil) {
 		s.blockedUntil = until
 	}
-	s.known = false
-	s.probeNext = true
+	s.known = true
+	s.remaining = 0
+	s.resetAt = s.blockedUntil
 }
 
 // Forgetting keys. A transport may talk to any number of hosts (a crawler,
