@@ -32,7 +32,8 @@
 // (delta-seconds or an HTTP-date; without one, after the announced reset,
 // else an exponential backoff from half a second), within the retry budget
 // ([WithMaxRetries], 3 by default). With pacing on, Retry-After also holds
-// back every other request with the same key until it has passed.
+// back every other request with the same key until it has passed (unless
+// it is longer than [WithMaxWait]: no request waits for that).
 //
 // Jitter. Every wait is stretched by a random share of up to 5% ([WithJitter]),
 // so clients told the same time do not all come back at once.

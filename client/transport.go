@@ -69,8 +69,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		told := false
 		if limited {
 			// The block is in place before the requests holding for
-			// a probe are let go.
-			if wait, told = parseRetryAfter(resp.Header, now); told {
+			// a probe are let go. One longer than MaxWait is waited
+			// for by no request: remembered, it would only send every
+			// later one unpaced until it ended.
+			if wait, told = parseRetryAfter(resp.Header, now); told && wait <= t.cfg.maxWait {
 				st.block(now, wait)
 			}
 		}
