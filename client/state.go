@@ -37,7 +37,7 @@ type state struct {
 type ticket struct {
 	wait  time.Duration
 	probe chan struct{} // this request is the probe
-	hold  chan struct{} // the probe to wait for, at most until holdUntil
+	hold  chan struct{} // the probe to wait for, at most until until
 	until time.Time
 }
 
@@ -62,7 +62,8 @@ func (s *state) reserve(now time.Time, probeWait time.Duration) ticket {
 		if time.Now().Before(s.probeUntil) {
 			return ticket{hold: s.probe, until: s.probeUntil}
 		}
-		// The probe is overdue: stop holding, and go on what is known.
+		// The probe is overdue: stop holding, and let requests go
+		// through until a response says more.
 		s.endProbe()
 		s.known = false
 	}
