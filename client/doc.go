@@ -15,7 +15,13 @@
 // (remaining reaches 0) the next request waits for the reset the server
 // announced, and a millisecond more (a server counting in milliseconds may
 // round the reset down by that much), before it is sent, so a caller that
-// stays within the limit never sees a 429 at all. The transport reads every dialect in use:
+// stays within the limit never sees a 429 at all. When a used-up quota's
+// reset passes, or a Retry-After, the transport cannot know how much quota
+// came back: one request goes first, and the others with its key hold
+// until its response says (at most a second, MaxWait, or half the time
+// left before their deadline), so they do not all go out at once into
+// 429s. A key seen for the first time knows nothing: its first requests
+// go out at once. The transport reads every dialect in use:
 //
 //	RateLimit: "default";r=25;t=5          (draft-08 and later; the most restrictive policy wins)
 //	RateLimit: limit=100, remaining=25, reset=5   (draft-07)
@@ -26,7 +32,8 @@
 // (delta-seconds or an HTTP-date; without one, after the announced reset,
 // else an exponential backoff from half a second), within the retry budget
 // ([WithMaxRetries], 3 by default). With pacing on, Retry-After also holds
-// back every other request with the same key until it has passed.
+// back every other request with the same key until it has passed (unless
+// it is longer than [WithMaxWait]: no request waits for that).
 //
 // Jitter. Every wait is stretched by a random share of up to 5% ([WithJitter]),
 // so clients told the same time do not all come back at once.

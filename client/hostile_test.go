@@ -28,9 +28,9 @@ func TestAbsurdWaitIsNotWaitedFor(t *testing.T) {
 			resp := do(t, c, request(t, ctx, "GET", url, nil))
 			assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 			assert.Equal(t, int64(1), srv.calls.Load(), "a wait of centuries is not retried at once")
-			// The next request is held back by that wait: it is sent at
-			// once, since the wait does not fit, and neither spins nor
-			// times out.
+			// The next request is sent at once, since the wait does not
+			// fit (or, a Retry-After, is not remembered), and neither
+			// spins nor times out.
 			resp = do(t, c, request(t, ctx, "GET", url, nil))
 			assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 			assert.Equal(t, int64(2), srv.calls.Load())

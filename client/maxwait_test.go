@@ -55,3 +55,31 @@ func TestMaxWaitBoundsTheServersWait(t *testing.T) {
 	require.GreaterOrEqual(t, (*waits)[1], time.Second+resetMargin)
 	require.Equal(t, int64(3), calls.Load())
 }
+
+// A Retry-After far beyond MaxWait (a Unix time sent as a delta, say) is
+// waited for by no request, and is not remembered either: it would hold
+// every later request of the key past MaxWait, so each would go out at
+// once, and pacing on what the server says next would never resume.
+func TestAbsurdRetryAfterIsForgotten(t *testing.T) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1732460000")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("RateLimit", `"p";r=0;t=1`)
+	}))
+	defer srv.Close()
+	tr, err := New(nil, WithJitter(0))
+	require.NoError(t, err)
+	waits := fakeTime(tr)
+	c := &http.Client{Transport: tr}
+	for i, want := range []int{http.StatusTooManyRequests, http.StatusOK, http.StatusOK} {
+		resp, err := c.Get(srv.URL)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Equal(t, want, resp.StatusCode, "request %d", i)
+	}
+	require.Equal(t, []time.Duration{time.Second + resetMargin}, *waits, "the third request waits for the reset the second was told")
+}

@@ -14,6 +14,9 @@ const (
 	defaultMaxRetries = 3
 	defaultMaxWait    = time.Minute
 	defaultJitter     = 0.05
+	// defaultProbeWait bounds how long requests hold for the answer to
+	// a probe (see state.reserve) before they are sent anyway.
+	defaultProbeWait = time.Second
 )
 
 // Option configures the round tripper New returns.
@@ -26,6 +29,7 @@ type config struct {
 	nonIdempotent bool
 	pace          bool
 	key           func(*http.Request) string
+	probeWait     time.Duration
 
 	// now and sleep are time.Now and a timer wait; tests replace them
 	// with a fake clock.
@@ -34,7 +38,7 @@ type config struct {
 }
 
 func defaults() config {
-	return config{maxRetries: defaultMaxRetries, maxWait: defaultMaxWait, jitter: defaultJitter, pace: true, key: hostKey, now: time.Now, sleep: sleep}
+	return config{maxRetries: defaultMaxRetries, maxWait: defaultMaxWait, jitter: defaultJitter, pace: true, key: hostKey, probeWait: defaultProbeWait, now: time.Now, sleep: sleep}
 }
 
 // hostKey shares state between requests to the same host and port.

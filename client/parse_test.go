@@ -103,21 +103,26 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 // update records a response, as one request's sent and done would.
-func (s *state) update(q quota, now time.Time) { s.done(q, true, now, s.sent()) }
+func (s *state) update(q quota, now time.Time) { s.done(q, true, now, s.sent(), nil) }
+
+// wait is how long reserve tells a request to wait.
+func (s *state) wait(now time.Time) time.Duration { return s.reserve(now, defaultProbeWait).wait }
 
 func TestStateReserve(t *testing.T) {
 	var s state
-	assert.Zero(t, s.reserve(now), "unknown quota: go")
+	assert.Zero(t, s.wait(now), "unknown quota: go")
 	s.update(quota{remaining: 2, reset: 10 * time.Second}, now)
-	assert.Zero(t, s.reserve(now))
-	assert.Zero(t, s.reserve(now))
-	assert.Equal(t, 7*time.Second+resetMargin, s.reserve(now.Add(3*time.Second)), "used up: wait for the reset, and the margin")
-	assert.Equal(t, resetMargin, s.reserve(now.Add(10*time.Second)), "the reset is not passed before the margin")
-	assert.Zero(t, s.reserve(now.Add(10*time.Second+resetMargin)), "reset passed: unknown again")
+	assert.Zero(t, s.wait(now))
+	assert.Zero(t, s.wait(now))
+	assert.Equal(t, 7*time.Second+resetMargin, s.wait(now.Add(3*time.Second)), "used up: wait for the reset, and the margin")
+	assert.Equal(t, resetMargin, s.wait(now.Add(10*time.Second)), "the reset is not passed before the margin")
+	tk := s.reserve(now.Add(10*time.Second+resetMargin), defaultProbeWait)
+	assert.NotNil(t, tk.probe, "reset passed: one request goes first")
+	s.done(quota{remaining: 4, reset: 10 * time.Second}, true, now.Add(11*time.Second), s.sent(), tk.probe)
 	s.block(now, time.Minute)
-	assert.Equal(t, 30*time.Second, s.reserve(now.Add(30*time.Second)))
+	assert.Equal(t, 30*time.Second, s.wait(now.Add(30*time.Second)))
 	s.block(now, time.Second)
-	assert.Equal(t, 30*time.Second, s.reserve(now.Add(30*time.Second)), "a shorter block never shortens a longer one")
+	assert.Equal(t, 30*time.Second, s.wait(now.Add(30*time.Second)), "a shorter block never shortens a longer one")
 }
 
 // Whatever a server sends, reading it never panics and never yields a
@@ -178,7 +183,7 @@ func TestStatesForgetIdleKeys(t *testing.T) {
 		ss.get("again-"+strconv.Itoa(i), at)
 	}
 	assert.Same(t, s, ss.get("busy", at))
-	assert.Positive(t, s.reserve(at))
+	assert.Positive(t, s.wait(at))
 }
 
 // Sweeps run while other goroutines take and update states: no race, and
@@ -194,7 +199,7 @@ func TestStatesSweepConcurrently(t *testing.T) {
 			for i := range 5000 {
 				at = at.Add(50 * time.Millisecond)
 				s := ss.get(strconv.Itoa(g)+"-"+strconv.Itoa(i%2500), at)
-				s.reserve(at)
+				s.wait(at)
 				s.update(quota{remaining: 1, reset: time.Second}, at)
 			}
 		}()

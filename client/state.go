@@ -24,29 +24,72 @@ type state struct {
 	// yet; reads counts the responses whose fields were read.
 	inflight int64
 	reads    uint64
+	// probe is open while one request goes ahead of the others to learn
+	// what a used-up quota holds after its reset: the others hold until
+	// it is closed, by that request's answer, or until probeUntil (on the
+	// real clock, as the holds' timers are).
+	probe      chan struct{}
+	probeUntil time.Time
 }
 
-// reserve takes one unit of the known quota, or reports how long to wait
-// before asking again. Once resetAt passes the quota is unknown again and
-// requests go through until a response says more.
-func (s *state) reserve(now time.Time) time.Duration {
+// ticket is what reserve tells a request: go now (the zero ticket), go
+// now as the probe, wait, or hold until the probe is answered.
+type ticket struct {
+	wait  time.Duration
+	probe chan struct{} // this request is the probe
+	hold  chan struct{} // the probe to wait for, at most until until
+	until time.Time
+}
+
+// reserve takes one unit of the known quota, or tells the request to
+// wait, or to go ahead as the probe, or to hold until the probe is
+// answered; now is on the transport's clock, probeWait bounds a probe.
+//
+// Once resetAt passes, the units left are still there (a reset only
+// brings more) and are taken; when none are left, how many the reset
+// brought is unknown: a server need not restore the whole quota (a
+// sliding window frees it gradually, and after a denial's reset there
+// may be room for just one request). So one request goes first and the
+// others wait for its answer, rather than all going at once into a 429.
+// A block counts as a used-up quota that resets when the block ends.
+func (s *state) reserve(now time.Time, probeWait time.Duration) ticket {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if now.Before(s.blockedUntil) {
-		return s.blockedUntil.Sub(now)
+		return ticket{wait: s.blockedUntil.Sub(now)}
+	}
+	if s.probe != nil {
+		if time.Now().Before(s.probeUntil) {
+			return ticket{hold: s.probe, until: s.probeUntil}
+		}
+		// The probe is overdue: stop holding, and let requests go
+		// through until a response says more.
+		s.endProbe()
+		s.known = false
 	}
 	if !s.known {
-		return 0
+		return ticket{}
 	}
-	if !now.Before(s.resetAt) {
-		s.known = false
-		return 0
+	if s.remaining > 0 {
+		s.remaining--
+		return ticket{}
 	}
-	if s.remaining <= 0 {
-		return s.resetAt.Sub(now)
+	if now.Before(s.resetAt) {
+		return ticket{wait: s.resetAt.Sub(now)}
 	}
-	s.remaining--
-	return 0
+	return s.startProbe(probeWait)
+}
+
+func (s *state) startProbe(probeWait time.Duration) ticket {
+	s.probe = make(chan struct{})
+	s.probeUntil = time.Now().Add(probeWait)
+	return ticket{probe: s.probe}
+}
+
+// endProbe releases the requests holding for the probe.
+func (s *state) endProbe() {
+	close(s.probe)
+	s.probe = nil
 }
 
 // resetMargin is added to every announced reset. Servers count time in
@@ -66,18 +109,27 @@ func (s *state) sent() uint64 {
 	return s.reads
 }
 
-// done records the end of a request sent when reads responses had been
-// read: its response, received at now, said q (when ok), or it failed.
+// done records the response to a request sent when reads responses had
+// been read (the probe, when probe is not nil): received at now, it said
+// q (when ok).
 //
 // The server counted the requests it answered before this one, not those
 // still on their way to it: the quota the transport keeps is q less the
 // other requests with this key still in flight. If another response was
 // read since this request was sent, the two crossed on the way and either
 // may be the newer: q then only ever lowers the count.
-func (s *state) done(q quota, ok bool, now time.Time, reads uint64) {
+func (s *state) done(q quota, ok bool, now time.Time, reads uint64, probe chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.inflight--
+	if probe != nil && probe == s.probe {
+		s.endProbe()
+		if !ok {
+			// The server says nothing of its limit: requests go
+			// through until a response says more.
+			s.known = false
+		}
+	}
 	if !ok {
 		return
 	}
@@ -92,13 +144,31 @@ func (s *state) done(q quota, ok bool, now time.Time, reads uint64) {
 	s.resetAt = now.Add(q.reset).Add(resetMargin)
 }
 
-// block holds every request with this key back until now+d.
+// failed records a request that got no response (the probe, when probe is
+// not nil): the quota is as unknown as before, and the next request goes
+// ahead in the probe's place.
+func (s *state) failed(probe chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight--
+	if probe != nil && probe == s.probe {
+		s.endProbe()
+	}
+}
+
+// block holds every request with this key back until now+d. The server
+// refused: unless the response's own fields say more, nothing is left
+// until the block ends, and the first request sent after it goes ahead of
+// the others.
 func (s *state) block(now time.Time, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if until := now.Add(d); until.After(s.blockedUntil) {
 		s.blockedUntil = until
 	}
+	s.known = true
+	s.remaining = 0
+	s.resetAt = s.blockedUntil
 }
 
 // Forgetting keys. A transport may talk to any number of hosts (a crawler,

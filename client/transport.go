@@ -47,8 +47,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	start := t.cfg.now()
 	st := t.states.get(t.cfg.key(req), start)
+	var probe chan struct{}
 	if t.cfg.pace {
-		if err := t.pace(ctx, st, start); err != nil {
+		var err error
+		if probe, err = t.pace(ctx, st, start); err != nil {
 			closeBody(req)
 			return nil, err
 		}
@@ -57,21 +59,33 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	for attempt := 0; ; attempt++ {
 		if err != nil {
-			st.done(quota{}, false, time.Time{}, reads)
+			st.failed(probe)
 			return nil, err
 		}
 		now := t.cfg.now()
 		q, hasQuota := parseQuota(resp.Header, now)
-		st.done(q, hasQuota, now, reads)
-		if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		limited := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
+		var wait time.Duration
+		told := false
+		if limited {
+			// The block is in place before the requests holding for
+			// a probe are let go. One longer than MaxWait is waited
+			// for by no request: remembered, it would only send every
+			// later one unpaced until it ended.
+			if wait, told = parseRetryAfter(resp.Header, now); told && wait <= t.cfg.maxWait {
+				st.block(now, wait)
+			}
+		}
+		st.done(q, hasQuota, now, reads, probe)
+		probe = nil
+		if !limited {
 			return resp, nil
 		}
-		wait, told := parseRetryAfter(resp.Header, now)
-		if told {
-			st.block(now, wait)
-		} else if hasQuota && q.remaining == 0 && q.reset > 0 {
+		switch {
+		case told:
+		case hasQuota && q.remaining == 0 && q.reset > 0:
 			wait = q.reset
-		} else {
+		default:
 			wait = backoffBase << min(attempt, 16)
 		}
 		if attempt >= t.cfg.maxRetries || !t.replayable(req) {
@@ -92,7 +106,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if t.cfg.pace {
-			if err := t.pace(ctx, st, t.cfg.now()); err != nil {
+			if probe, err = t.pace(ctx, st, t.cfg.now()); err != nil {
 				closeBody(next)
 				return nil, err
 			}
@@ -105,24 +119,61 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // pace waits until st has quota for one more request, asking first at
 // now. A wait that does not fit (longer than MaxWait, or past the
 // context's deadline) is skipped: the request goes out and the server
-// answers for itself.
-func (t *transport) pace(ctx context.Context, st *state, now time.Time) error {
+// answers for itself. It returns the probe when the request is to go
+// ahead of the others with its key.
+func (t *transport) pace(ctx context.Context, st *state, now time.Time) (chan struct{}, error) {
 	for {
-		wait := st.reserve(now)
-		if wait <= 0 {
-			return nil
-		}
-		// What the server asked for: the wait, less the margin added
-		// to a reset.
-		asked := wait - resetMargin
-		wait = t.jitter(wait)
-		if !t.fits(ctx, asked, wait) {
-			return nil
-		}
-		if err := t.cfg.sleep(ctx, wait); err != nil {
-			return err
+		tk := st.reserve(now, t.cfg.probeWait)
+		switch {
+		case tk.probe != nil:
+			return tk.probe, nil
+		case tk.hold != nil:
+			again, err := t.hold(ctx, tk)
+			if err != nil || !again {
+				return nil, err
+			}
+		case tk.wait <= 0:
+			return nil, nil
+		default:
+			// What the server asked for: the wait, less the margin
+			// added to a reset.
+			asked := tk.wait - resetMargin
+			wait := t.jitter(tk.wait)
+			if !t.fits(ctx, asked, wait) {
+				return nil, nil
+			}
+			if err := t.cfg.sleep(ctx, wait); err != nil {
+				return nil, err
+			}
 		}
 		now = t.cfg.now()
+	}
+}
+
+// hold waits for the answer to the probe of tk, at most until the probe
+// is overdue, MaxWait, or half the time left before the context's
+// deadline, whichever comes first. It reports whether to ask again (the
+// probe was answered, or is overdue) rather than send at once.
+func (t *transport) hold(ctx context.Context, tk ticket) (bool, error) {
+	d := time.Until(tk.until)
+	if d <= 0 {
+		return true, nil
+	}
+	d = min(d, t.cfg.maxWait)
+	if dl, ok := ctx.Deadline(); ok {
+		if d = min(d, time.Until(dl)/2); d <= 0 {
+			return false, nil
+		}
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-tk.hold:
+		return true, nil
+	case <-timer.C:
+		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
 	}
 }
 
@@ -195,8 +246,12 @@ func rewind(req *http.Request) (*http.Request, error) {
 }
 
 // drain reads a little of a response that will not be returned, so its
-// connection can be reused, and closes it.
+// connection can be reused, and closes it. A base RoundTripper may leave
+// Body nil for an empty body (http.Client tolerates it).
 func drain(resp *http.Response) {
+	if resp.Body == nil {
+		return
+	}
 	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
 	_ = resp.Body.Close()
 }

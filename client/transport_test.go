@@ -411,3 +411,24 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A base RoundTripper may answer with a nil Body (net/http's Client reads
+// it as an empty one, as test fakes rely on): a 429 so answered is
+// retried, not a panic.
+func TestNilBodyIsRetried(t *testing.T) {
+	var calls atomic.Int32
+	tr, err := client.New(roundTripFunc(func(*http.Request) (*http.Response, error) {
+		h := http.Header{}
+		if calls.Add(1) == 1 {
+			h.Set("Retry-After", "0")
+			return &http.Response{StatusCode: http.StatusTooManyRequests, Header: h}, nil
+		}
+		return &http.Response{StatusCode: http.StatusOK, Header: h}, nil
+	}))
+	require.NoError(t, err)
+	resp, err := (&http.Client{Transport: tr}).Do(request(t, context.Background(), "GET", "http://127.0.0.1:1/", nil))
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, int32(2), calls.Load())
+}
