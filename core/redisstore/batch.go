@@ -84,7 +84,7 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 		reply, err = s.evalAlone(ctx, sc, r, n)
 		if s.cluster && !s.slotMap.Load() && (err == nil || isReply(err)) {
 			// Redis answered, so the cluster client has its slot map.
-			s.slotMap.Store(true)
+			s.findSlots(ctx)
 		}
 		return reply, err
 	}
@@ -204,7 +204,7 @@ func (s *Store) master(ctx context.Context, key string) (*redis.Client, error) {
 		return nil, err
 	}
 	if !s.slotMap.Load() {
-		s.slotMap.Store(true)
+		s.findSlots(ctx)
 	}
 	return node, nil
 }
@@ -304,7 +304,7 @@ func (s *Store) dropStalled(b *batcher, answers uint64, took time.Duration) {
 func (s *Store) send(b *batcher, batch []*request) {
 	if len(batch) == 1 {
 		r := batch[0]
-		r.reply, r.err = s.runRetried(r.ctx, r.sc, r.args[:4+r.n])
+		r.reply, r.err = s.runRetried(r.ctx, r.keys[0], r.sc, r.args[:4+r.n])
 		return
 	}
 	ctx, cancel := batchContext(batch)
@@ -350,7 +350,7 @@ func (s *Store) sendScript(ctx context.Context, batch []*request) {
 	for _, r := range batch {
 		args = append(args, r.args[3+r.n])
 	}
-	reply, err := s.runRetried(ctx, batchLua, args)
+	reply, err := s.runRetried(ctx, "", batchLua, args)
 	if err != nil {
 		for _, r := range batch {
 			r.err = err
@@ -419,7 +419,7 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 			continue
 		}
 		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
-			r.reply, r.err = s.runRetried(ctx, r.sc, r.args[:4+r.n])
+			r.reply, r.err = s.runRetried(ctx, r.keys[0], r.sc, r.args[:4+r.n])
 			continue
 		}
 		s.lostNode(r.err)
