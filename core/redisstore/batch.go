@@ -392,10 +392,13 @@ func splitReply(r *request, reply string) (string, error) {
 }
 
 // pipelineTo runs reqs as one pipeline of each request's own script call
-// on the master node. A request that meets NOSCRIPT or an answer worth
-// retrying (see retryable: MOVED, ASK and TRYAGAIN while a slot moves) is
-// run again on its own, through the cluster client, which follows
-// redirects.
+// on the master node. If some meet NOSCRIPT (the node lost its scripts: a
+// restart or a SCRIPT FLUSH, and connections that do not load them as
+// ClientOptions' do), they are sent again in one more pipeline that loads
+// the scripts first, not one round trip each. A request that still meets
+// NOSCRIPT, or meets an answer worth retrying (see retryable: MOVED, ASK
+// and TRYAGAIN while a slot moves), is run again on its own, through the
+// cluster client, which follows redirects.
 //
 // The pipeline goes through the master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
@@ -403,8 +406,40 @@ func splitReply(r *request, reply string) (string, error) {
 // does), and a master's client lets the store follow each request on its
 // own.
 func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*request) {
+	pipelineOnce(ctx, node, reqs, false)
+	var lost []*request
+	for _, r := range reqs {
+		if r.err != nil && redis.HasErrorPrefix(r.err, "NOSCRIPT") {
+			lost = append(lost, r)
+		}
+	}
+	if len(lost) > 0 {
+		pipelineOnce(ctx, node, lost, true)
+	}
+	for _, r := range reqs {
+		if r.err == nil {
+			continue
+		}
+		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
+			r.reply, r.err = s.runRetried(ctx, r.keys[0], r.sc, r.args[:4+r.n])
+			continue
+		}
+		s.lostNode(r.err)
+		r.err = classify(r.err)
+	}
+}
+
+// pipelineOnce sends reqs' script calls to node in one pipeline, after a
+// SCRIPT LOAD of every script if load is set, and sets each request's
+// reply and error.
+func pipelineOnce(ctx context.Context, node *redis.Client, reqs []*request, load bool) {
 	cmds := make([]*redis.StringCmd, len(reqs))
 	pipe := node.Pipeline()
+	if load {
+		for _, sc := range scripts {
+			pipe.ScriptLoad(ctx, sc.src.(string))
+		}
+	}
 	for i, r := range reqs {
 		args := r.args[:4+r.n]
 		args[0], args[1] = "evalsha", r.sc.sha
@@ -415,15 +450,6 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 	_, _ = pipe.Exec(ctx)
 	for i, r := range reqs {
 		r.reply, r.err = cmds[i].Result()
-		if r.err == nil {
-			continue
-		}
-		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
-			r.reply, r.err = s.runRetried(ctx, r.keys[0], r.sc, r.args[:4+r.n])
-			continue
-		}
-		s.lostNode(r.err)
-		r.err = classify(r.err)
 	}
 }
 
