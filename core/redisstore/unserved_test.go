@@ -175,12 +175,12 @@ func TestSlotWithoutMasterNotedAtFirstAnswer(t *testing.T) {
 	delSlots(t, admins, first, last)
 	done := make(chan error, 1)
 	go func() {
-		c, cancel := context.WithTimeout(ctx, time.Second)
+		c, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
 		_, err := s.Take(c, lost[0], ps, 1, time.Now())
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return rs.Domain(lost[0]) == "no master" }, 500*time.Millisecond, time.Millisecond,
+	require.Eventually(t, func() bool { return rs.Domain(lost[0]) == "no master" }, 1500*time.Millisecond, time.Millisecond,
 		"the slot is noted at the first answer, while the call still retries")
 	select {
 	case err := <-done:
@@ -194,7 +194,7 @@ func TestSlotWithoutMasterNotedAtFirstAnswer(t *testing.T) {
 			}
 		}
 		return true
-	}, 500*time.Millisecond, time.Millisecond, "the slots that lost their master with it are noted too")
+	}, 1500*time.Millisecond, time.Millisecond, "the slots that lost their master with it are noted too")
 	for _, k := range kept {
 		require.Equal(t, owner, rs.Domain(k), "a slot its master kept")
 	}
