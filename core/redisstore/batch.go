@@ -84,7 +84,7 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 		reply, err = s.evalAlone(ctx, sc, r, n)
 		if s.cluster && !s.slotMap.Load() && (err == nil || isReply(err)) {
 			// Redis answered, so the cluster client has its slot map.
-			s.slotMap.Store(true)
+			s.findSlots(ctx)
 		}
 		return reply, err
 	}
@@ -204,7 +204,7 @@ func (s *Store) master(ctx context.Context, key string) (*redis.Client, error) {
 		return nil, err
 	}
 	if !s.slotMap.Load() {
-		s.slotMap.Store(true)
+		s.findSlots(ctx)
 	}
 	return node, nil
 }
@@ -304,7 +304,7 @@ func (s *Store) dropStalled(b *batcher, answers uint64, took time.Duration) {
 func (s *Store) send(b *batcher, batch []*request) {
 	if len(batch) == 1 {
 		r := batch[0]
-		r.reply, r.err = s.runRetried(r.ctx, r.sc, r.args[:4+r.n])
+		r.reply, r.err = s.runRetried(r.ctx, r.keys[0], r.sc, r.args[:4+r.n])
 		return
 	}
 	ctx, cancel := batchContext(batch)
@@ -350,7 +350,7 @@ func (s *Store) sendScript(ctx context.Context, batch []*request) {
 	for _, r := range batch {
 		args = append(args, r.args[3+r.n])
 	}
-	reply, err := s.runRetried(ctx, batchLua, args)
+	reply, err := s.runRetried(ctx, "", batchLua, args)
 	if err != nil {
 		for _, r := range batch {
 			r.err = err
@@ -392,10 +392,13 @@ func splitReply(r *request, reply string) (string, error) {
 }
 
 // pipelineTo runs reqs as one pipeline of each request's own script call
-// on the master node. A request that meets NOSCRIPT or an answer worth
-// retrying (see retryable: MOVED, ASK and TRYAGAIN while a slot moves) is
-// run again on its own, through the cluster client, which follows
-// redirects.
+// on the master node. If some meet NOSCRIPT (the node lost its scripts: a
+// restart or a SCRIPT FLUSH, and connections that do not load them as
+// ClientOptions' do), they are sent again in one more pipeline that loads
+// the scripts first, not one round trip each. A request that still meets
+// NOSCRIPT, or meets an answer worth retrying (see retryable: MOVED, ASK
+// and TRYAGAIN while a slot moves), is run again on its own, through the
+// cluster client, which follows redirects.
 //
 // The pipeline goes through the master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
@@ -403,8 +406,40 @@ func splitReply(r *request, reply string) (string, error) {
 // does), and a master's client lets the store follow each request on its
 // own.
 func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*request) {
+	pipelineOnce(ctx, node, reqs, false)
+	var lost []*request
+	for _, r := range reqs {
+		if r.err != nil && redis.HasErrorPrefix(r.err, "NOSCRIPT") {
+			lost = append(lost, r)
+		}
+	}
+	if len(lost) > 0 {
+		pipelineOnce(ctx, node, lost, true)
+	}
+	for _, r := range reqs {
+		if r.err == nil {
+			continue
+		}
+		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
+			r.reply, r.err = s.runRetried(ctx, r.keys[0], r.sc, r.args[:4+r.n])
+			continue
+		}
+		s.lostNode(r.err)
+		r.err = classify(r.err)
+	}
+}
+
+// pipelineOnce sends reqs' script calls to node in one pipeline, after a
+// SCRIPT LOAD of every script if load is set, and sets each request's
+// reply and error.
+func pipelineOnce(ctx context.Context, node *redis.Client, reqs []*request, load bool) {
 	cmds := make([]*redis.StringCmd, len(reqs))
 	pipe := node.Pipeline()
+	if load {
+		for _, sc := range scripts {
+			pipe.ScriptLoad(ctx, sc.src.(string))
+		}
+	}
 	for i, r := range reqs {
 		args := r.args[:4+r.n]
 		args[0], args[1] = "evalsha", r.sc.sha
@@ -415,15 +450,6 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 	_, _ = pipe.Exec(ctx)
 	for i, r := range reqs {
 		r.reply, r.err = cmds[i].Result()
-		if r.err == nil {
-			continue
-		}
-		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
-			r.reply, r.err = s.runRetried(ctx, r.sc, r.args[:4+r.n])
-			continue
-		}
-		s.lostNode(r.err)
-		r.err = classify(r.err)
 	}
 }
 

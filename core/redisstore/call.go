@@ -92,7 +92,7 @@ func appendArgs(b []byte, now, cost int64, charge, serverTime bool, policies []c
 func (s *Store) evalAlone(ctx context.Context, sc *script, r *request, n int) (string, error) {
 	args := r.args[:4+n]
 	if s.inline(ctx) {
-		reply, err := s.runRetried(ctx, sc, args)
+		reply, err := s.runRetried(ctx, r.keys[0], sc, args)
 		return reply, withContext(ctx, err)
 	}
 	type result struct {
@@ -101,7 +101,7 @@ func (s *Store) evalAlone(ctx context.Context, sc *script, r *request, n int) (s
 	}
 	done := make(chan result, 1)
 	go func() {
-		reply, err := s.runRetried(ctx, sc, args)
+		reply, err := s.runRetried(ctx, r.keys[0], sc, args)
 		done <- result{reply, err}
 	}()
 	select {

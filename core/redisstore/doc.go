@@ -189,6 +189,7 @@
 // a Cluster master that is lost opens the circuit breaker of its own keys
 // only: Domain names each key's master, and resilient keeps a breaker per
 // master. The keys of a slot that no master serves have a domain of their
-// own, "no master", so their failures open no healthy master's breaker. docs/redis.md in the repository has the measured behaviour
+// own, "no master", so their failures open no healthy master's breaker
+// (see Store.Domain). docs/redis.md in the repository has the measured behaviour
 // during outages, failover and resharding.
 package redisstore

@@ -1,9 +1,12 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -17,17 +20,21 @@ const noMaster = "no master"
 // key's slot, the master whose queue and round trips key's calls use (see
 // Batching); "" on any other client, one domain for the whole Redis. On a
 // Cluster it is "" too until a call of the store has found the client's
-// slot map, so Domain never waits for Redis; after that it reads the map
-// as the client has it at the moment, so a key's domain follows its slot
-// when the slot moves to another master. It allocates nothing for a key
-// that is its own hash tag (see Keys).
+// slot map (and read which slots no master serves, see below), so Domain
+// never waits for Redis; after that it reads the map as the client has it
+// at the moment, so a key's domain follows its slot when the slot moves to
+// another master. It allocates nothing for a key that is its own hash tag
+// (see Keys).
 //
-// A slot that no master serves (its master was forgotten, or its slots
-// deleted, with no replica to take over) has the domain "no master" from
-// the moment Redis answers a call for it that the slot is not served
-// until a call for it succeeds again: the cluster client would name a
-// random node for it, and its keys' failures would open the breakers of
-// healthy masters. Its calls are sent alone, not queued behind a master.
+// A slot that no master serves (a cluster still assigning its slots, a
+// master forgotten or its slots deleted, with no replica to take over)
+// has the domain "no master" until a call for it succeeds again: the
+// cluster client names a random node for such a slot, and its keys'
+// failures would open the breakers of healthy masters. The store learns
+// those slots from CLUSTER SLOTS, which it reads once it finds the slot
+// map and again whenever Redis first answers a call that its slot is not
+// served (at that first answer, not once the call's retries end). Calls
+// for such a slot are sent alone, not queued behind a master.
 func (s *Store) Domain(key string) string {
 	if !s.cluster || !s.slotMap.Load() {
 		return ""
@@ -43,9 +50,10 @@ func (s *Store) Domain(key string) string {
 	return node.Options().Addr
 }
 
-// noteSlot records what the answer to a call for key (err nil: a
-// decision) says about key's slot: whether Redis answered that no master
-// serves it, or that it is served again.
+// noteSlot records what an answer to a call for key (err nil: a
+// decision) says about key's slot: that no master serves it, or that it
+// is served again. A slot newly found without a master has most likely
+// lost it with others (a master's slots): the store reads which.
 func (s *Store) noteSlot(key string, err error) {
 	switch {
 	case err == nil:
@@ -53,8 +61,76 @@ func (s *Store) noteSlot(key string, err error) {
 			s.unserved.remove(keySlot(key))
 		}
 	case redis.HasErrorPrefix(err, "CLUSTERDOWN Hash slot not served"):
-		s.unserved.add(keySlot(key))
+		if s.unserved.add(keySlot(key)) {
+			s.readSlots()
+		}
 	}
+}
+
+// findSlots is called when a call finds that the cluster client has its
+// slot map: the first time, it reads which slots no master serves before
+// Domain names any master (it sets slotMap once the read is done, or has
+// failed). It waits for the read at most until ctx is done; the read goes
+// on without it, for at most a second.
+func (s *Store) findSlots(ctx context.Context) {
+	if s.slotMap.Load() || !s.finding.CompareAndSwap(false, true) {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = s.markUnassigned(rctx)
+		s.slotMap.Store(true)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// readSlots reads again, in the background, which slots no master
+// serves. One read runs at a time; a request while one runs makes it read
+// once more (s.slotReads counts them).
+func (s *Store) readSlots() {
+	if s.slotReads.Add(1) != 1 {
+		return
+	}
+	go func() {
+		for {
+			n := s.slotReads.Load()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_ = s.markUnassigned(ctx)
+			cancel()
+			if s.slotReads.CompareAndSwap(n, 0) {
+				return
+			}
+		}
+	}()
+}
+
+// markUnassigned adds to s.unserved every slot that CLUSTER SLOTS shows
+// without a master. A slot leaves the set when a call for it succeeds
+// (noteSlot), never here: a call is what shows that the cluster client
+// has a master for it too.
+func (s *Store) markUnassigned(ctx context.Context) error {
+	ranges, err := s.client.(*redis.ClusterClient).ClusterSlots(ctx).Result()
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(ranges, func(a, b redis.ClusterSlot) int { return cmp.Compare(a.Start, b.Start) })
+	next := 0 // the first slot no range seen so far covers
+	for _, r := range ranges {
+		for slot := next; slot < min(r.Start, slots); slot++ {
+			s.unserved.add(slot)
+		}
+		next = max(next, r.End+1)
+	}
+	for slot := next; slot < slots; slot++ {
+		s.unserved.add(slot)
+	}
+	return nil
 }
 
 // slotSet is a set of cluster slots, safe for concurrent use; holds costs
@@ -67,11 +143,14 @@ type slotSet struct {
 // slots is the number of hash slots of a Redis Cluster.
 const slots = 16384
 
-func (u *slotSet) add(slot int) {
+// add adds slot to the set and reports whether it was not in it.
+func (u *slotSet) add(slot int) bool {
 	mask := uint64(1) << (slot % 64)
-	if u.bits[slot/64].Or(mask)&mask == 0 {
-		u.n.Add(1)
+	if u.bits[slot/64].Or(mask)&mask != 0 {
+		return false
 	}
+	u.n.Add(1)
+	return true
 }
 
 func (u *slotSet) remove(slot int) {

@@ -19,6 +19,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/breakertest"
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
@@ -78,24 +79,6 @@ func TestDomain(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = s.Domain("user-1") }))
 }
 
-// hookLog records the changes WithOnStateChange reports.
-type hookLog struct {
-	mu  sync.Mutex
-	got []string
-}
-
-func (h *hookLog) record(from, to resilient.State) {
-	h.mu.Lock()
-	h.got = append(h.got, from.String()+"->"+to.String())
-	h.mu.Unlock()
-}
-
-func (h *hookLog) list() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]string(nil), h.got...)
-}
-
 // Behind resilient.New, a Cluster master that stops answering opens only
 // its own keys' breaker: the keys of the other masters keep getting
 // decisions from Redis, never ErrCircuitOpen nor the fallback, while
@@ -116,7 +99,7 @@ func TestStalledMasterOpensOnlyItsBreaker(t *testing.T) {
 		}
 	}
 	var tripped, failed [3]atomic.Int64 // fallback decisions: breaker open, primary error
-	var hook hookLog
+	var hook breakertest.Log
 	s, err := resilient.New(rs, resilient.WithFallback(1),
 		resilient.WithOnFallback(func(key string, cause error) {
 			if errors.Is(cause, resilient.ErrCircuitOpen) {
@@ -125,7 +108,7 @@ func TestStalledMasterOpensOnlyItsBreaker(t *testing.T) {
 				failed[masterOf[key]].Add(1)
 			}
 		}),
-		resilient.WithOnStateChange(hook.record))
+		resilient.WithOnStateChange(hook.Record))
 	require.NoError(t, err)
 	for _, ks := range keys { // the client learns the slot map
 		for _, k := range ks {
@@ -140,7 +123,6 @@ func TestStalledMasterOpensOnlyItsBreaker(t *testing.T) {
 	resumed := time.Now().Add(pause)
 
 	var decided [3]atomic.Int64
-	var opened, closedAfterOpen atomic.Bool
 	end := time.Now().Add(1500 * time.Millisecond)
 	take := func(k string) {
 		c, cancel := context.WithTimeout(ctx, time.Second)
@@ -165,19 +147,7 @@ func TestStalledMasterOpensOnlyItsBreaker(t *testing.T) {
 			}
 		})
 	}
-	wg.Go(func() { // State while the master is stalled
-		for time.Now().Before(end) {
-			switch s.State() {
-			case resilient.Open:
-				opened.Store(true)
-			case resilient.Closed:
-				if opened.Load() {
-					closedAfterOpen.Store(true)
-				}
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	})
+	seen := breakertest.Watch(&wg, s, end) // State while the master is stalled
 	wg.Wait()
 
 	healthy := decided[1].Load() + decided[2].Load()
@@ -189,10 +159,10 @@ func TestStalledMasterOpensOnlyItsBreaker(t *testing.T) {
 	assert.LessOrEqual(t, 100*(failed[1].Load()+failed[2].Load()), healthy, "at most one healthy call in 100 failed")
 	assert.Greater(t, healthy, int64(500))
 	assert.Positive(t, tripped[0].Load(), "the stalled master's keys tripped its breaker")
-	assert.True(t, opened.Load(), "State reported Open")
-	assert.False(t, closedAfterOpen.Load(), "State did not report Closed while the master was stalled")
-	require.NotEmpty(t, hook.list())
-	assert.Equal(t, "closed->open", hook.list()[0])
+	assert.True(t, seen.Opened(), "State reported Open")
+	assert.False(t, seen.ClosedAfterOpen(), "State did not report Closed while the master was stalled")
+	require.NotEmpty(t, hook.List())
+	assert.Equal(t, "closed->open", hook.List()[0])
 
 	// The master answers again: its keys' next probe closes the breaker.
 	time.Sleep(time.Until(resumed))
@@ -202,7 +172,7 @@ func TestStalledMasterOpensOnlyItsBreaker(t *testing.T) {
 		}
 		return s.State() == resilient.Closed
 	}, 10*time.Second, 20*time.Millisecond)
-	got := hook.list()
+	got := hook.List()
 	assert.Equal(t, "half-open->closed", got[len(got)-1])
 	for _, c := range got[:len(got)-1] {
 		assert.NotEqual(t, "half-open->closed", c, "State closed only once the master answered: %v", got)

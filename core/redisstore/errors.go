@@ -68,26 +68,28 @@ const (
 
 // runRetried runs sc for args, and runs it again on a retryable answer
 // (see retry). A script is atomic and runs only where all its keys are, so
-// an answer that asks to retry means nothing was charged.
-func (s *Store) runRetried(ctx context.Context, sc *script, args []any) (string, error) {
+// an answer that asks to retry means nothing was charged. key is the first
+// key of args ("" for a batch script, which has no slot).
+func (s *Store) runRetried(ctx context.Context, key string, sc *script, args []any) (string, error) {
 	reply, err := sc.run(ctx, s.client, args)
 	if err == nil {
 		return reply, nil
 	}
-	err = s.retry(ctx, err, func() error {
+	err = s.retry(ctx, key, err, func() error {
 		reply, err = sc.run(ctx, s.client, args)
 		return err
 	})
 	return reply, err
 }
 
-// retry takes err, the failure of a command's first attempt, and makes
-// further attempts with again while the answer is retryable (see
+// retry takes err, the failure of a command's first attempt on key, and
+// makes further attempts with again while the answer is retryable (see
 // retryable), until one succeeds, ctx is done or the retry budget is
 // spent. It returns the last attempt's error, classified. A MOVED or ASK
 // answer to a client that cannot follow redirects is a configuration
-// error, never retried.
-func (s *Store) retry(ctx context.Context, err error, again func() error) error {
+// error, never retried. An answer that key's slot is not served is noted
+// at once (see Domain), while the attempts go on.
+func (s *Store) retry(ctx context.Context, key string, err error, again func() error) error {
 	if !retryable(err) {
 		if !s.cluster && redis.HasErrorPrefix(err, "CROSSSLOT") {
 			// Only a cluster node checks slots: a batch of keys of
@@ -108,6 +110,9 @@ func (s *Store) retry(ctx context.Context, err error, again func() error) error 
 	}
 	wait := retryMin
 	for retryable(err) && time.Now().Add(wait).Before(giveUp) {
+		if s.cluster {
+			s.noteSlot(key, err)
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

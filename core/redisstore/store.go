@@ -33,8 +33,13 @@ type Store struct {
 	// prunes counts the batchers nodes gained since pruneNodes last
 	// started a pass; it is not 0 while pruneNodes runs.
 	prunes atomic.Int64
-	// slotMap is set once the cluster client has a slot map (see Domain).
-	slotMap atomic.Bool
+	// slotMap is set once the cluster client has a slot map and the store
+	// has read which slots no master serves (see Domain); finding is set
+	// while the first call that found the map reads them (findSlots).
+	slotMap, finding atomic.Bool
+	// slotReads counts the requests to read those slots again since the
+	// current read started; it is not 0 while one runs (readSlots).
+	slotReads atomic.Int64
 	// unserved holds the slots Redis answered that no master serves (see
 	// Domain).
 	unserved slotSet
@@ -106,7 +111,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 	err := s.call(ctx, func(ctx context.Context) error {
 		del := func() error { return s.client.Del(ctx, keys...).Err() }
 		if err := del(); err != nil {
-			return s.retry(ctx, err, del)
+			return s.retry(ctx, keys[0], err, del)
 		}
 		return nil
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/breakertest"
 )
 
 // TestLostMasterOpensOnlyItsBreaker kills one master of three behind
@@ -52,8 +53,7 @@ func TestLostMasterOpensOnlyItsBreaker(t *testing.T) {
 		nodeOf[key] = n
 	}
 	var tripped, failed, decided [3]atomic.Int64
-	var mu sync.Mutex
-	var changes []string
+	var changes breakertest.Log
 	store, err := resilient.New(rs, resilient.WithFallback(1), resilient.WithOpenInterval(200*time.Millisecond),
 		resilient.WithOnFallback(func(key string, cause error) {
 			if errors.Is(cause, resilient.ErrCircuitOpen) {
@@ -62,11 +62,7 @@ func TestLostMasterOpensOnlyItsBreaker(t *testing.T) {
 				failed[nodeOf[key]].Add(1)
 			}
 		}),
-		resilient.WithOnStateChange(func(from, to resilient.State) {
-			mu.Lock()
-			changes = append(changes, from.String()+"->"+to.String())
-			mu.Unlock()
-		}))
+		resilient.WithOnStateChange(changes.Record))
 	require.NoError(t, err)
 	ps := []core.Policy{core.Per(1_000_000, time.Hour).Using(core.FixedWindow)}
 	take := func(key string) {
@@ -85,7 +81,6 @@ func TestLostMasterOpensOnlyItsBreaker(t *testing.T) {
 	require.Equal(t, resilient.Closed, store.State())
 
 	nodes[2].stop()
-	var opened, closedAfterOpen atomic.Bool
 	end := time.Now().Add(1500 * time.Millisecond)
 	var wg sync.WaitGroup
 	for g := range 8 { // the lost master's keys
@@ -103,19 +98,7 @@ func TestLostMasterOpensOnlyItsBreaker(t *testing.T) {
 			}
 		})
 	}
-	wg.Go(func() {
-		for time.Now().Before(end) {
-			switch store.State() {
-			case resilient.Open:
-				opened.Store(true)
-			case resilient.Closed:
-				if opened.Load() {
-					closedAfterOpen.Store(true)
-				}
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	})
+	seen := breakertest.Watch(&wg, store, end)
 	wg.Wait()
 
 	healthy := decided[0].Load() + decided[1].Load()
@@ -132,8 +115,8 @@ func TestLostMasterOpensOnlyItsBreaker(t *testing.T) {
 	// for slack. Without a breaker for it, every call of 1.5 s would.
 	const reachedBound = 5 + 8 + 2*(1500/200+1)
 	assert.LessOrEqual(t, failed[2].Load(), int64(reachedBound), "the lost master is probed once per open interval")
-	assert.True(t, opened.Load(), "State reported Open")
-	assert.False(t, closedAfterOpen.Load(), "State did not report Closed while the master was lost")
+	assert.True(t, seen.Opened(), "State reported Open")
+	assert.False(t, seen.ClosedAfterOpen(), "State did not report Closed while the master was lost")
 
 	nodes[2].restart()
 	require.Eventually(t, func() bool {
@@ -142,12 +125,11 @@ func TestLostMasterOpensOnlyItsBreaker(t *testing.T) {
 		}
 		return store.State() == resilient.Closed
 	}, 15*time.Second, 20*time.Millisecond, "State closes once the master is back")
-	mu.Lock()
-	defer mu.Unlock()
-	require.NotEmpty(t, changes)
-	assert.Equal(t, "closed->open", changes[0])
-	assert.Equal(t, "half-open->closed", changes[len(changes)-1])
-	for _, c := range changes[:len(changes)-1] {
-		assert.NotEqual(t, "half-open->closed", c, "State closed only once the master was back: %v", changes)
+	got := changes.List()
+	require.NotEmpty(t, got)
+	assert.Equal(t, "closed->open", got[0])
+	assert.Equal(t, "half-open->closed", got[len(got)-1])
+	for _, c := range got[:len(got)-1] {
+		assert.NotEqual(t, "half-open->closed", c, "State closed only once the master was back: %v", got)
 	}
 }
