@@ -55,7 +55,7 @@ func mainErr(run, skip string, timeout time.Duration, list bool, out string) err
 	}
 	if list {
 		for _, m := range selected {
-			fmt.Printf("%-22s %-18s %s\n", m.Name, m.File, m.What)
+			fmt.Printf("%-24s %-18s %s\n", m.Name, m.File, m.What)
 		}
 		return nil
 	}
@@ -77,7 +77,7 @@ func mainErr(run, skip string, timeout time.Duration, list bool, out string) err
 	r := runner{tmp: tmp, gen: gen, skip: skip, timeout: timeout}
 
 	base := r.test(mutant{Name: "none"})
-	fmt.Printf("%-22s %s (%s)\n", "unmutated", base.Outcome, base.Took.Round(time.Second))
+	fmt.Printf("%-24s %s (%s)\n", "unmutated", map[bool]string{true: "pass", false: "FAIL"}[base.Outcome == outSurvived], base.Took.Round(time.Second))
 	if base.Outcome != outSurvived {
 		return fmt.Errorf("the tests fail on the unmutated scripts: %s %s", base.Outcome, base.Detail)
 	}
@@ -85,7 +85,7 @@ func mainErr(run, skip string, timeout time.Duration, list bool, out string) err
 	for _, m := range selected {
 		res := r.test(m)
 		results = append(results, res)
-		fmt.Printf("%-22s %-9s %-40s (%s)\n", m.Name, res.Outcome, res.Detail, res.Took.Round(time.Second))
+		fmt.Printf("%-24s %-9s %-40s (%s)\n", m.Name, res.Outcome, res.Detail, res.Took.Round(time.Second))
 	}
 	caught := 0
 	for _, res := range results {
