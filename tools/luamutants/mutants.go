@@ -50,6 +50,8 @@ var mutants = []mutant{
 		What: "a compact sliding-counter key expires without the slack"},
 	{Name: "kf-fixed-compact-ms", File: "keyform.lua", Old: "local full = window < 1000\n", New: "local full = window < 1\n",
 		What: "fixed windows under a second take the compact form"},
+	{Name: "kf-sliding-compact-ms", File: "keyform.lua", Old: "local full = window < 1000 or", New: "local full = window < 1 or",
+		What: "sliding counters under a second take the compact form"},
 	{Name: "kf-always-compact", File: "keyform.lua", Old: "full = now + ttl_slack / 2 < redis_ms", New: "full = false",
 		What: "the compact form even when the caller's clock is far behind Redis's"},
 	{Name: "kf-behind-2s", File: "keyform.lua", Old: "full = now + ttl_slack / 2 < redis_ms", New: "full = now + 2 * ttl_slack < redis_ms",
