@@ -192,7 +192,8 @@ var mutants = []mutant{
 	{Name: "batch-error-lost", File: "batch.lua", Old: "    m = m + 1\n    out[m] = tostring(res)", New: "    out[m + 1] = tostring(res)",
 		What: "batch: a failed request leaves no result"},
 	{Name: "batch-error-text", File: "batch.lua", Old: "if type(res) == 'table' then", New: "if false then",
-		What: "batch: a Redis error's message lost"},
+		What:       "batch: a Redis error's message lost",
+		Equivalent: "on the Redis 7.0 the tests run, pcall hands a redis.call error to the script as a string, so the branch for a table never runs there"},
 	{Name: "batch-no-slack", File: "batch.lua", Old: "local ttl_slack = 1000", New: "local ttl_slack = 0",
 		What: "batch: no slack on any expiry"},
 }
