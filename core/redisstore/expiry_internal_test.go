@@ -45,6 +45,10 @@ func TestExpiryExact(t *testing.T) {
 					ps := validate(t, core.Per(2, time.Minute).Using(alg).Named("p"))
 					key := s.keyOf("u", ps[0])
 					now := time.Now().Truncate(time.Millisecond)
+					if now.UnixMilli()%w > w-10 {
+						// The calls below span 3 ms: keep them in one window.
+						now = now.Add(-20 * time.Millisecond)
+					}
 					if behind {
 						now = now.Add(-time.Hour)
 					}
