@@ -212,3 +212,62 @@ func retimed(at func(time.Time) time.Time) core.Store {
 			return m.Peek(ctx, key, ps, cost, at(now))
 		}}
 }
+
+// logMovedWithinWindow is a memory store whose sliding logs (calls of
+// one sliding-log policy) are moved to now whenever the clock steps back
+// behind the newest request, even by less than a window: every unit is
+// kept, as one request at now, so it leaves the window earlier than the
+// requests it stands for.
+func logMovedWithinWindow() core.Store {
+	m := memory.New()
+	var mu sync.Mutex
+	newest := map[string]int64{}
+	move := func(ctx context.Context, key string, ps []core.Policy, now time.Time, take bool) {
+		if len(ps) != 1 || ps[0].Algorithm != core.SlidingLog {
+			return
+		}
+		ms := now.UnixMilli()
+		n, ok := newest[key]
+		if !ok || n <= ms {
+			return
+		}
+		if n > ms+ps[0].Window.Milliseconds() {
+			if take {
+				newest[key] = ms // the memory store moves it itself
+			}
+			return
+		}
+		p, err := m.Peek(ctx, key, ps, 1, now)
+		if err != nil || m.Reset(ctx, key, ps) != nil {
+			return
+		}
+		if count := ps[0].Limit - p.States[0].Remaining; count > 0 {
+			_, _ = m.Take(ctx, key, ps, count, now)
+		}
+		newest[key] = ms
+	}
+	return &broken{inner: m,
+		take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			move(ctx, key, ps, now, true)
+			r, err := m.Take(ctx, key, ps, cost, now)
+			if err == nil && len(ps) == 1 && r.States[0].Allowed {
+				newest[key] = max(newest[key], now.UnixMilli())
+			}
+			return r, err
+		},
+		peek: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			move(ctx, key, ps, now, false)
+			return m.Peek(ctx, key, ps, cost, now)
+		},
+		reset: func(ctx context.Context, key string, ps []core.Policy) error {
+			mu.Lock()
+			defer mu.Unlock()
+			delete(newest, key)
+			return m.Reset(ctx, key, ps)
+		},
+	}
+}

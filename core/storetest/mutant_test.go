@@ -606,6 +606,7 @@ var mutants = []struct {
 			return m.Take(ctx, key, ps, cost, now)
 		}}
 	}},
+	{"SlidingLogMovedToNowWithinAWindow", "StepBackWithinAWindow", logMovedWithinWindow},
 	{"NotAtomicForOnePolicy", "Concurrent", func() core.Store {
 		s := newPlain()
 		s.pause = func() { time.Sleep(50 * time.Microsecond) }

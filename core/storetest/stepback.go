@@ -1,0 +1,49 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+)
+
+// runStepBackWithinWindow: the clock of a sliding log steps back by less
+// than a window (another node's clock, a little behind). The log is not
+// moved: what it holds counts until each request leaves the window on the
+// stepped clock, and a request admitted behind the newest one is recorded
+// at that one's instant (the log stays in order), so it counts no shorter
+// than the requests before it. Only a step of more than a window moves the
+// log to now (see RealTimeAcrossAStepBack and ClockSteps). Every field of
+// every answer is checked: a store that moved the log to now within a
+// window answers RetryAfter and ResetAfter too short.
+func runStepBackWithinWindow(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	ps := policy(core.SlidingLog, 3, time.Second)
+	for i, st := range []step{
+		{at: 5000, cost: 1, allow: true, remain: 2, reset: 1000},
+		{at: 5400, cost: 1, allow: true, remain: 1, reset: 1000},
+		// 800 ms back, within a window of the newest (5400): recorded at
+		// 5400, so the log leaves the window at 6400.
+		{at: 4600, cost: 1, allow: true, remain: 0, reset: 1800},
+		// The oldest (5000) leaves first.
+		{at: 4600, cost: 1, allow: false, remain: 0, retry: 1400, reset: 1800},
+		{at: 5999, cost: 1, peek: true, allow: false, remain: 0, retry: 1, reset: 401},
+		{at: 6000, cost: 1, allow: true, remain: 0, reset: 1000},
+		// 5400 holds two units, the one before and the one admitted at 4600.
+		{at: 6000, cost: 1, allow: false, remain: 0, retry: 400, reset: 1000},
+		{at: 6399, cost: 2, peek: true, allow: false, remain: 0, retry: 1, reset: 601},
+		{at: 6400, cost: 2, allow: true, remain: 0, reset: 1000},
+	} {
+		call := s.Take
+		if st.peek {
+			call = s.Peek
+		}
+		r, err := call(ctx, "stepback", ps, st.cost, at(st.at))
+		require.NoError(t, err)
+		want := core.PolicyState{Allowed: st.allow, Remaining: st.remain, RetryAfter: ms(st.retry), ResetAfter: ms(st.reset)}
+		require.Equal(t, want, r.States[0], "step %d (t=%d cost=%d)", i, st.at, st.cost)
+	}
+}
