@@ -83,5 +83,7 @@
 // its counts, even when its limit changes (which is why a policy's default
 // name leaves the limit out). An invalid file changes nothing: the error
 // is logged, passed to the WithOnReload callback and returned, and the
-// same broken content is not reported again until the file changes.
+// same broken content is not reported again until the file changes. When
+// the file is put back to the running content (the edit undone), the
+// callback gets nil: the configuration in use is the file's again.
 package config

@@ -35,7 +35,9 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 
 // WithOnReload sets a callback run after every reload attempt that found
 // new content: with nil when it was applied, with the error when it was
-// rejected (the running configuration is kept). Count the errors in a
+// rejected (the running configuration is kept). A rejected file put back
+// to the running content (an edit undone) is news too: the callback gets
+// nil, so an alert raised on the error can clear. Count the errors in a
 // metric to alert on a broken file.
 func WithOnReload(f func(err error)) Option { return func(o *options) { o.onReload = f } }
 
@@ -158,7 +160,16 @@ func (s *Set) Reload() error {
 	}
 	sum := sha256.Sum256(data)
 	if sum == s.applied {
-		s.failed = false
+		if s.failed {
+			// A broken edit undone: the running configuration is the
+			// file's again, and a callback that raised an alert on the
+			// error must hear that it is over.
+			s.failed = false
+			s.opts.logger.Info("ratewindow/config: file restored to the running configuration", "path", s.path)
+			if s.opts.onReload != nil {
+				s.opts.onReload(nil)
+			}
+		}
 		return nil
 	}
 	if s.failed && sum == s.lastFailed {
