@@ -71,7 +71,8 @@
 //
 // # Reloading
 //
-// Reload (or Watch, which calls it on a timer) re-reads the file. Unchanged
+// Reload (or Watch, which calls it on a timer) re-reads the file (a file
+// larger than 16 MiB is refused unread). Unchanged
 // content is a no-op. New content is parsed and checked in full before it
 // replaces the running configuration in one atomic step, so no request
 // ever sees a half-applied file. A request in flight at that moment may

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,7 +70,7 @@ func Load(path string, opts ...Option) (*Set, error) {
 	if s.opts.logger == nil {
 		s.opts.logger = slog.Default()
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -151,7 +150,7 @@ func (s *Set) observe(r keyfuncs.Request) bool {
 func (s *Set) Reload() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	data, err := os.ReadFile(s.path)
+	data, err := readFile(s.path)
 	if err != nil {
 		err = fmt.Errorf("config: %w", err)
 		s.report(err, !s.failed || s.lastFailed != [sha256.Size]byte{})
