@@ -49,7 +49,13 @@
 //   - routes[].match: route patterns as the framework reports them
 //     (Request.Route: "/items/{id}" on net/http, "/items/:id" on Gin, Echo
 //     and Fiber). "*" matches every request no other route matches. A
-//     request no route matches is not limited.
+//     request no route matches is not limited. Matching is exact, so a
+//     pattern spelt for another framework ("/items/{id}" under Gin) or
+//     with another trailing slash matches nothing, and its route's limits
+//     never apply: only a pattern no framework can report ("search", a
+//     URL) is an error at load. Check new routes on the metrics package's
+//     ratewindow_requests_total: a route pattern counted with outcome
+//     "skipped" is one the file does not match.
 //   - routes[].key: "ip" (the client address), "header:NAME" (falls back to
 //     the client address), "bearer" (the hash of a Bearer token, falls back
 //     to the client address), "tenant" (the tenant_header value, falls back
