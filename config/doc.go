@@ -93,4 +93,10 @@
 // same broken content is not reported again until the file changes. When
 // the file is put back to the running content (the edit undone), the
 // callback gets nil: the configuration in use is the file's again.
+//
+// Replace the file by rename (or a ConfigMap's symlink swap), so a reload
+// never reads it half written; one written in place may be read half-way,
+// rejected and reported, then applied whole at the next tick. A file that
+// is valid is applied as written: a route left out of it is no longer
+// limited.
 package config
