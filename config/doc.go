@@ -54,8 +54,10 @@
 //     with another trailing slash matches nothing, and its route's limits
 //     never apply: only a pattern no framework can report ("search", a
 //     URL) is an error at load. Check new routes on the metrics package's
-//     ratewindow_requests_total: a route pattern counted with outcome
-//     "skipped" is one the file does not match.
+//     ratewindow_requests_total, whose route label is the pattern the
+//     framework reported: one the file does not match is counted with
+//     outcome "skipped", or, with a "*" route, under that route's
+//     policy names.
 //   - routes[].key: "ip" (the client address), "header:NAME" (falls back to
 //     the client address), "bearer" (the hash of a Bearer token, falls back
 //     to the client address), "tenant" (the tenant_header value, falls back
