@@ -58,3 +58,26 @@ func TestDirectoryRefused(t *testing.T) {
 	_, err = config.Load(path)
 	assert.ErrorContains(t, err, "is a directory")
 }
+
+// A file that cannot be read is reported once, and again when it fails in
+// another way: an operator told "no such file" must also hear that the
+// path has become a directory.
+func TestChangedReadErrorReported(t *testing.T) {
+	path := file(t, limits(3, "enforce", "", 100))
+	var reported []error
+	s, err := config.Load(path,
+		config.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		config.WithOnReload(func(err error) { reported = append(reported, err) }))
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(path))
+	assert.ErrorIs(t, s.Reload(), os.ErrNotExist)
+	assert.ErrorIs(t, s.Reload(), os.ErrNotExist)
+	require.Len(t, reported, 1, "the same read error, once")
+	require.NoError(t, os.Mkdir(path, 0o700))
+	err = s.Reload()
+	assert.ErrorContains(t, err, "is a directory")
+	require.Len(t, reported, 2, "another read error is news")
+	assert.Equal(t, err, reported[1])
+	require.Error(t, s.Reload())
+	assert.Len(t, reported, 2)
+}

@@ -146,15 +146,18 @@ func (s *Set) observe(r keyfuncs.Request) bool {
 // Reload re-reads the file and applies it if its content changed. An
 // invalid file (or one that cannot be read) changes nothing: the error is
 // logged and given to the WithOnReload callback once per distinct
-// content, and returned by every call while the file stays broken.
+// content (or distinct read error), and returned by every call while the
+// file stays broken.
 func (s *Set) Reload() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	data, err := readFile(s.path)
 	if err != nil {
 		err = fmt.Errorf("config: %w", err)
-		s.report(err, !s.failed || s.lastFailed != [sha256.Size]byte{})
-		s.failed, s.lastFailed = true, [sha256.Size]byte{}
+		// News unless the last attempt failed to read the file the same
+		// way: a missing file that becomes a directory is reported again.
+		s.report(err, !s.failed || s.lastFailed != [sha256.Size]byte{} || s.lastErr.Error() != err.Error())
+		s.failed, s.lastFailed, s.lastErr = true, [sha256.Size]byte{}, err
 		return err
 	}
 	sum := sha256.Sum256(data)
