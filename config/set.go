@@ -206,7 +206,8 @@ func (s *Set) report(err error, news bool) {
 // Watch calls Reload every interval until ctx is done; run it in its own
 // goroutine. The file is read and hashed on every tick, so edits in place,
 // renames over it and symlink swaps (Kubernetes ConfigMaps) are all seen.
-// A non-positive interval means one second.
+// A non-positive interval means one second. Watch returns when ctx is
+// done even if a read of the file hangs.
 func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = time.Second
@@ -218,7 +219,19 @@ func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			_ = s.Reload() // reported by Reload
+			// Reload runs apart so that a read that hangs (a named pipe
+			// without a writer, a dead network file system) cannot hold
+			// Watch past ctx: it is left to finish on its own.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_ = s.Reload() // reported by Reload
+			}()
+			select {
+			case <-done:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}
 }
