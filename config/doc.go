@@ -79,10 +79,10 @@
 //
 // # Reloading
 //
-// Reload (or Watch, which calls it on a timer) re-reads the file (a file
-// larger than 16 MiB is refused unread). Unchanged
-// content is a no-op. New content is parsed and checked in full before it
-// replaces the running configuration in one atomic step, so no request
+// Reload (or Watch, which calls it on a timer) re-reads the file; one
+// larger than 16 MiB is refused. Unchanged content is a no-op. New
+// content is parsed and checked in full before it replaces the running
+// configuration in one atomic step, so no request
 // ever sees a half-applied file. A request in flight at that moment may
 // take its key from one configuration and its limits or mode from the
 // next (the three are looked up in turn); every later request sees the

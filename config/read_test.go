@@ -14,7 +14,7 @@ import (
 	"github.com/ratewindow/ratewindow/config"
 )
 
-// A file past 16 MiB is refused unread, at Load and at Reload: a path that
+// A file past 16 MiB is refused, at Load and at Reload: a path that
 // points by mistake at a log or a device (/dev/zero) must not be read
 // whole into memory, every second, by Watch. The big file here is valid
 // JSON (a small file padded with blanks), so only the bound refuses it.
