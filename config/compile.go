@@ -92,6 +92,12 @@ func compile(f *file, store core.Store) (*compiled, error) {
 				// reports a route so, and the route would never be limited.
 				return nil, fmt.Errorf("%s.match[%d]: %q contains white space; give the pattern as the framework reports it, without the method (\"/items/{id}\")", at, j, m)
 			}
+			if m != matchAny && (!strings.Contains(m, "/") || strings.Contains(m, "://")) {
+				// "search", or a URL: every framework reports a route as a
+				// path ("/search"), on net/http perhaps after a host
+				// ("example.com/search"), never with a scheme.
+				return nil, fmt.Errorf("%s.match[%d]: %q is not a route pattern; give the path as the framework reports it (\"/search\", \"/items/{id}\") or %q", at, j, m, matchAny)
+			}
 			if k, dup := patterns[m]; dup {
 				return nil, fmt.Errorf("%s.match[%d]: %q is already matched by routes[%d]", at, j, m, k)
 			}

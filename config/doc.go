@@ -49,7 +49,15 @@
 //   - routes[].match: route patterns as the framework reports them
 //     (Request.Route: "/items/{id}" on net/http, "/items/:id" on Gin, Echo
 //     and Fiber). "*" matches every request no other route matches. A
-//     request no route matches is not limited.
+//     request no route matches is not limited. Matching is exact, so a
+//     pattern spelt for another framework ("/items/{id}" under Gin) or
+//     with another trailing slash matches nothing, and its route's limits
+//     never apply: only a pattern no framework can report ("search", a
+//     URL) is an error at load. Check new routes on the metrics package's
+//     ratewindow_requests_total, whose route label is the pattern the
+//     framework reported: one the file does not match is counted with
+//     outcome "skipped", or, with a "*" route, under that route's
+//     policy names.
 //   - routes[].key: "ip" (the client address), "header:NAME" (falls back to
 //     the client address), "bearer" (the hash of a Bearer token, falls back
 //     to the client address), "tenant" (the tenant_header value, falls back
@@ -71,9 +79,10 @@
 //
 // # Reloading
 //
-// Reload (or Watch, which calls it on a timer) re-reads the file. Unchanged
-// content is a no-op. New content is parsed and checked in full before it
-// replaces the running configuration in one atomic step, so no request
+// Reload (or Watch, which calls it on a timer) re-reads the file; one
+// larger than 16 MiB is refused. Unchanged content is a no-op. New
+// content is parsed and checked in full before it replaces the running
+// configuration in one atomic step, so no request
 // ever sees a half-applied file. A request in flight at that moment may
 // take its key from one configuration and its limits or mode from the
 // next (the three are looked up in turn); every later request sees the
@@ -83,5 +92,13 @@
 // its counts, even when its limit changes (which is why a policy's default
 // name leaves the limit out). An invalid file changes nothing: the error
 // is logged, passed to the WithOnReload callback and returned, and the
-// same broken content is not reported again until the file changes.
+// same broken content is not reported again until the file changes. When
+// the file is put back to the running content (the edit undone), the
+// callback gets nil: the configuration in use is the file's again.
+//
+// Replace the file by rename (or a ConfigMap's symlink swap), so a reload
+// never reads it half written; one written in place may be read half-way,
+// rejected and reported, then applied whole at the next tick. A file that
+// is valid is applied as written: a route left out of it is no longer
+// limited.
 package config

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,7 +34,9 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 
 // WithOnReload sets a callback run after every reload attempt that found
 // new content: with nil when it was applied, with the error when it was
-// rejected (the running configuration is kept). Count the errors in a
+// rejected (the running configuration is kept). A rejected file put back
+// to the running content (an edit undone) is news too: the callback gets
+// nil, so an alert raised on the error can clear. Count the errors in a
 // metric to alert on a broken file.
 func WithOnReload(f func(err error)) Option { return func(o *options) { o.onReload = f } }
 
@@ -69,7 +70,7 @@ func Load(path string, opts ...Option) (*Set, error) {
 	if s.opts.logger == nil {
 		s.opts.logger = slog.Default()
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -145,20 +146,32 @@ func (s *Set) observe(r keyfuncs.Request) bool {
 // Reload re-reads the file and applies it if its content changed. An
 // invalid file (or one that cannot be read) changes nothing: the error is
 // logged and given to the WithOnReload callback once per distinct
-// content, and returned by every call while the file stays broken.
+// content (or distinct read error), and returned by every call while the
+// file stays broken.
 func (s *Set) Reload() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	data, err := os.ReadFile(s.path)
+	data, err := readFile(s.path)
 	if err != nil {
 		err = fmt.Errorf("config: %w", err)
-		s.report(err, !s.failed || s.lastFailed != [sha256.Size]byte{})
-		s.failed, s.lastFailed = true, [sha256.Size]byte{}
+		// News unless the last attempt failed to read the file the same
+		// way: a missing file that becomes a directory is reported again.
+		s.report(err, !s.failed || s.lastFailed != [sha256.Size]byte{} || s.lastErr.Error() != err.Error())
+		s.failed, s.lastFailed, s.lastErr = true, [sha256.Size]byte{}, err
 		return err
 	}
 	sum := sha256.Sum256(data)
 	if sum == s.applied {
-		s.failed = false
+		if s.failed {
+			// A broken edit undone: the running configuration is the
+			// file's again, and a callback that raised an alert on the
+			// error must hear that it is over.
+			s.failed = false
+			s.opts.logger.Info("ratewindow/config: file restored to the running configuration", "path", s.path)
+			if s.opts.onReload != nil {
+				s.opts.onReload(nil)
+			}
+		}
 		return nil
 	}
 	if s.failed && sum == s.lastFailed {
@@ -193,7 +206,8 @@ func (s *Set) report(err error, news bool) {
 // Watch calls Reload every interval until ctx is done; run it in its own
 // goroutine. The file is read and hashed on every tick, so edits in place,
 // renames over it and symlink swaps (Kubernetes ConfigMaps) are all seen.
-// A non-positive interval means one second.
+// A non-positive interval means one second. Watch returns when ctx is
+// done even if a read of the file hangs.
 func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = time.Second
@@ -205,7 +219,19 @@ func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			_ = s.Reload() // reported by Reload
+			// Reload runs apart so that a read that hangs (a named pipe
+			// without a writer, a dead network file system) cannot hold
+			// Watch past ctx: it is left to finish on its own.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_ = s.Reload() // reported by Reload
+			}()
+			select {
+			case <-done:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}
 }

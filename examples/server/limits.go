@@ -20,7 +20,7 @@ const reloadEvery = time.Second
 func loadLimits(path string, store core.Store, logger *slog.Logger, reg prometheus.Registerer) (*limitconfig.Set, func(), error) {
 	reloads := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "ratewindow_config_reloads_total",
-		Help: "Reloads of the limits file that found new content, by result: applied, or rejected (the running configuration was kept).",
+		Help: "Reloads of the limits file that found new content, by result: applied (a rejected edit undone included), or rejected (the running configuration was kept).",
 	}, []string{"result"})
 	applied, rejected := reloads.WithLabelValues("applied"), reloads.WithLabelValues("rejected")
 	rules, err := limitconfig.Load(path,
