@@ -38,7 +38,10 @@ func WithLimiterFunc(f func(r keyfuncs.Request, key string) (*core.Limiter, erro
 	}
 }
 
-// WithKeyFunc sets how the key is derived (default keyfuncs.RemoteIP).
+// WithKeyFunc sets how the key is derived (default keyfuncs.RemoteIP, the
+// TCP peer address). Behind a reverse proxy or load balancer the peer is the
+// proxy, so by default every client would share one quota: key by
+// keyfuncs.NewClientIP, given your proxies' addresses, instead.
 func WithKeyFunc(f keyfuncs.KeyFunc) Option {
 	return func(c *settings) {
 		if f == nil {

@@ -38,7 +38,7 @@ func Example_netHTTP() {
 	if err != nil {
 		log.Fatal(err) // configuration errors surface here, never on a request
 	}
-	limit, err := nethttp.New(limiter) // keyed by client address
+	limit, err := nethttp.New(limiter) // keyed by peer IP (behind a proxy: NewClientIP)
 	if err != nil {
 		log.Fatal(err)
 	}

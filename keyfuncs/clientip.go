@@ -99,7 +99,8 @@ func NewClientIP(cfg ClientIPConfig) (KeyFunc, error) {
 
 // RemoteIP keys requests by the peer address only, reading no header, e.g.
 // "ip:192.0.2.1". IPv6 addresses are grouped by /64 and IPv4-mapped
-// addresses are keyed as IPv4.
+// addresses are keyed as IPv4. Behind a reverse proxy or load balancer the
+// peer is the proxy, so every client shares its key: use NewClientIP there.
 func RemoteIP(r Request) (string, error) { return remoteIP.key(r) }
 
 // remoteIP is the configuration behind RemoteIP.
