@@ -19,12 +19,14 @@ type Option func(*settings)
 type settings = options.Settings[Handler, Event]
 
 // WithLimiterFunc chooses the limiter per request with f, for example by
-// the plan of the API key that key holds: free clients on a 100/min
-// limiter, paying ones on 1000/min. f returning nil, nil uses the limiter
-// given to New; a request for which it does so while no default limiter is
-// set cannot be classified (ErrNoLimiter). Returning keyfuncs.ErrSkip lets
-// the request pass unlimited; any other error is handled like a store
-// error (fail open or closed).
+// the plan of the request's API key: free clients on a 100/min limiter,
+// paying ones on 1000/min. key is the rate-limit key the key func gave, as
+// the store sees it ("hdr:x-api-key:abc123", hashed if long): read the API
+// key itself from r (r.Header("X-API-Key")). f returning nil, nil uses the
+// limiter given to New; a request for which it does so while no default
+// limiter is set cannot be classified (ErrNoLimiter). Returning
+// keyfuncs.ErrSkip lets the request pass unlimited; any other error is
+// handled like a store error (fail open or closed).
 //
 // Limiters may share one store. Policies with the same Name, Window and
 // Algorithm share their counts, so name tier policies alike (say
