@@ -120,7 +120,11 @@ func compileClientIP(cfg ClientIPConfig) (*clientIP, error) {
 	for i, s := range cfg.TrustedProxies {
 		p, err := parseTrusted(s)
 		if err != nil {
-			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies[%d]: %q is neither an IP address nor a CIDR range", core.ErrInvalidConfig, i, s)
+			hint := ""
+			if strings.ContainsAny(strings.TrimSpace(s), ", ") {
+				hint = " (several in one string? give each its own element)"
+			}
+			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies[%d]: %q is neither an IP address nor a CIDR range%s", core.ErrInvalidConfig, i, s, hint)
 		}
 		if p.Bits() == 0 {
 			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies[%d]: %q trusts every address, so any client could write its own address into a header and choose its key: list your proxies' ranges, or set TrustedHops", core.ErrInvalidConfig, i, s)
