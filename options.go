@@ -108,7 +108,9 @@ func WithFailClosed() Option { return func(c *settings) { c.FailClosed = true } 
 // WithTimeout bounds every store call to d, on top of the request's own
 // context. A call that runs out of time is a store error (fail open or
 // closed). Zero means no extra bound. The bound is the context's deadline,
-// which the store must honour (the memory and Redis stores do).
+// which the store must honour (the memory and Redis stores do). A d under
+// a millisecond is refused: no store call to Redis is that fast, and
+// WithTimeout(50), meant as 50ms, is 50ns.
 func WithTimeout(d time.Duration) Option { return func(c *settings) { c.Timeout = d } }
 
 // WithHeaders sets how the rate-limit header fields are written (mode,
