@@ -5,7 +5,8 @@
 //
 //  1. Skip the request if a skip func says so (exemptions such as /healthz
 //     are simpler: do not mount the middleware on them).
-//  2. Derive the key with a keyfuncs.KeyFunc (the client IP by default).
+//  2. Derive the key with a keyfuncs.KeyFunc (by default the peer IP, which
+//     behind a reverse proxy is the proxy's: see keyfuncs.NewClientIP).
 //  3. Choose the limiter: the one given to the adapter, or one chosen per
 //     request by the WithLimiterFunc function (plans, tiers).
 //  4. Weigh the request with the WithCost function (1 by default) and ask

@@ -54,3 +54,49 @@ func Example() {
 	// hdr:x-api-key:k1: denied, 0 left
 	// 429
 }
+
+// Tiers: free API keys get 2 requests a minute, paying ones 4. The function
+// reads the API key from the request: its key argument is the rate-limit key
+// ("hdr:x-api-key:pro-1"), not the header's value. The sliding log only makes
+// the output independent of when the example runs.
+func ExampleWithLimiterFunc() {
+	store := memory.New()
+	free, err := core.NewLimiter(store, []core.Policy{core.PerMinute(2).Named("per-minute").Using(core.SlidingLog)})
+	if err != nil {
+		panic(err)
+	}
+	pro, err := core.NewLimiter(store, []core.Policy{core.PerMinute(4).Named("per-minute").Using(core.SlidingLog)})
+	if err != nil {
+		panic(err)
+	}
+	paying := map[string]bool{"pro-1": true}
+	limit, err := nethttp.New(free, // the default limiter
+		ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)),
+		ratewindow.WithLimiterFunc(func(r keyfuncs.Request, key string) (*core.Limiter, error) {
+			if paying[r.Header("X-API-Key")] {
+				return pro, nil
+			}
+			return nil, nil // the default limiter: free
+		}),
+	)
+	if err != nil {
+		panic(err)
+	}
+	handler := limit(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "ok\n")
+	}))
+	for _, apiKey := range []string{"free-1", "pro-1"} {
+		fmt.Print(apiKey, ":")
+		for range 5 {
+			req := httptest.NewRequest(http.MethodGet, "/items", nil)
+			req.Header.Set("X-API-Key", apiKey)
+			rec := httptest.NewRecorder()
+			handler.ServeHTTP(rec, req)
+			fmt.Print(" ", rec.Code)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// free-1: 200 200 429 429 429
+	// pro-1: 200 200 200 200 429
+}

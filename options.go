@@ -19,12 +19,14 @@ type Option func(*settings)
 type settings = options.Settings[Handler, Event]
 
 // WithLimiterFunc chooses the limiter per request with f, for example by
-// the plan of the API key that key holds: free clients on a 100/min
-// limiter, paying ones on 1000/min. f returning nil, nil uses the limiter
-// given to New; a request for which it does so while no default limiter is
-// set cannot be classified (ErrNoLimiter). Returning keyfuncs.ErrSkip lets
-// the request pass unlimited; any other error is handled like a store
-// error (fail open or closed).
+// the plan of the request's API key: free clients on a 100/min limiter,
+// paying ones on 1000/min. key is the rate-limit key the key func gave, as
+// the store sees it ("hdr:x-api-key:abc123", hashed if long): read the API
+// key itself from r (r.Header("X-API-Key")). f returning nil, nil uses the
+// limiter given to New; a request for which it does so while no default
+// limiter is set cannot be classified (ErrNoLimiter). Returning
+// keyfuncs.ErrSkip lets the request pass unlimited; any other error is
+// handled like a store error (fail open or closed).
 //
 // Limiters may share one store. Policies with the same Name, Window and
 // Algorithm share their counts, so name tier policies alike (say
@@ -38,7 +40,10 @@ func WithLimiterFunc(f func(r keyfuncs.Request, key string) (*core.Limiter, erro
 	}
 }
 
-// WithKeyFunc sets how the key is derived (default keyfuncs.RemoteIP).
+// WithKeyFunc sets how the key is derived (default keyfuncs.RemoteIP, the
+// TCP peer address). Behind a reverse proxy or load balancer the peer is the
+// proxy, so by default every client would share one quota: key by
+// keyfuncs.NewClientIP, given your proxies' addresses, instead.
 func WithKeyFunc(f keyfuncs.KeyFunc) Option {
 	return func(c *settings) {
 		if f == nil {
@@ -103,7 +108,9 @@ func WithFailClosed() Option { return func(c *settings) { c.FailClosed = true } 
 // WithTimeout bounds every store call to d, on top of the request's own
 // context. A call that runs out of time is a store error (fail open or
 // closed). Zero means no extra bound. The bound is the context's deadline,
-// which the store must honour (the memory and Redis stores do).
+// which the store must honour (the memory and Redis stores do). A d under
+// a millisecond is refused: no store call to Redis is that fast, and
+// WithTimeout(50), meant as 50ms, is 50ns.
 func WithTimeout(d time.Duration) Option { return func(c *settings) { c.Timeout = d } }
 
 // WithHeaders sets how the rate-limit header fields are written (mode,

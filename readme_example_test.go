@@ -38,7 +38,7 @@ func Example_netHTTP() {
 	if err != nil {
 		log.Fatal(err) // configuration errors surface here, never on a request
 	}
-	limit, err := nethttp.New(limiter) // keyed by client address
+	limit, err := nethttp.New(limiter) // keyed by peer IP (behind a proxy: NewClientIP)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -87,7 +87,9 @@ func Example_redis() {
 		log.Fatal(err)
 	}
 	if err := store.Check(ctx); errors.Is(err, redisstore.ErrMisconfigured) {
-		log.Fatal(err) // e.g. one node of a Cluster given alone; a Redis merely down is no reason to stop
+		log.Fatal(err) // e.g. a lone Cluster node
+	} else if err != nil {
+		log.Print(err) // down or mistyped: requests pass unlimited meanwhile
 	}
 	limiter, err := core.NewLimiter(store, policies)
 	if err != nil {

@@ -43,6 +43,9 @@
 // A [Store] evaluates and charges all policies of one key atomically, in one
 // call. ratewindow ships an in-memory store (core/memory) and a Redis store
 // (core/redisstore); core/storetest is the conformance suite both pass.
+// Counts belong to a key and a policy's Name, Window and Algorithm, not to a
+// Limiter: limiters sharing a store share the counts of policies named
+// alike (see NewLimiter).
 //
 // # Clocks
 //

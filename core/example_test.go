@@ -31,3 +31,26 @@ func ExampleLimiter() {
 	// true burst 0 0s
 	// false burst 0 1.5s
 }
+
+// Two routes' limiters on one store. Their policies have the same Window,
+// so unnamed they would both be "1m" and a client's searches would spend
+// its uploads; named, each route counts on its own.
+func ExampleNewLimiter_sharedStore() {
+	store := memory.New()
+	search, err := core.NewLimiter(store, []core.Policy{core.PerMinute(2).Named("search")})
+	if err != nil {
+		panic(err)
+	}
+	upload, err := core.NewLimiter(store, []core.Policy{core.PerMinute(2).Named("upload")})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	for range 3 {
+		d, _ := search.Allow(ctx, "ip:192.0.2.1")
+		fmt.Print(d.Allowed, " ")
+	}
+	d, _ := upload.Allow(ctx, "ip:192.0.2.1")
+	fmt.Println(d.Allowed)
+	// Output: true true false true
+}

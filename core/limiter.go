@@ -61,6 +61,13 @@ func WithClock(c Clock) Option { return func(l *Limiter) { l.clock = c } }
 // A store that implements PolicyChecker checks them too (a memory store
 // with WithMaxKeys refuses a sliding log its cap cannot hold). Any problem
 // is returned as an error wrapping ErrInvalidConfig.
+//
+// Limiters may share a store. A store counts per key and per policy Name,
+// Window and Algorithm, not per Limiter: two limiters on one store (one per
+// route, say) whose policies are named alike, both unnamed PerMinute(100)
+// for instance, spend the same counts for a key. Name each route's policies
+// ("search", "upload") to keep them apart; name them alike to share a
+// quota on purpose (plans, see ratewindow.WithLimiterFunc).
 func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error) {
 	if nilness.IsNil(store) {
 		return nil, fmt.Errorf("%w: nil Store", ErrInvalidConfig)

@@ -72,6 +72,29 @@ func TestNewLimiterRejectsBadConfig(t *testing.T) {
 	}
 }
 
+// A policy's error names the policy as the caller wrote it: by index, and
+// by Name when it has one. An unnamed policy is not called after a Window
+// the error rejects ("0ms" for 500µs, "1ms" for 1.5ms). The error starts
+// with the index, which config turns into the file's field path.
+func TestNewLimiterErrorNamesThePolicyAsGiven(t *testing.T) {
+	cases := []struct {
+		policies []core.Policy
+		want     string
+	}{
+		{[]core.Policy{core.Per(10, 500*time.Microsecond)},
+			"policies[0]: ratewindow: invalid configuration: Window must be at least 1ms, got 500µs"},
+		{[]core.Policy{core.Per(10, 1500*time.Microsecond)},
+			"policies[0]: ratewindow: invalid configuration: Window must be a whole number of milliseconds, got 1.5ms"},
+		{[]core.Policy{core.PerSecond(1).Named("burst"), core.PerMinute(0).Named("steady")},
+			`policies[1]: ratewindow: invalid configuration: policy "steady": Limit must be positive, got 0`},
+	}
+	for _, tc := range cases {
+		_, err := core.NewLimiter(memory.New(), tc.policies)
+		require.ErrorIs(t, err, core.ErrInvalidConfig)
+		assert.Equal(t, tc.want, err.Error())
+	}
+}
+
 func TestDefaultNames(t *testing.T) {
 	for want, p := range map[string]core.Policy{
 		"1s":     core.PerSecond(10),

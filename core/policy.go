@@ -68,22 +68,28 @@ func (p Policy) Named(name string) Policy { p.Name, p.fp = name, 0; return p }
 func (p Policy) Using(a Algorithm) Policy { p.Algorithm, p.fp = a, 0; return p }
 
 // validate reports the first problem with p, wrapping ErrInvalidConfig.
+// The message names p only if it has a Name: an unnamed policy's default
+// name comes from the Window being checked.
 func (p Policy) validate() error {
+	at := ""
+	if p.Name != "" {
+		at = fmt.Sprintf("policy %q: ", p.Name)
+	}
 	switch {
 	case p.Limit <= 0:
-		return fmt.Errorf("%w: policy %q: Limit must be positive, got %d", ErrInvalidConfig, p.Name, p.Limit)
+		return fmt.Errorf("%w: %sLimit must be positive, got %d", ErrInvalidConfig, at, p.Limit)
 	case p.Limit > MaxLimit:
-		return fmt.Errorf("%w: policy %q: Limit must be at most %d, got %d", ErrInvalidConfig, p.Name, int64(MaxLimit), p.Limit)
+		return fmt.Errorf("%w: %sLimit must be at most %d, got %d", ErrInvalidConfig, at, int64(MaxLimit), p.Limit)
 	case p.Window < time.Millisecond:
-		return fmt.Errorf("%w: policy %q: Window must be at least 1ms, got %v", ErrInvalidConfig, p.Name, p.Window)
+		return fmt.Errorf("%w: %sWindow must be at least 1ms, got %v", ErrInvalidConfig, at, p.Window)
 	case p.Window > maxWindow:
-		return fmt.Errorf("%w: policy %q: Window must be at most %v (three windows must fit in a time.Duration), got %v", ErrInvalidConfig, p.Name, maxWindow, p.Window)
+		return fmt.Errorf("%w: %sWindow must be at most %v (three windows must fit in a time.Duration), got %v", ErrInvalidConfig, at, maxWindow, p.Window)
 	case p.Window%time.Millisecond != 0:
-		return fmt.Errorf("%w: policy %q: Window must be a whole number of milliseconds, got %v", ErrInvalidConfig, p.Name, p.Window)
+		return fmt.Errorf("%w: %sWindow must be a whole number of milliseconds, got %v", ErrInvalidConfig, at, p.Window)
 	case !p.Algorithm.valid():
-		return fmt.Errorf("%w: policy %q: unknown Algorithm %v", ErrInvalidConfig, p.Name, p.Algorithm)
+		return fmt.Errorf("%w: %sunknown Algorithm %v", ErrInvalidConfig, at, p.Algorithm)
 	case p.Limit > maxExactProduct/2/p.Window.Milliseconds():
-		return fmt.Errorf("%w: policy %q: Limit × Window too large (%d per %v); keep 2·Limit·Window(ms) under 2^53", ErrInvalidConfig, p.Name, p.Limit, p.Window)
+		return fmt.Errorf("%w: %sLimit × Window too large (%d per %v); keep 2·Limit·Window(ms) under 2^53", ErrInvalidConfig, at, p.Limit, p.Window)
 	}
 	return nil
 }
@@ -133,11 +139,11 @@ func validatePolicies(policies []Policy) ([]Policy, error) {
 	seen := make(map[string]int, len(policies))
 	for i, p := range policies {
 		unnamed := p.Name == ""
-		if unnamed {
-			p.Name = policyname.Default(p.Window)
-		}
 		if err := p.validate(); err != nil {
 			return nil, fmt.Errorf("policies[%d]: %w", i, err)
+		}
+		if unnamed {
+			p.Name = policyname.Default(p.Window)
 		}
 		if j, dup := seen[p.Name]; dup {
 			if unnamed || policies[j].Name == "" {

@@ -17,4 +17,11 @@
 // "route:GET (unmatched)", one key per method for all such requests;
 // under a group (e.Group("/api", limit)) Echo hands such requests to the
 // group's catch-all 404 route, "/api/*", whose key they share.
+//
+// # Client address
+//
+// The default key is the TCP peer (keyfuncs.RemoteIP), not c.RealIP():
+// Echo's IPExtractor is not consulted. Behind a reverse proxy every client
+// would share the proxy's quota; key by keyfuncs.NewClientIP, given your
+// proxies' ranges, instead.
 package echomw

@@ -9,6 +9,16 @@
 //
 // The options are those of package ratewindow, shared by every adapter.
 //
+// # Client address
+//
+// The default key is the TCP peer (keyfuncs.RemoteIP), not c.IP(): Fiber's
+// ProxyHeader and TrustedProxies settings are not read. Behind a reverse
+// proxy every client would share the proxy's quota; key by
+// keyfuncs.NewClientIP, given your proxies' ranges, instead. Under
+// app.Test every request's peer is 0.0.0.0, whatever the http.Request's
+// RemoteAddr says, so tests of per-client limits through app.Test need a
+// key func that reads something else (a header).
+//
 // # Routes
 //
 // The route that keyfuncs.Route, hooks and the metrics' route label see is

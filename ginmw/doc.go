@@ -11,4 +11,11 @@
 // The route is c.FullPath() (e.g. "/items/:id"). A request no route
 // matches, under r.Use(limit), is keyed by keyfuncs.Route as
 // "route:GET (unmatched)", one key per method for all such requests.
+//
+// # Client address
+//
+// The default key is the TCP peer (keyfuncs.RemoteIP), not c.ClientIP():
+// Gin's SetTrustedProxies and RemoteIPHeaders are not read. Behind a
+// reverse proxy every client would share the proxy's quota; key by
+// keyfuncs.NewClientIP, given your proxies' ranges, instead.
 package ginmw

@@ -99,7 +99,8 @@ func NewClientIP(cfg ClientIPConfig) (KeyFunc, error) {
 
 // RemoteIP keys requests by the peer address only, reading no header, e.g.
 // "ip:192.0.2.1". IPv6 addresses are grouped by /64 and IPv4-mapped
-// addresses are keyed as IPv4.
+// addresses are keyed as IPv4. Behind a reverse proxy or load balancer the
+// peer is the proxy, so every client shares its key: use NewClientIP there.
 func RemoteIP(r Request) (string, error) { return remoteIP.key(r) }
 
 // remoteIP is the configuration behind RemoteIP.
@@ -119,7 +120,11 @@ func compileClientIP(cfg ClientIPConfig) (*clientIP, error) {
 	for i, s := range cfg.TrustedProxies {
 		p, err := parseTrusted(s)
 		if err != nil {
-			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies[%d]: %q is neither an IP address nor a CIDR range", core.ErrInvalidConfig, i, s)
+			hint := ""
+			if strings.ContainsAny(strings.TrimSpace(s), ", ") {
+				hint = " (several in one string? give each its own element)"
+			}
+			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies[%d]: %q is neither an IP address nor a CIDR range%s", core.ErrInvalidConfig, i, s, hint)
 		}
 		if p.Bits() == 0 {
 			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies[%d]: %q trusts every address, so any client could write its own address into a header and choose its key: list your proxies' ranges, or set TrustedHops", core.ErrInvalidConfig, i, s)

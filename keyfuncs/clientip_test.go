@@ -53,6 +53,20 @@ func TestNewClientIPConfigErrors(t *testing.T) {
 	}
 }
 
+// Proxies read from one environment variable or flag ("10.0.0.0/8,
+// 192.168.0.0/16") and passed as one element are a likely mistake: the
+// error says what to do about it.
+func TestNewClientIPSaysToSplitJoinedProxies(t *testing.T) {
+	for _, joined := range []string{"10.0.0.0/8,192.168.0.0/16", "10.0.0.1, 10.0.0.2", "10.0.0.0/8 192.168.0.0/16"} {
+		_, err := keyfuncs.NewClientIP(keyfuncs.ClientIPConfig{TrustedProxies: []string{joined}})
+		require.ErrorIs(t, err, core.ErrInvalidConfig)
+		assert.Contains(t, err.Error(), "give each its own element", joined)
+	}
+	_, err := keyfuncs.NewClientIP(keyfuncs.ClientIPConfig{TrustedProxies: []string{"10.0.0.0/33"}})
+	require.ErrorIs(t, err, core.ErrInvalidConfig)
+	assert.NotContains(t, err.Error(), "own element")
+}
+
 func TestNewClientIPAcceptsForms(t *testing.T) {
 	_, err := keyfuncs.NewClientIP(keyfuncs.ClientIPConfig{
 		TrustedProxies: []string{"10.0.0.0/8", "10.1.2.3/8", "192.0.2.1", "::1", "2001:db8::/32", "::ffff:10.0.0.0/104", " 172.16.0.0/12 "},

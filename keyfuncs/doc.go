@@ -9,6 +9,8 @@
 // # Strategies
 //
 //   - [RemoteIP]: the TCP peer address. Safe by default: no header is read.
+//     Behind a reverse proxy that address is the proxy's, shared by every
+//     client: use [NewClientIP].
 //   - [NewClientIP]: the client address behind trusted reverse proxies,
 //     read from X-Forwarded-For, Forwarded (RFC 7239), X-Real-IP or
 //     CF-Connecting-IP, but only when the peer itself is trusted.

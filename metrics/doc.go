@@ -9,7 +9,7 @@
 //
 // With a circuit breaker in front of the store, let the Collector follow it:
 //
-//	store, err := resilient.New(redis, resilient.WithOnStateChange(c.BreakerStateChanged))
+//	store, err := resilient.New(primary, resilient.WithOnStateChange(c.BreakerStateChanged))
 //
 // # Metrics
 //

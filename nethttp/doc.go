@@ -10,6 +10,14 @@
 //
 // The options are those of package ratewindow, shared by every adapter.
 //
+// Client address: the default key is r.RemoteAddr (keyfuncs.RemoteIP).
+// Behind a reverse proxy that is the proxy's, shared by every client: key
+// by keyfuncs.NewClientIP, given your proxies' ranges. Middleware that
+// rewrites r.RemoteAddr from request headers before this one (chi's
+// middleware.RealIP, gorilla's handlers.ProxyHeaders) takes the address
+// from a header any client can set, so each request could choose its own
+// key: mount the limiter before it, or use NewClientIP without it.
+//
 // Route: with the standard ServeMux, the route the middleware reports is
 // the pattern without its method ("/items/{id}" for "GET /items/{id}"),
 // like the other frameworks' routes. Wrapping the handlers you register

@@ -52,7 +52,8 @@ func ExampleNew() {
 	// 429 RateLimit: "1m";r=0;t=90 Retry-After: "90"
 }
 
-// Limit is New with the default options, keyed by the client's IP.
+// Limit is New with the default options, keyed by the peer's IP (behind
+// a reverse proxy, the proxy's: see keyfuncs.NewClientIP).
 func ExampleLimit() {
 	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(2)}, core.WithClock(clock))

@@ -21,8 +21,9 @@ import (
 //     keys of the other masters would answer MOVED);
 //   - a cluster client on a server without cluster support;
 //   - a client pointed at a replica (the scripts write);
-//   - several addresses joined by commas in one address (New refuses
-//     it already, except in a Sentinel client's MasterName setup, whose
+//   - several addresses joined by commas in one address, or a URL
+//     ("redis://host:6379") given as an address (New refuses both
+//     already, except in a Sentinel client's MasterName setup, whose
 //     Sentinel addresses only Check sees, as it dials them), or an
 //     address that is otherwise no host:port (joined by spaces, no port),
 //     or ClientOptions given no address at all;
@@ -59,8 +60,10 @@ func (s *Store) Check(ctx context.Context) error {
 	return nil
 }
 
-// checkAddrs rejects an address that holds several comma-joined ones:
-// go-redis takes it as one host name and fails on every call.
+// checkAddrs rejects an address that holds several comma-joined ones
+// (go-redis takes it as one host name and fails on every call) and a URL
+// ("redis://host:6379", which go-redis's Addrs do not parse). A URL is
+// named by its scheme only: it may carry a password.
 func checkAddrs(client redis.UniversalClient) error {
 	var addrs []string
 	switch c := client.(type) {
@@ -73,7 +76,10 @@ func checkAddrs(client redis.UniversalClient) error {
 			addrs = append(addrs, a)
 		}
 	}
-	for _, a := range addrs {
+	for i, a := range addrs {
+		if scheme, _, ok := strings.Cut(a, "://"); ok {
+			return fmt.Errorf("%w: address %d is a URL (%s://...), not host:port: pass host:port, or make the client's options with redis.ParseURL", ErrMisconfigured, i, scheme)
+		}
 		if strings.Contains(a, ",") {
 			return fmt.Errorf("%w: address %q holds several addresses: pass each as its own element of Addrs", ErrMisconfigured, a)
 		}
@@ -94,7 +100,7 @@ func badAddr(err error) error {
 		!errors.As(err, &addr) && !(errors.As(err, &dns) && strings.ContainsAny(dns.Name, ", ")) {
 		return err
 	}
-	return fmt.Errorf("%w: an address is not one host:port (several joined by commas? pass each as its own element of Addrs): %w", ErrMisconfigured, err)
+	return fmt.Errorf("%w: an address is not one host:port (a URL, or several joined by commas? pass each host:port as its own element of Addrs): %w", ErrMisconfigured, err)
 }
 
 // checkCluster loads the slot map (a server without cluster support

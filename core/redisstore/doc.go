@@ -1,10 +1,15 @@
 // Package redisstore keeps a Limiter's counters in Redis, so every process
 // of an application shares one quota per key.
 //
-// Switching a limiter from memory to Redis is one line:
+// Switching a limiter from memory to Redis changes only its store:
 //
-//	store, err := redisstore.New(rdb) // rdb: *redis.Client, *redis.ClusterClient, ...
+//	rdb := redis.NewUniversalClient(redisstore.ClientOptions("10.0.0.5:6379")) // several addresses: a Cluster
+//	store, err := redisstore.New(rdb) // or any *redis.Client, *redis.ClusterClient, ...
 //	lim, err := core.NewLimiter(store, policies)
+//
+// ClientOptions sets timeouts that suit a rate limiter (a Redis that is down
+// costs a request milliseconds), and Check, at startup, tells a misconfigured
+// client from a Redis that is merely down: see Production below.
 //
 // # One script per decision
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 
 	"github.com/redis/go-redis/v9"
 
@@ -26,6 +27,10 @@ func ExampleNew() {
 	// that is merely down is not fatal (the fail policy applies per request).
 	if err := store.Check(context.Background()); errors.Is(err, redisstore.ErrMisconfigured) {
 		panic(err)
+	} else if err != nil {
+		// Down, or a mistyped address: say so, since requests pass
+		// unlimited (fail-open) until it answers.
+		log.Print(err)
 	}
 	limiter, err := core.NewLimiter(store, []core.Policy{core.PerMinute(100)})
 	if err != nil {

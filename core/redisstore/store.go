@@ -54,8 +54,9 @@ var _ core.Store = (*Store)(nil)
 // New returns a store that keeps its counters in Redis through client: a
 // *redis.Client, *redis.ClusterClient, *redis.Ring or a Sentinel-backed
 // client. The store does not close the client. A client whose address
-// holds several comma-joined addresses is refused (see ErrMisconfigured);
-// New itself sends nothing to Redis: run Check at startup to find the rest.
+// holds several comma-joined addresses, or is a URL, is refused (see
+// ErrMisconfigured); New itself sends nothing to Redis: run Check at
+// startup to find the rest.
 func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, fmt.Errorf("redisstore: %w: client must not be nil", core.ErrInvalidConfig)

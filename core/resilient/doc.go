@@ -3,9 +3,9 @@
 // It is a core.Store decorator: wrap the store a Limiter uses, and every
 // limiter and every HTTP adapter gets the same protection.
 //
-//	redis, err := redisstore.New(client)
+//	primary, err := redisstore.New(client)
 //	...
-//	store, err := resilient.New(redis,
+//	store, err := resilient.New(primary,
 //		resilient.WithFallback(4),  // 4 app instances share this Redis
 //		resilient.WithDenyCache(),
 //	)

@@ -36,6 +36,8 @@ func newApp() (*fiber.App, error) {
 		return nil, err
 	}
 
+	// RemoteIP is the peer address: behind a reverse proxy, the proxy's,
+	// shared by every client. There, key by keyfuncs.NewClientIP instead.
 	limitLogin, err := fibermw.New(login, ratewindow.WithKeyFunc(keyfuncs.RemoteIP))
 	if err != nil {
 		return nil, err

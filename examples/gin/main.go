@@ -37,6 +37,8 @@ func newRouter() (*gin.Engine, error) {
 		return nil, err
 	}
 
+	// RemoteIP is the peer address: behind a reverse proxy, the proxy's,
+	// shared by every client. There, key by keyfuncs.NewClientIP instead.
 	limitLogin, err := ginmw.New(login, ratewindow.WithKeyFunc(keyfuncs.RemoteIP))
 	if err != nil {
 		return nil, err

@@ -37,6 +37,8 @@ func newHandler() (http.Handler, error) {
 	}
 
 	// One line per route: the middleware, its limiter and its key.
+	// RemoteIP is the peer address: behind a reverse proxy, the proxy's,
+	// shared by every client. There, key by keyfuncs.NewClientIP instead.
 	limitLogin, err := nethttp.New(login, ratewindow.WithKeyFunc(keyfuncs.RemoteIP))
 	if err != nil {
 		return nil, err

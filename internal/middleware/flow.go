@@ -35,6 +35,11 @@ type Flow struct {
 // Settings are the resolved options of one middleware instance.
 type Settings = options.Settings[ratewindow.Handler, ratewindow.Event]
 
+// minTimeout is the shortest WithTimeout accepted. A network store cannot
+// answer sooner, so a shorter bound (WithTimeout(50), meant as
+// milliseconds, is 50ns) would turn every call into an error.
+const minTimeout = time.Millisecond
+
 // New checks cfg and compiles it. Every problem is an error wrapping
 // core.ErrInvalidConfig that names the option.
 func New(cfg Settings) (*Flow, error) {
@@ -46,6 +51,9 @@ func New(cfg Settings) (*Flow, error) {
 	}
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("%w: WithTimeout: the timeout must not be negative, got %v", core.ErrInvalidConfig, cfg.Timeout)
+	}
+	if cfg.Timeout > 0 && cfg.Timeout < minTimeout {
+		return nil, fmt.Errorf("%w: WithTimeout: %v is shorter than a store call, so every request would be a store error (and pass, failing open); give a time.Duration of at least %v, such as 50*time.Millisecond", core.ErrInvalidConfig, cfg.Timeout, minTimeout)
 	}
 	hw, err := headerWriter(cfg.Headers)
 	if err != nil {

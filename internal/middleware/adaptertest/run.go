@@ -128,6 +128,8 @@ func checkInvalidConfig(t *testing.T, a Adapter) {
 	}{
 		{"nil limiter", nil, nil, "limiter is nil"},
 		{"negative timeout", l, []ratewindow.Option{ratewindow.WithTimeout(-time.Second)}, "WithTimeout"},
+		// Meant as 50ms; with Redis every call would time out and pass.
+		{"timeout in nanoseconds", l, []ratewindow.Option{ratewindow.WithTimeout(50)}, "WithTimeout: 50ns is shorter than a store call"},
 		{"unknown header mode", l, []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.None + 1})}, "WithHeaders"},
 		{"nil key func", l, []ratewindow.Option{ratewindow.WithKeyFunc(nilKey)}, "WithKeyFunc(nil)"},
 		{"nil cost func", l, []ratewindow.Option{ratewindow.WithCost(nil)}, "WithCost(nil)"},
