@@ -59,7 +59,7 @@ func Example_perRouteKeys() {
 	}
 	clientIP, err := keyfuncs.NewClientIP(keyfuncs.ClientIPConfig{TrustedProxies: []string{"10.0.0.0/8"}})
 	if err != nil {
-		log.Fatal(err) // a bad CIDR: never run with a nil key func
+		log.Fatal(err) // a bad CIDR
 	}
 	byIP, err := nethttp.New(login, ratewindow.WithKeyFunc(clientIP))
 	if err != nil {
