@@ -7,29 +7,63 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
-	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
+// A burst limit and a steady one: a request is admitted only if every
+// policy allows it, and the decision reports the binding policy.
 func ExampleLimiter() {
-	clock := clocktest.New(time.UnixMilli(1_800_000_000_000))
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{
 		core.PerSecond(2).Named("burst"),
 		core.PerMinute(100).Named("steady").Using(core.SlidingLog),
-	}, core.WithClock(clock))
+	})
 	if err != nil {
 		panic(err)
 	}
-	for i := 0; i < 3; i++ {
+	for range 3 {
 		d, _ := limiter.Allow(context.Background(), "user-42")
-		fmt.Println(d.Allowed, d.Policy().Name, d.Remaining, d.RetryAfter)
+		fmt.Println(d.Allowed, d.Policy().Name, d.Remaining, d.RetryAfter > 0)
 	}
-	// The sliding window counter lets the third request in once the two
-	// early ones, weighted into the next bucket, have half decayed: 1.5s.
-
 	// Output:
-	// true burst 1 0s
-	// true burst 0 0s
-	// false burst 0 1.5s
+	// true burst 1 false
+	// true burst 0 false
+	// false burst 0 true
+}
+
+// manualClock is a core.Clock that moves only when told, to show in a few
+// lines what happens over time. It is not safe for concurrent use. Limiters
+// in production keep the default, the system clock.
+type manualClock struct{ now time.Time }
+
+func (c *manualClock) Now() time.Time { return c.now }
+
+// RetryAfter is honest: a client that waits exactly that long is let in,
+// and one that comes back sooner is not. Under the default sliding window
+// counter it is often shorter than the rest of the window: two requests at
+// the start of one window weigh half as much halfway through the next.
+func ExampleDecision_retryAfter() {
+	clock := &manualClock{now: time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)}
+	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerSecond(2)}, core.WithClock(clock))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	for range 3 {
+		d, _ := limiter.Allow(ctx, "user-42")
+		fmt.Println(d.Allowed, d.Remaining, d.RetryAfter)
+	}
+	clock.now = clock.now.Add(1499 * time.Millisecond) // a millisecond too soon
+	d, _ := limiter.Allow(ctx, "user-42")
+	fmt.Println(d.Allowed, d.Remaining, d.RetryAfter)
+
+	clock.now = clock.now.Add(time.Millisecond)
+	d, _ = limiter.Allow(ctx, "user-42")
+	fmt.Println(d.Allowed, d.Remaining, d.RetryAfter)
+	// Output:
+	// true 1 0s
+	// true 0 0s
+	// false 0 1.5s
+	// false 0 1ms
+	// true 0 0s
 }
 
 // Two routes' limiters on one store. Their policies have the same Window,

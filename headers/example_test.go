@@ -10,35 +10,35 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/headers"
-	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // A decision from a limiter with two policies, written in the default draft-8
 // mode, then with one item per policy. t is the time until the quota is
-// whole again: with the default sliding-window algorithm a request weighs on
-// the estimate for up to two windows, hence t=2 for a one-second window.
+// whole again: for a sliding log, one window after the oldest request it
+// holds, so here, after one request, exactly the window. (Under the default
+// sliding window counter a request weighs on the estimate for up to two
+// windows, so t is then between one and two windows.)
 func ExampleWriter_Write() {
-	clock := clocktest.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	lim, err := core.NewLimiter(memoryStore(), []core.Policy{
-		core.PerSecond(10).Named("burst"),
-		core.PerMinute(600).Named("steady"),
-	}, core.WithClock(clock))
+	lim, err := core.NewLimiter(memory.New(), []core.Policy{
+		core.PerSecond(10).Named("burst").Using(core.SlidingLog),
+		core.PerMinute(600).Named("steady").Using(core.SlidingLog),
+	})
 	if err != nil {
 		panic(err)
 	}
 	d, _ := lim.Allow(context.Background(), "client")
 
 	h := http.Header{}
-	headers.Writer{}.Write(h.Set, &d, clock.Now())
+	headers.Writer{}.Write(h.Set, &d, time.Now())
 	fmt.Println(h.Get("RateLimit-Policy"))
 	fmt.Println(h.Get("RateLimit"))
 
-	headers.Writer{AllPolicies: true}.Write(h.Set, &d, clock.Now())
+	headers.Writer{AllPolicies: true}.Write(h.Set, &d, time.Now())
 	fmt.Println(h.Get("RateLimit"))
 	// Output:
 	// "burst";q=10;w=1, "steady";q=600;w=60
-	// "burst";r=9;t=2
-	// "burst";r=9;t=2, "steady";r=599;t=120
+	// "burst";r=9;t=1
+	// "burst";r=9;t=1, "steady";r=599;t=60
 }
 
 // The older header sets, for clients that read them.
@@ -66,5 +66,3 @@ func ExampleWriter_legacy() {
 	// X-RateLimit-Reset: 1700000090
 	// Retry-After: 90
 }
-
-func memoryStore() core.Store { return memory.New() }

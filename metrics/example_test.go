@@ -3,10 +3,12 @@ package metrics_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -71,14 +73,29 @@ func Example() {
 	// ratewindow_requests_total{outcome="would_deny",policy="per-minute",route="/items/{id}"} 0
 }
 
-// Follow a circuit breaker in front of the store.
+// down is a store that always fails, like an unreachable Redis.
+type down struct{}
+
+var errUnreachable = errors.New("dial tcp 127.0.0.1:6379: connection refused")
+
+func (down) Take(context.Context, string, []core.Policy, int64, time.Time) (core.Result, error) {
+	return core.Result{}, errUnreachable
+}
+
+func (down) Peek(context.Context, string, []core.Policy, int64, time.Time) (core.Result, error) {
+	return core.Result{}, errUnreachable
+}
+
+func (down) Reset(context.Context, string, []core.Policy) error { return errUnreachable }
+
+// Follow a circuit breaker in front of the store: here the store is down,
+// and the first failure opens the breaker (state 2).
 func ExampleCollector_BreakerStateChanged() {
 	collector, err := metrics.New()
 	if err != nil {
 		panic(err)
 	}
-	primary := newStoreDouble() // a store that can be told to fail
-	store, err := resilient.New(primary,
+	store, err := resilient.New(down{},
 		resilient.WithFailureThreshold(1),
 		resilient.WithOnStateChange(collector.BreakerStateChanged))
 	if err != nil {
@@ -89,7 +106,6 @@ func ExampleCollector_BreakerStateChanged() {
 		panic(err)
 	}
 
-	primary.down.Store(true)
 	_, err = limiter.Allow(context.Background(), "client")
 	fmt.Println("error:", err != nil)
 

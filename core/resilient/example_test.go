@@ -8,7 +8,6 @@ import (
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/resilient"
-	"github.com/ratewindow/ratewindow/internal/clocktest"
 )
 
 // down is a primary store that always fails, like an unreachable Redis.
@@ -37,7 +36,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	limiter, err := core.NewLimiter(store, []core.Policy{core.PerMinute(10)}, core.WithClock(clocktest.New(t0)))
+	limiter, err := core.NewLimiter(store, []core.Policy{core.PerMinute(10)})
 	if err != nil {
 		panic(err)
 	}
