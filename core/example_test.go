@@ -13,7 +13,7 @@ import (
 // policy allows it, and the decision reports the binding policy.
 func ExampleLimiter() {
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{
-		core.PerSecond(2).Named("burst"),
+		core.Per(2, 10*time.Second).Named("burst"),
 		core.PerMinute(100).Named("steady").Using(core.SlidingLog),
 	})
 	if err != nil {
