@@ -27,6 +27,15 @@
 // other than those below is treated the same way. keyfuncs.ErrSkip lets the
 // request pass unlimited.
 //
+// A failing store is never silent. With no OnDecision hook, the middleware
+// logs each failure to slog.Default(): Warn when the request passed, Error
+// when it was answered 503, at most one record per second for each, the
+// next record counting those held back in "suppressed". The record names
+// the error, the outcome, the route and the method, never the key or the
+// path. Setting a hook (logging.Hook, a metrics collector, any func)
+// replaces that default: the hook then decides what is reported, and a
+// hook that does nothing silences it.
+//
 // # Requests the limiter cannot classify
 //
 // A request with no key (keyfuncs.ErrNoKey, from the key func or the

@@ -103,6 +103,12 @@ func WithObserveOnlyFunc(f func(r keyfuncs.Request) bool) Option {
 // (see WithErrorHandler to change it). Observe-only requests still pass.
 // Without it the middleware fails open: requests pass when the limiter
 // fails, and the error is reported with Outcome StoreErrorPassed.
+//
+// Either way, a middleware with no OnDecision hook logs the failures to
+// slog.Default() (Warn when passed, Error when answered 503), at most one
+// record per second for each, the next one counting those held back in
+// "suppressed", so a dead or mistyped store does not go unnoticed. Set a
+// hook (see WithOnDecision) to report them your own way.
 func WithFailClosed() Option { return func(c *settings) { c.FailClosed = true } }
 
 // WithTimeout bounds every store call to d, on top of the request's own
@@ -161,6 +167,14 @@ func WithErrorHandler(h Handler) Option {
 // Keep hooks fast; they are on the request path. When no hook is set no
 // Event is built. A later WithOnDecision replaces the hooks of an earlier
 // one.
+//
+// With no hook, the middleware still logs limiter failures (store errors,
+// timeouts) to slog.Default(), throttled to one record per second for each
+// of fail-open and fail-closed (see WithFailClosed). Any hook replaces that
+// default, so a hook of yours that should also log failures includes
+// logging.Hook. To silence it, give a hook that does nothing:
+//
+//	ratewindow.WithOnDecision(func(ratewindow.Event) {})
 func WithOnDecision(hooks ...func(Event)) Option {
 	return func(c *settings) {
 		for _, f := range hooks {

@@ -28,7 +28,11 @@ func serve(t *testing.T, app *fiber.App) string {
 		_ = app.Listener(ln)
 	}()
 	t.Cleanup(func() {
+		// Shutdown stops a server that is serving; one whose goroutine has
+		// not reached Serve yet (a test that ends before its first
+		// request) would then serve forever: closing the listener ends it.
 		_ = app.Shutdown()
+		_ = ln.Close()
 		<-done
 	})
 	return "http://" + ln.Addr().String()

@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -27,5 +28,21 @@ func TestNewRefusesARedisURL(t *testing.T) {
 			assert.Contains(t, err.Error(), "redis.ParseURL", name, url)
 			assert.NotContains(t, err.Error(), "s3cret", name, url)
 		}
+	}
+}
+
+// The error of New names the package once, and says both what kind of
+// mistake it is and what to do.
+func TestNewErrorNamesThePackageOnce(t *testing.T) {
+	for name, c := range map[string]redis.UniversalClient{
+		"url":    redis.NewClient(&redis.Options{Addr: "redis://127.0.0.1:6379"}),
+		"commas": redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379,127.0.0.1:6380"}),
+	} {
+		_, err := redisstore.New(c)
+		_ = c.Close()
+		require.ErrorIs(t, err, redisstore.ErrMisconfigured, name)
+		require.ErrorIs(t, err, core.ErrInvalidConfig, name)
+		assert.Equal(t, 1, strings.Count(err.Error(), "redisstore:"), "%s: %v", name, err)
+		assert.True(t, strings.HasPrefix(err.Error(), core.ErrInvalidConfig.Error()+": "+redisstore.ErrMisconfigured.Error()+": "), "%s: %v", name, err)
 	}
 }

@@ -71,7 +71,8 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	if err := checkAddrs(client); err != nil {
-		return nil, fmt.Errorf("redisstore: %w: %w", core.ErrInvalidConfig, err)
+		// err starts with ErrMisconfigured's "redisstore: ...".
+		return nil, fmt.Errorf("%w: %w", core.ErrInvalidConfig, err)
 	}
 	_, cluster := client.(*redis.ClusterClient)
 	s := &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster,

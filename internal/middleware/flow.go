@@ -30,6 +30,9 @@ type Flow struct {
 	unclass     ratewindow.Handler
 	passUnclass bool
 	hook        func(ratewindow.Event)
+	// fails logs limiter failures to slog.Default() when there is no
+	// hook (nil when there is one): a dead store is never silent.
+	fails *failLogs
 }
 
 // Settings are the resolved options of one middleware instance.
@@ -80,6 +83,9 @@ func New(cfg Settings) (*Flow, error) {
 		unclass:     cfg.UnclassifiedHandler,
 		passUnclass: cfg.PassUnclassified,
 		hook:        cfg.OnDecision,
+	}
+	if f.hook == nil {
+		f.fails = newFailLogs()
 	}
 	if f.key == nil {
 		f.key = keyfuncs.RemoteIP

@@ -181,7 +181,8 @@ func (f *Flow) denied(x Exchange, key string, cost int64, d *core.Decision, late
 }
 
 // failed applies the fail policy to a limiter failure. Observe-only
-// requests always pass.
+// requests always pass. With no hook, the failure is logged to
+// slog.Default() (see failLogs): a store that fails must not go unnoticed.
 func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency time.Duration) bool {
 	observe := f.observeOnly(x)
 	if !f.failClosed || observe {
@@ -189,6 +190,8 @@ func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency tim
 			ev := event(x, ratewindow.StoreErrorPassed, key, cost)
 			ev.Err, ev.FailedOpen, ev.ObserveOnly, ev.Latency = err, true, observe, latency
 			f.hook(ev)
+		} else {
+			f.fails.passed.log(x, ratewindow.StoreErrorPassed, err, observe)
 		}
 		return true
 	}
@@ -197,6 +200,8 @@ func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency tim
 	f.onError(x, x, ev)
 	if f.hook != nil {
 		f.hook(ev)
+	} else {
+		f.fails.rejected.log(x, ratewindow.StoreErrorRejected, err, false)
 	}
 	return false
 }

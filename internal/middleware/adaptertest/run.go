@@ -144,6 +144,9 @@ func checkInvalidConfig(t *testing.T, a Adapter) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := a.Mount(t, c.l, c.opts)
+			if err == nil {
+				t.Fatalf("%s: Mount accepted an invalid configuration (%s); want an error wrapping core.ErrInvalidConfig naming %q", a.Name, c.name, c.field)
+			}
 			require.ErrorIs(t, err, core.ErrInvalidConfig)
 			assert.Contains(t, err.Error(), c.field)
 		})

@@ -1,0 +1,102 @@
+package middleware
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ratewindow/ratewindow"
+)
+
+// The messages of the default records, the same as package logging's.
+const (
+	msgFailedPassed   = "ratewindow: limiter failed, request passed"
+	msgFailedRejected = "ratewindow: limiter failed, request rejected"
+)
+
+// failEvery is the interval of the default records: at most one per
+// interval for each outcome of a middleware.
+const failEvery = time.Second
+
+// maxMethod bounds the bytes of the method a record shows, as package
+// logging does: a client chooses the method freely.
+const maxMethod = 32
+
+// failLogs is what a middleware with no OnDecision hook does with a
+// limiter failure: it writes it to slog.Default(), so that a dead or
+// mistyped store is never silent, throttled so that an outage writes one
+// record per second for each outcome, not one per request.
+type failLogs struct {
+	passed, rejected failLog
+}
+
+func newFailLogs() *failLogs {
+	return &failLogs{
+		passed:   failLog{level: slog.LevelWarn, msg: msgFailedPassed, fail: "open", now: time.Now},
+		rejected: failLog{level: slog.LevelError, msg: msgFailedRejected, fail: "closed", now: time.Now},
+	}
+}
+
+// failLog is the records of one outcome. It writes one record per
+// interval; the others are counted and the next record carries their
+// count in "suppressed". No timer: the count of the last interval of an
+// outage waits for the next failure.
+type failLog struct {
+	level slog.Level
+	msg   string
+	fail  string           // "open" or "closed"
+	now   func() time.Time // time.Now, or a test's clock
+
+	mu         sync.Mutex
+	last       time.Time // when the last record was written
+	suppressed int64     // held back since then
+}
+
+// log writes the record of a failed request x, unless the default logger
+// does not want its level or the throttle holds it back. The record names
+// the error, the outcome, the route and the method, never the key or the
+// path: a client controls those.
+func (l *failLog) log(x Exchange, o ratewindow.Outcome, err error, observe bool) {
+	logger := slog.Default()
+	ctx := x.Context()
+	if !logger.Enabled(ctx, l.level) {
+		return
+	}
+	ok, suppressed := l.admit()
+	if !ok {
+		return
+	}
+	method := x.Method()
+	if len(method) > maxMethod {
+		method = method[:maxMethod] + "…"
+	}
+	attrs := make([]slog.Attr, 0, 7)
+	attrs = append(attrs,
+		slog.Any("err", err),
+		slog.String("outcome", o.String()),
+		slog.String("route", x.Route()),
+		slog.String("method", method),
+		slog.String("fail", l.fail),
+		slog.Bool("observe_only", observe),
+	)
+	if suppressed > 0 {
+		attrs = append(attrs, slog.Int64("suppressed", suppressed))
+	}
+	logger.LogAttrs(ctx, l.level, l.msg, attrs...)
+}
+
+// admit reports whether a record may be written now and, if so, how many
+// were held back since the last one. A clock read earlier than the last
+// record (a stepped clock) lets the next one through.
+func (l *failLog) admit() (bool, int64) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.last.IsZero() && !now.Before(l.last) && now.Sub(l.last) < failEvery {
+		l.suppressed++
+		return false, 0
+	}
+	n := l.suppressed
+	l.last, l.suppressed = now, 0
+	return true, n
+}
