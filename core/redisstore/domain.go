@@ -31,7 +31,7 @@ const noMaster = "no master"
 // has the domain "no master" until a call for it succeeds again: the
 // cluster client names a random node for such a slot, and its keys'
 // failures would open the breakers of healthy masters. The store learns
-// those slots from CLUSTER SLOTS, which it reads once it finds the slot
+// those slots from CLUSTER SHARDS, which it reads once it finds the slot
 // map and again whenever Redis first answers a call that its slot is not
 // served (at that first answer, not once the call's retries end). Calls
 // for such a slot are sent alone, not queued behind a master.
@@ -110,22 +110,26 @@ func (s *Store) readSlots() {
 	}()
 }
 
-// markUnassigned adds to s.unserved every slot that CLUSTER SLOTS shows
-// without a master. A slot leaves the set when a call for it succeeds
+// markUnassigned adds to s.unserved every slot that CLUSTER SHARDS shows
+// in no shard. A slot leaves the set when a call for it succeeds
 // (noteSlot), never here: a call is what shows that the cluster client
 // has a master for it too.
 func (s *Store) markUnassigned(ctx context.Context) error {
-	ranges, err := s.client.(*redis.ClusterClient).ClusterSlots(ctx).Result()
+	shards, err := s.client.(*redis.ClusterClient).ClusterShards(ctx).Result()
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(ranges, func(a, b redis.ClusterSlot) int { return cmp.Compare(a.Start, b.Start) })
+	var ranges []redis.SlotRange
+	for _, sh := range shards {
+		ranges = append(ranges, sh.Slots...)
+	}
+	slices.SortFunc(ranges, func(a, b redis.SlotRange) int { return cmp.Compare(a.Start, b.Start) })
 	next := 0 // the first slot no range seen so far covers
 	for _, r := range ranges {
-		for slot := next; slot < min(r.Start, slots); slot++ {
+		for slot := next; slot < min(int(r.Start), slots); slot++ {
 			s.unserved.add(slot)
 		}
-		next = max(next, r.End+1)
+		next = max(next, int(r.End)+1)
 	}
 	for slot := next; slot < slots; slot++ {
 		s.unserved.add(slot)
