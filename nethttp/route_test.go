@@ -57,29 +57,19 @@ func TestRouteAroundServeMux(t *testing.T) {
 // Around a handler that is not a ServeMux, the middleware cannot tell
 // whether a route matches: Route keys by the URL path.
 func TestRouteAroundOtherHandler(t *testing.T) {
-	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.FixedWindow)})
-	require.NoError(t, err)
-	var keys []string
-	limit, err := nethttp.New(l, ratewindow.WithKeyFunc(keyfuncs.Route),
-		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
-	require.NoError(t, err)
+	limit, keys := keyedByRoute(t)
 	h := limit(http.NotFoundHandler())
 	for _, p := range []string{"/a", "/b"} {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, p, nil))
 	}
-	assert.Equal(t, []string{"route:GET /a", "route:GET /b"}, keys)
+	assert.Equal(t, []string{"route:GET /a", "route:GET /b"}, *keys)
 }
 
 // Wrapped around a ServeMux that an outer mux serves under a subtree, the
 // route is the inner mux's pattern, the one that serves the request, not
 // the outer subtree's (which the request's Pattern holds).
 func TestRouteAroundNestedServeMux(t *testing.T) {
-	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.FixedWindow)})
-	require.NoError(t, err)
-	var keys []string
-	limit, err := nethttp.New(l, ratewindow.WithKeyFunc(keyfuncs.Route),
-		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
-	require.NoError(t, err)
+	limit, keys := keyedByRoute(t)
 	inner := http.NewServeMux()
 	inner.HandleFunc("GET /api/items/{id}", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 	inner.HandleFunc("GET /api/orders/{id}", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
@@ -90,7 +80,7 @@ func TestRouteAroundNestedServeMux(t *testing.T) {
 		outer.ServeHTTP(w, httptest.NewRequest(http.MethodGet, p, nil))
 		assert.NotEqual(t, http.StatusTooManyRequests, w.Code, p)
 	}
-	assert.Equal(t, []string{"route:GET /api/items/{id}", "route:GET /api/orders/{id}", "route:GET (unmatched)"}, keys)
+	assert.Equal(t, []string{"route:GET /api/items/{id}", "route:GET /api/orders/{id}", "route:GET (unmatched)"}, *keys)
 }
 
 // A CONNECT request with a path one slash short of a subtree pattern with
@@ -98,12 +88,7 @@ func TestRouteAroundNestedServeMux(t *testing.T) {
 // (not a pattern) for CONNECT alone: it must not become the route, or a
 // client would mint a fresh key per path.
 func TestRouteOfConnectRedirect(t *testing.T) {
-	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.FixedWindow)})
-	require.NoError(t, err)
-	var keys []string
-	limit, err := nethttp.New(l, ratewindow.WithKeyFunc(keyfuncs.Route),
-		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
-	require.NoError(t, err)
+	limit, keys := keyedByRoute(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/users/{id}/", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 	h := limit(mux)
@@ -117,5 +102,18 @@ func TestRouteOfConnectRedirect(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, status("/users/3%2F"), "nor an escaped slash")
 	assert.Equal(t, http.StatusOK, status("/users/1/"), "the route keeps its own quota")
 	u := "route:CONNECT (unmatched)"
-	assert.Equal(t, []string{u, u, u, "route:CONNECT /users/{id}/"}, keys)
+	assert.Equal(t, []string{u, u, u, "route:CONNECT /users/{id}/"}, *keys)
+}
+
+// keyedByRoute returns middleware keyed by keyfuncs.Route, on a limit of
+// one request a minute, and the keys it asked the limiter about, in order.
+func keyedByRoute(t *testing.T) (func(http.Handler) http.Handler, *[]string) {
+	t.Helper()
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1).Using(core.FixedWindow)})
+	require.NoError(t, err)
+	keys := new([]string)
+	limit, err := nethttp.New(l, ratewindow.WithKeyFunc(keyfuncs.Route),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { *keys = append(*keys, ev.Key) }))
+	require.NoError(t, err)
+	return limit, keys
 }
