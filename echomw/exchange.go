@@ -48,10 +48,8 @@ func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.c.Response()
 // for the request: under e.Pre the middleware runs before Echo routes the
 // request, and c.Path() is "" for every request.
 func (x *exchange) Route() string {
-	if p := x.c.Path(); p != "" {
-		return p
-	}
-	return x.lookup()
+	p, _ := x.RouteMatch()
+	return p
 }
 
 // RouteMatch is Route, and whether no route matches the request (a 404 or
