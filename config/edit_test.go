@@ -1,8 +1,6 @@
 package config_test
 
 import (
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,7 +34,7 @@ func TestReloadThroughEditsAndSwaps(t *testing.T) {
 
 	var reported []error
 	s, err := config.Load(path,
-		config.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		quiet(),
 		config.WithOnReload(func(err error) { reported = append(reported, err) }))
 	require.NoError(t, err)
 	h := server(t, s)

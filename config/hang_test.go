@@ -4,8 +4,6 @@ package config_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"syscall"
 	"testing"
@@ -22,7 +20,7 @@ import (
 // wait for the file.
 func TestWatchStopsWhileAReadHangs(t *testing.T) {
 	path := file(t, limits(3, "enforce", "", 100))
-	s, err := config.Load(path, config.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	s, err := config.Load(path, quiet())
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(path))
 	require.NoError(t, syscall.Mkfifo(path, 0o600))

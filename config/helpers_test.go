@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +14,11 @@ import (
 	"github.com/ratewindow/ratewindow/config"
 	"github.com/ratewindow/ratewindow/nethttp"
 )
+
+// quiet is the option that sends a Set's log records nowhere.
+func quiet() config.Option {
+	return config.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
 
 // write writes content to the file at path, replacing it.
 func write(t testing.TB, path, content string) {

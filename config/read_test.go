@@ -2,8 +2,6 @@ package config_test
 
 import (
 	"bytes"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,7 +29,7 @@ func TestHugeFileRefused(t *testing.T) {
 	write(t, path, good)
 	var reported []error
 	s, err := config.Load(path,
-		config.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		quiet(),
 		config.WithOnReload(func(err error) { reported = append(reported, err) }))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, huge, 0o600))
@@ -48,7 +46,7 @@ func TestHugeFileRefused(t *testing.T) {
 // A path that becomes a directory is an error that says so, once.
 func TestDirectoryRefused(t *testing.T) {
 	path := file(t, limits(3, "enforce", "", 100))
-	s, err := config.Load(path, config.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	s, err := config.Load(path, quiet())
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(path))
 	require.NoError(t, os.Mkdir(path, 0o700))
@@ -66,7 +64,7 @@ func TestChangedReadErrorReported(t *testing.T) {
 	path := file(t, limits(3, "enforce", "", 100))
 	var reported []error
 	s, err := config.Load(path,
-		config.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		quiet(),
 		config.WithOnReload(func(err error) { reported = append(reported, err) }))
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(path))

@@ -1,8 +1,6 @@
 package config_test
 
 import (
-	"io"
-	"log/slog"
 	"os"
 	"testing"
 
@@ -21,7 +19,7 @@ func TestUndoneBrokenEditReportsRecovery(t *testing.T) {
 	path := file(t, good)
 	var reported []error
 	s, err := config.Load(path,
-		config.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		quiet(),
 		config.WithOnReload(func(err error) { reported = append(reported, err) }))
 	require.NoError(t, err)
 

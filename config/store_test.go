@@ -2,8 +2,6 @@ package config_test
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,7 +35,7 @@ func TestStoreRefusalIsAConfigError(t *testing.T) {
 	write(t, path, limits(3, "enforce", "", 100)) // counters, one unit each
 	var reported []error
 	s, err := config.Load(path, config.WithStore(store),
-		config.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		quiet(),
 		config.WithOnReload(func(err error) { reported = append(reported, err) }))
 	require.NoError(t, err)
 	h := server(t, s)

@@ -2,8 +2,6 @@ package config_test
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -40,7 +38,7 @@ func swapLimits(v int) string {
 // others observed, on every request.
 func TestReloadNeverDropsARouteOrAnOverride(t *testing.T) {
 	path := file(t, swapLimits(0))
-	s, err := config.Load(path, config.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	s, err := config.Load(path, quiet())
 	require.NoError(t, err)
 	var skipped, acmeObserved, othersEnforced, decided atomic.Int64
 	hook := func(ev ratewindow.Event) {
