@@ -131,9 +131,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // now. A wait that does not fit (longer than MaxWait, or past the
 // context's deadline) is skipped: the request goes out and the server
 // answers for itself. It returns the probe when the request is to go
-// ahead of the others with its key.
+// ahead of the others with its key. A request whose context is done is
+// not to be sent: it gets the context's error, and takes neither a unit
+// of the quota nor the probe's place.
 func (t *transport) pace(ctx context.Context, st *state, now time.Time) (chan struct{}, error) {
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		tk := st.reserve(now, t.cfg.probeWait)
 		switch {
 		case tk.probe != nil:
