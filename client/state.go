@@ -177,7 +177,10 @@ func (s *state) block(now time.Time, d time.Duration) {
 // checked, and one unused for idleAfter whose reset and block have passed
 // (a fresh state would behave the same), or unused for staleAfter whatever
 // it holds, is removed. The next sweep waits until the map has doubled
-// from what was kept, so the cost per new key stays constant.
+// from what was kept, so the cost per new key stays constant, or, for a
+// map of sweepAt entries or more, until idleAfter has passed since the
+// last sweep: the states of a burst of keys that has ended are dropped
+// even if no new key comes.
 const (
 	minSweepAt = 1024
 	idleAfter  = time.Minute
@@ -190,12 +193,14 @@ type states struct {
 	size    atomic.Int64 // entries in m
 	sweepAt atomic.Int64 // size at which the next sweep runs; 0 means minSweepAt
 	sweepMu sync.Mutex   // one sweep at a time
+	swept   atomic.Int64 // when the last sweep ran, Unix nanoseconds
 }
 
 func (ss *states) get(key string, now time.Time) *state {
 	if v, ok := ss.m.Load(key); ok {
 		s := v.(*state)
 		s.used.Store(now.UnixNano())
+		ss.sweepIfIdle(now)
 		return s
 	}
 	fresh := &state{}
@@ -212,12 +217,25 @@ func (ss *states) get(key string, now time.Time) *state {
 	return s
 }
 
+// sweepIfIdle sweeps a map of at least minSweepAt entries that no sweep
+// has looked at for idleAfter (or since a clock that stepped back).
+func (ss *states) sweepIfIdle(now time.Time) {
+	if ss.size.Load() < minSweepAt {
+		return
+	}
+	if d := now.UnixNano() - ss.swept.Load(); d >= 0 && d < int64(idleAfter) {
+		return
+	}
+	ss.sweep(now)
+}
+
 // sweep removes the states that hold nothing worth keeping.
 func (ss *states) sweep(now time.Time) {
 	if !ss.sweepMu.TryLock() {
 		return // another goroutine is sweeping
 	}
 	defer ss.sweepMu.Unlock()
+	ss.swept.Store(now.UnixNano())
 	ss.m.Range(func(k, v any) bool {
 		if v.(*state).forgettable(now) && ss.m.CompareAndDelete(k, v) {
 			ss.size.Add(-1)

@@ -20,7 +20,8 @@ type transport struct {
 // New returns an http.RoundTripper that honours a server's rate limits,
 // sending through base (http.DefaultTransport when nil). It is safe for
 // concurrent use, and starts no goroutine: every wait happens in the
-// goroutine that sent the request. An invalid option is an error wrapping
+// goroutine that sent the request. http.Client.CloseIdleConnections
+// reaches base through it. An invalid option is an error wrapping
 // core.ErrInvalidConfig.
 func New(base http.RoundTripper, opts ...Option) (http.RoundTripper, error) {
 	if base == nil {
@@ -33,6 +34,16 @@ func New(base http.RoundTripper, opts ...Option) (http.RoundTripper, error) {
 		}
 	}
 	return t, nil
+}
+
+// CloseIdleConnections closes the idle keep-alive connections of the base
+// round tripper, if it has a CloseIdleConnections method (as
+// *http.Transport does), so that http.Client.CloseIdleConnections reaches
+// it through this one.
+func (t *transport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 // backoffBase is the first wait after a 429 or 503 that says neither
@@ -120,9 +131,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // now. A wait that does not fit (longer than MaxWait, or past the
 // context's deadline) is skipped: the request goes out and the server
 // answers for itself. It returns the probe when the request is to go
-// ahead of the others with its key.
+// ahead of the others with its key. A request whose context is done is
+// not to be sent: it gets the context's error, and takes neither a unit
+// of the quota nor the probe's place.
 func (t *transport) pace(ctx context.Context, st *state, now time.Time) (chan struct{}, error) {
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		tk := st.reserve(now, t.cfg.probeWait)
 		switch {
 		case tk.probe != nil:

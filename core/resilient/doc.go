@@ -115,5 +115,8 @@
 //
 // The Store does not start goroutines or timers of its own: it passes the
 // caller's context to the primary (core/redisstore honours it) and, when
-// the context is already done, answers without calling the primary.
+// the context is already done, answers without calling the primary: a
+// cancelled call with the context's error (never a fallback decision:
+// nobody waits for it, and the primary has not failed), an expired one as
+// a primary call that ran out of time.
 package resilient

@@ -217,13 +217,21 @@ func (d *domains) sweep(now int64) {
 // stale reports whether dm's breaker is open, or half-open with no probe
 // in flight, and has neither opened nor started a probe for
 // staleIntervals open intervals past its open interval, with no call
-// since the last sweep. Called with mu held.
+// since the last sweep. A clock that stepped back past its last opening
+// or probe restarts the count. Called with mu held.
 func (d *domains) stale(dm *domain, now int64) bool {
 	if State(dm.state.Load()) == Closed || dm.probing || dm.used.Load() {
 		return false
 	}
 	idle := now - dm.touched
-	return idle > 0 && idle/int64(d.interval) > staleIntervals
+	if idle < 0 {
+		// The clock stepped back past it: count from the step, so a
+		// domain that has gone is still forgotten in about
+		// staleIntervals, not once the clock is back where it was.
+		dm.touched = now
+		return false
+	}
+	return idle/int64(d.interval) > staleIntervals
 }
 
 // forget closes dm's breaker. Called with mu held.

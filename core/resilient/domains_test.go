@@ -289,3 +289,28 @@ func TestDomainsConcurrentTransitions(t *testing.T) {
 	}
 	assert.Equal(t, resilient.Closed, last)
 }
+
+// A clock that steps back while a domain's breaker is open (an NTP step)
+// does not stretch how long the gone domain holds State open: it is
+// forgotten about StaleIntervals open intervals after the step, as it
+// would have been without it, not once the clock is back where it was.
+func TestDomainsForgetStaleDomainAfterClockStepBack(t *testing.T) {
+	ctx := context.Background()
+	ps := policies(core.PerSecond(1000))
+	z := newZoned()
+	clock := clocktest.New(t0)
+	s, err := resilient.New(z, resilient.WithFailureThreshold(1), resilient.WithOpenInterval(time.Second),
+		clocktest.Option[resilient.Option](clock))
+	require.NoError(t, err)
+	take := func(key string) error { _, err := s.Take(ctx, key, ps, 1, t0); return err }
+
+	z.setDown("gone", true)
+	require.ErrorIs(t, take("gone/1"), errDown)
+	require.Equal(t, resilient.Open, s.State())
+	clock.Advance(-time.Hour)
+	for range 3 * resilient.StaleIntervals {
+		clock.Advance(time.Second)
+		require.NoError(t, take("b/1"))
+	}
+	assert.Equal(t, resilient.Closed, s.State(), "the gone domain is forgotten within about StaleIntervals of the step")
+}

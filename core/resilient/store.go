@@ -2,6 +2,7 @@ package resilient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -168,10 +169,16 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	}
 	if err := ctx.Err(); err != nil {
 		// Out of time before the primary was asked: not the primary's
-		// fault, and nothing left to wait for.
+		// fault, and nothing left to wait for. A caller that cancelled
+		// gets its error back, as it would from the primary: nobody
+		// waits for a decision, and the primary has not failed.
 		b.record(probe, neutral)
 		probe = false
-		return s.degrade(key, policies, cost, now, charge, fmt.Errorf("resilient: %w", err))
+		err = fmt.Errorf("resilient: %w", err)
+		if errors.Is(err, context.Canceled) {
+			return core.Result{}, err
+		}
+		return s.degrade(key, policies, cost, now, charge, err)
 	}
 	var r core.Result
 	var err error
