@@ -27,6 +27,17 @@
 // other than those below is treated the same way. keyfuncs.ErrSkip lets the
 // request pass unlimited.
 //
+// A cancelled request is not a store failure. net/http cancels a request's
+// context when its client hangs up, and also when it only half-closes the
+// connection, though it still writes the answer; a store that honours the
+// context (Redis) then gives up on the call, uncharged. Passing such a
+// request by fail-open would let any client skip its limit by half-closing
+// as it sends, so the middleware asks the store again, detached from the
+// cancellation (keeping the context's values and deadline, under
+// WithTimeout): the request is allowed or denied like any other. A call
+// cancelled after the store charged it is charged twice. A key func or
+// limiter func that fails on a cancelled request leaves it unclassified.
+//
 // A failing store is never silent. With no OnDecision hook, the middleware
 // logs each failure to slog.Default(): Warn when the request passed, Error
 // when it was answered 503, at most one record per second for each, the
@@ -39,7 +50,8 @@
 // # Requests the limiter cannot classify
 //
 // A request with no key (keyfuncs.ErrNoKey, from the key func or the
-// WithLimiterFunc function), a cost below 1 or above a policy's limit, or no limiter
+// WithLimiterFunc function, or any error of theirs on a cancelled request),
+// a cost below 1 or above a policy's limit, or no limiter
 // (ErrNoLimiter) is not a store outage, and fail-open never waves it
 // through: it is answered 400 Bad Request with a JSON body saying why and
 // no Retry-After, and reported with Outcome

@@ -30,8 +30,9 @@ const (
 	// was passed on uncounted.
 	Skipped
 	// UnclassifiedRejected: the request could not be classified (its key
-	// func found no key, its cost is below 1 or above a policy's limit, or
-	// no limiter applies to it) and was answered 400 (see
+	// func found no key, its cost is below 1 or above a policy's limit, no
+	// limiter applies to it, or the key func or limiter func failed on a
+	// request its client cancelled) and was answered 400 (see
 	// WithUnclassifiedHandler). Event.Err says why.
 	UnclassifiedRejected
 	// UnclassifiedPassed: the request could not be classified and was

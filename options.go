@@ -102,7 +102,10 @@ func WithObserveOnlyFunc(f func(r keyfuncs.Request) bool) Option {
 // with the JSON body {"error":"rate_limiter_unavailable","message":"..."}
 // (see WithErrorHandler to change it). Observe-only requests still pass.
 // Without it the middleware fails open: requests pass when the limiter
-// fails, and the error is reported with Outcome StoreErrorPassed.
+// fails, and the error is reported with Outcome StoreErrorPassed. A
+// request whose client cancelled it (or half-closed the connection) is not
+// a failure: it is decided on a context detached from the cancellation
+// (see the package documentation), never passed for it.
 //
 // Either way, a middleware with no OnDecision hook logs the failures to
 // slog.Default() (Warn when passed, Error when answered 503), at most one

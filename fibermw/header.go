@@ -1,6 +1,7 @@
 package fibermw
 
 import (
+	"strings"
 	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
@@ -35,9 +36,12 @@ var fields = [...]field{
 
 // setHeader sets a response field as c.Set does, but for the flow's own
 // fields without normalising the name on every request: the name is
-// looked up in its stored spelling. Other names go through c.Set.
+// looked up in its stored spelling. Other names, and any value holding a
+// CR or LF (which a deny handler may have copied from the request), go
+// through c.Set, which turns those into spaces as net/http does: set raw,
+// they would end the field and start one of the client's choosing.
 func setHeader(c *fiber.Ctx, normalising bool, name, value string) {
-	if key := fieldKey(normalising, name); key != nil {
+	if key := fieldKey(normalising, name); key != nil && !strings.ContainsAny(value, "\r\n") {
 		var buf [128]byte
 		c.Response().Header.SetCanonical(key, append(buf[:0], value...))
 		return

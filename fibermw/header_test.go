@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,4 +123,30 @@ func TestAllocsPerRequest(t *testing.T) {
 		h(&ctx)
 	})
 	assert.Zero(t, allocs)
+}
+
+// A deny handler may write a value it took from the request into one of
+// the flow's fields. A CR or LF in it must not end the field and start
+// another (a Set-Cookie of the client's choosing): the adapter turns them
+// into spaces, as c.Set and net/http do, whatever the name.
+func TestFieldValuesCannotSplitTheHead(t *testing.T) {
+	for _, disable := range []bool{false, true} {
+		l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(1)})
+		require.NoError(t, err)
+		limit, err := New(l,
+			ratewindow.WithKeyFunc(func(keyfuncs.Request) (string, error) { return "k", nil }),
+			ratewindow.WithDenyHandler(func(w ratewindow.Response, _ keyfuncs.Request, _ ratewindow.Event) {
+				w.SetHeader("Retry-After", "5\r\nSet-Cookie: a=1")
+				w.SetHeader("RateLimit", "x\nSet-Cookie: b=1")
+				w.SetHeader("X-Other", "5\r\nSet-Cookie: c=1")
+				w.Send(http.StatusTooManyRequests, nil)
+			}))
+		require.NoError(t, err)
+		app := fiber.New(fiber.Config{DisableStartupMessage: true, DisableHeaderNormalizing: disable})
+		app.Get("/", limit, func(c *fiber.Ctx) error { return nil })
+		heads := rawExchange(t, app, 2)
+		require.Contains(t, heads[1], "HTTP/1.1 429", heads[1])
+		assert.NotContains(t, heads[1], "\nSet-Cookie", heads[1])
+		assert.Contains(t, heads[1], "\r\nRetry-After: 5  Set-Cookie: a=1\r\n", heads[1])
+	}
 }

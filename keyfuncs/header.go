@@ -8,13 +8,15 @@ import (
 )
 
 // Header keys requests by the value of the named header, e.g. "X-API-Key",
-// in a namespace of that header: "hdr:x-api-key:abc123". Surrounding white
-// space is trimmed. A client that sends "X-API-Key: 192.0.2.1" therefore
-// never shares the quota of the client at 192.0.2.1 that the fallback keys
-// by address. When the header is absent or empty the key comes from
-// fallback; a nil fallback gives ErrNoKey. A name that is not a valid header
-// name is a mistake: every request then fails with an error wrapping
-// ErrNoKey.
+// in a namespace of that header: "hdr:x-api-key:abc123". A client that
+// sends "X-API-Key: 192.0.2.1" therefore never shares the quota of the
+// client at 192.0.2.1 that the fallback keys by address. Surrounding white
+// space is trimmed. Of a header sent on several lines the first value is
+// used, as http.Header.Get and the frameworks' own lookups read it: an
+// authentication that reads another line would let a client choose its
+// key. When the header is absent or empty the key comes from fallback; a
+// nil fallback gives ErrNoKey. A name that is not a valid header name is a
+// mistake: every request then fails with an error wrapping ErrNoKey.
 //
 // The value is used as is (bounded to 128 bytes, see the package doc). If it is a secret
 // you would rather not see in your store or logs, wrap the result in Hashed.

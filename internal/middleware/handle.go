@@ -24,7 +24,7 @@ func (f *Flow) Handle(x Exchange) bool {
 		if errors.Is(err, keyfuncs.ErrSkip) {
 			return f.skipped(x, "")
 		}
-		if errors.Is(err, keyfuncs.ErrNoKey) {
+		if errors.Is(err, keyfuncs.ErrNoKey) || cancelled(x) {
 			return f.unclassified(x, "", 0, err)
 		}
 		return f.failed(x, "", 0, err, 0)
@@ -39,7 +39,7 @@ func (f *Flow) Handle(x Exchange) bool {
 			if errors.Is(err, keyfuncs.ErrSkip) {
 				return f.skipped(x, key)
 			}
-			if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) {
+			if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) || cancelled(x) {
 				return f.unclassified(x, key, 0, err)
 			}
 			return f.failed(x, key, 0, err, 0)
@@ -74,6 +74,9 @@ func (f *Flow) Handle(x Exchange) bool {
 		d, err = l.AllowN(x.Context(), key, cost)
 	} else {
 		d, err = allowWithin(x.Context(), f.timeout, l, key, cost)
+	}
+	if err != nil && cancelled(x) {
+		d, err = allowDetached(x.Context(), f.timeout, l, key, cost)
 	}
 	var latency time.Duration
 	if f.hook != nil {
@@ -110,6 +113,39 @@ func allowWithin(ctx context.Context, d time.Duration, l *core.Limiter, key stri
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	return l.AllowN(ctx, key, cost)
+}
+
+// cancelled reports whether the request's context was cancelled: its
+// client hung up, or only half-closed the connection, which net/http
+// reports alike while it still writes the answer.
+//
+// A store that honours the context gives up on such a request, uncharged,
+// and a key func or limiter func may too. None of that is a store outage,
+// and fail-open must not pass the request: a client could skip its limit
+// by half-closing as it sends, and read the answer. The store is asked
+// again, detached from the cancellation (allowDetached), so the request
+// gets a real decision; a key func or limiter func that gave up leaves
+// the request unclassified.
+func cancelled(x Exchange) bool { return errors.Is(x.Context().Err(), context.Canceled) }
+
+// allowDetached asks l again for a request whose context was cancelled,
+// on a context that keeps its values and deadline but not its
+// cancellation, under the configured timeout if any: it waits as long as
+// any other call would (WithTimeout, the request's deadline, the store's
+// own timeouts). A call that was cancelled after the store charged it is
+// charged twice: a client that hangs up mid-call may lose one unit, but
+// never gets one free.
+func allowDetached(ctx context.Context, timeout time.Duration, l *core.Limiter, key string, cost int64) (core.Decision, error) {
+	detached := context.WithoutCancel(ctx)
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		detached, cancel = context.WithDeadline(detached, deadline)
+		defer cancel()
+	}
+	if timeout > 0 {
+		return allowWithin(detached, timeout, l, key, cost)
+	}
+	return l.AllowN(detached, key, cost)
 }
 
 // writeHeaders writes the rate-limit fields of d, as bytes to an exchange

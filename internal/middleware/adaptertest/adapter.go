@@ -35,7 +35,8 @@ type Adapter struct {
 }
 
 // Run runs every scenario against a, then the checks that are not steps
-// of a table: invalid configuration, concurrency.
+// of a table: invalid configuration, concurrency, the one-line form,
+// half-closed connections.
 func Run(t *testing.T, a Adapter) {
 	t.Helper()
 	client := &http.Client{Timeout: clientTimeout}
@@ -45,4 +46,5 @@ func Run(t *testing.T, a Adapter) {
 	t.Run("invalid configuration", func(t *testing.T) { checkInvalidConfig(t, a) })
 	t.Run("concurrent clients never exceed the limit", func(t *testing.T) { checkConcurrency(t, a, client) })
 	t.Run("the one-line form", func(t *testing.T) { checkLimit(t, a, client) })
+	t.Run("half-closing clients get the limit", func(t *testing.T) { checkHalfClose(t, a) })
 }
