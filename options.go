@@ -128,8 +128,10 @@ func WithTimeout(d time.Duration) Option { return func(c *settings) { c.Timeout 
 func WithHeaders(w headers.Writer) Option { return func(c *settings) { c.Headers = w } }
 
 // WithDenyHandler replaces the response to a denied request. The
-// middleware has already written the rate-limit headers and Retry-After;
-// the handler writes the status and body. The default answers 429 Too Many
+// middleware has already written the rate-limit headers, Retry-After and
+// Cache-Control: no-store (so that no shared cache serves one client's
+// denial to others; the handler may set its own); the handler writes the
+// status and body. The default answers 429 Too Many
 // Requests with a JSON body such as
 //
 //	{"error":"rate_limited","message":"rate limit exceeded, retry in 3s","retry_after":3}
@@ -144,7 +146,8 @@ func WithDenyHandler(h Handler) Option {
 	}
 }
 
-// WithErrorHandler replaces the fail-closed response. The default answers
+// WithErrorHandler replaces the fail-closed response. As before a denial,
+// the middleware has set Cache-Control: no-store. The default answers
 // 503 Service Unavailable with the JSON body
 //
 //	{"error":"rate_limiter_unavailable","message":"the rate limiter is unavailable, try again later"}
@@ -208,7 +211,8 @@ func chain(hooks []func(Event)) func(Event) {
 }
 
 // WithUnclassifiedHandler replaces the response to a request the limiter
-// cannot classify. The default answers 400 Bad Request, with no
+// cannot classify. As before a denial, the middleware has set
+// Cache-Control: no-store. The default answers 400 Bad Request, with no
 // Retry-After (waiting would not help), and a JSON body saying why:
 //
 //	{"error":"no_rate_limit_key","message":"..."}     the key func found no key

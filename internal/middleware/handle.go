@@ -203,6 +203,13 @@ func (f *Flow) report(x Exchange, key string, cost int64, d *core.Decision, obse
 	f.hook(ev)
 }
 
+// noStore is the Cache-Control of every response the middleware stops a
+// request with, set before its handler runs (which may set its own). Such
+// a response is about one client at one moment: a shared cache that kept
+// it, because an earlier middleware marked every response cacheable,
+// would turn one client's 429 into every client's.
+const noStore = "no-store"
+
 // denied writes Retry-After and the deny response, then reports.
 func (f *Flow) denied(x Exchange, key string, cost int64, d *core.Decision, latency time.Duration) {
 	ev := event(x, ratewindow.Denied, key, cost)
@@ -210,6 +217,7 @@ func (f *Flow) denied(x Exchange, key string, cost int64, d *core.Decision, late
 	ev.WouldDeny = true
 	ev.Latency = latency
 	headerfmt.WriteRetryAfter(x.SetHeader, d)
+	x.SetHeader("Cache-Control", noStore)
 	f.deny(x, x, ev)
 	if f.hook != nil {
 		f.hook(ev)
@@ -233,6 +241,7 @@ func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency tim
 	}
 	ev := event(x, ratewindow.StoreErrorRejected, key, cost)
 	ev.Err, ev.Latency = err, latency
+	x.SetHeader("Cache-Control", noStore)
 	f.onError(x, x, ev)
 	if f.hook != nil {
 		f.hook(ev)
@@ -258,6 +267,7 @@ func (f *Flow) unclassified(x Exchange, key string, cost int64, err error) bool 
 	}
 	ev := event(x, ratewindow.UnclassifiedRejected, key, cost)
 	ev.Err = err
+	x.SetHeader("Cache-Control", noStore)
 	f.unclass(x, x, ev)
 	if f.hook != nil {
 		f.hook(ev)
