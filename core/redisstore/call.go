@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -153,5 +152,5 @@ func withContext(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", ctx.Err(), err)
+	return &textError{ctx.Err().Error() + ": " + bare(err), []error{ctx.Err(), err}}
 }

@@ -41,7 +41,7 @@ import (
 //	}
 func (s *Store) Check(ctx context.Context) error {
 	if err := checkAddrs(s.client); err != nil {
-		return fmt.Errorf("redisstore: check: %w", err)
+		return opError("check", err)
 	}
 	var err error
 	switch c := s.client.(type) {
@@ -55,7 +55,7 @@ func (s *Store) Check(ctx context.Context) error {
 		err = checkNode(ctx, s.client, false)
 	}
 	if err != nil {
-		return fmt.Errorf("redisstore: check: %w", badAddr(err))
+		return opError("check", badAddr(err))
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 	c.ReloadState(ctx)
 	return c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
 		if err := checkNode(ctx, n, true); err != nil {
-			return fmt.Errorf("%s: %w", n.Options().Addr, err)
+			return &textError{n.Options().Addr + ": " + bare(err), []error{err}}
 		}
 		return nil
 	})

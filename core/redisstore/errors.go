@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -29,6 +30,29 @@ var (
 	// it ran, so nothing was charged: the call is all-or-nothing even then.
 	ErrOutOfMemory = errors.New("redisstore: Redis is out of memory")
 )
+
+// textError is an error with a text of its own that matches what the
+// errors it wraps match.
+type textError struct {
+	text string
+	errs []error
+}
+
+func (e *textError) Error() string   { return e.text }
+func (e *textError) Unwrap() []error { return e.errs }
+
+// opError returns err as the error of the store's operation op:
+// "redisstore: <op>: <err>". The exported errors' texts start with
+// "redisstore: " so that they name the package when printed alone; that
+// start is dropped here, so the package is named once.
+func opError(op string, err error) error {
+	return &textError{"redisstore: " + op + ": " + bare(err), []error{err}}
+}
+
+// bare returns err's text without the package name it may start with.
+func bare(err error) string {
+	return strings.TrimPrefix(err.Error(), "redisstore: ")
+}
 
 // classify wraps the Redis answers the package gives a name to.
 func classify(err error) error {
