@@ -27,7 +27,11 @@ import (
 //     Sentinel addresses only Check sees, as it dials them), or an
 //     address that is otherwise no host:port (joined by spaces, no port),
 //     or ClientOptions given no address at all;
-//   - a Redis that rejects the scripts (before 7.0).
+//   - a Redis that rejects the scripts (before 7.0);
+//   - credentials Redis refuses (a wrong Password or Username, or none
+//     given to a Redis that wants one), a DB the server does not have,
+//     or a Redis user whose ACL forbids the store's commands (the errors
+//     carry Redis's answer, never the password).
 //
 // Any other error means Redis could not be reached or answered late (the
 // check honours ctx's deadline). A service may start anyway: each
@@ -55,7 +59,7 @@ func (s *Store) Check(ctx context.Context) error {
 		err = checkNode(ctx, s.client, false)
 	}
 	if err != nil {
-		return opError("check", badAddr(err))
+		return opError("check", classify(err))
 	}
 	return nil
 }
@@ -126,6 +130,12 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 // not a replica, and holding both scripts.
 func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	info, err := c.Info(ctx, "cluster", "replication").Result()
+	if redis.HasErrorPrefix(err, "NOPERM") {
+		// The store does not need INFO: without it, Check cannot tell a
+		// cluster node or a replica here (a call to one fails with
+		// MOVED or READONLY, which the store reports as it meets them).
+		info, err = "", nil
+	}
 	if err != nil {
 		return err
 	}
@@ -139,6 +149,9 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	for _, sc := range scripts {
 		sha, err := c.ScriptLoad(ctx, sc.src.(string)).Result()
 		if err != nil {
+			if d := denied(err); d != nil {
+				return d
+			}
 			if isReply(err) {
 				return fmt.Errorf("%w: the server refused the store's script (Redis 7.0 or later is needed): %w", ErrMisconfigured, err)
 			}

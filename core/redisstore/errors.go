@@ -16,11 +16,14 @@ var (
 	// (keys of the other masters answer MOVED), a comma-joined address list
 	// given as one address (a Sentinel's too), options from ClientOptions
 	// left with no address, a client on a replica, a cluster client on a
-	// server without cluster support, a Redis too old for the scripts. Check
-	// reports it at startup; a MOVED or CROSSSLOT answer to a non-cluster
-	// client, or a dial that fails because an address is no host:port, at
-	// run time is reported with it too, so it reads as a configuration
-	// error and not as an outage. It does not go away by retrying: fix the
+	// server without cluster support, a Redis too old for the scripts,
+	// credentials Redis refuses (WRONGPASS, NOAUTH), a DB the server does
+	// not have, a Redis user whose ACL forbids a command or a key the store
+	// uses (NOPERM). Check reports it at startup; a MOVED or CROSSSLOT
+	// answer to a non-cluster client, one of those refusals, or a dial that
+	// fails because an address is no host:port, at run time is reported
+	// with it too, so it reads as a configuration error and not as an
+	// outage. It does not go away by retrying: fix the
 	// client's options.
 	ErrMisconfigured = errors.New("redisstore: Redis is not set up as the client expects")
 
@@ -62,7 +65,26 @@ func classify(err error) error {
 	case redis.HasErrorPrefix(err, "OOM"):
 		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
 	}
+	if d := denied(err); d != nil {
+		return d
+	}
 	return badAddr(err)
+}
+
+// denied returns err marked with ErrMisconfigured when it is Redis
+// refusing the client's credentials (WRONGPASS, NOAUTH), its database
+// number, or, by its ACL, a command or a key the store uses (NOPERM); nil
+// otherwise. Redis's answers name neither the password nor the key.
+func denied(err error) error {
+	switch {
+	case redis.HasErrorPrefix(err, "WRONGPASS"), redis.HasErrorPrefix(err, "NOAUTH"):
+		return fmt.Errorf("%w: Redis refused the client's credentials (its options' Username and Password): %w", ErrMisconfigured, err)
+	case redis.HasErrorPrefix(err, "NOPERM"):
+		return fmt.Errorf("%w: the Redis user may not run a command the store needs or use its keys (see ACL in docs/redis.md): %w", ErrMisconfigured, err)
+	case redis.HasErrorPrefix(err, "DB index is out of range"):
+		return fmt.Errorf("%w: the client's DB is not one of the server's databases: %w", ErrMisconfigured, err)
+	}
+	return nil
 }
 
 // retryable reports whether err is an answer that a later attempt can get
