@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,5 +84,90 @@ func TestCredentialsAndACLAreMisconfigurations(t *testing.T) {
 		require.NoError(t, s.Check(ctx))
 		_, err := s.Take(ctx, "k", ps, 1, time.Now())
 		require.NoError(t, err)
+	})
+}
+
+// documentedACL is the ACL of docs/redis.md, for the default prefix.
+var documentedACL = []any{"~rw:*", "+evalsha", "+eval", "+script|load", "+del", "+get", "+set", "+incrby",
+	"+pexpire", "+pexpiretime", "+time", "+zadd", "+zcard", "+zcount", "+zrange", "+zrangebyscore", "+zrem",
+	"+zremrangebyscore", "+cluster|slots", "+cluster|shards"}
+
+// A user that may load the scripts but whose ACL refuses the store's
+// keys, writes to them, or a command the scripts run, fails every call:
+// Check finds it by deciding on keys of its own, and leaves none behind.
+func TestCheckDecidesUnderTheACL(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	all := policies(t, core.PerMinute(10).Named("fw").Using(core.FixedWindow),
+		core.PerMinute(10).Named("sw").Using(core.SlidingWindow),
+		core.PerMinute(10).Named("log").Using(core.SlidingLog))
+	srv := testredis.Server(t)
+	admin := srv.Client(t)
+	aclUser(t, admin, "otherkeys", "~other:*", "+@all")
+	aclUser(t, admin, "readonly", "%R~*", "+@all")
+	aclUser(t, admin, "noexpiretime", "~*", "+@all", "-pexpiretime")
+	aclUser(t, admin, "documented", documentedACL...)
+	user := func(name string) func(*redis.UniversalOptions) {
+		return func(o *redis.UniversalOptions) { o.Username, o.Password = name, "pw" }
+	}
+	for _, tt := range []struct{ user, cause string }{
+		{"otherkeys", "NOPERM"},
+		{"readonly", "NOPERM"},
+		{"noexpiretime", "can't run this command"},
+	} {
+		t.Run(tt.user, func(t *testing.T) {
+			s := accessStore(t, srv.Addr, user(tt.user))
+			err := s.Check(ctx)
+			require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+			assert.Contains(t, err.Error(), tt.cause)
+			_, err = s.Take(ctx, "k", all, 1, time.Now())
+			require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+			assert.Contains(t, err.Error(), tt.cause)
+		})
+	}
+	t.Run("the documented ACL", func(t *testing.T) {
+		o := redisstore.ClientOptions(srv.Addr)
+		user("documented")(o)
+		c := redis.NewUniversalClient(o)
+		defer c.Close()
+		s, err := redisstore.New(c)
+		require.NoError(t, err)
+		require.NoError(t, s.Check(ctx))
+		keys, err := admin.Keys(ctx, "*").Result()
+		require.NoError(t, err)
+		assert.Empty(t, keys, "Check leaves no key behind")
+		key := testredis.Prefix(t)
+		for i := range 3 {
+			_, err := s.Take(ctx, key, all, 1, time.Now().Add(time.Duration(i)*time.Millisecond))
+			require.NoError(t, err)
+		}
+		require.NoError(t, s.Reset(ctx, key, all))
+	})
+	t.Run("cluster", func(t *testing.T) {
+		admin := testredis.Cluster(t)
+		name := "u" + testredis.Prefix(t)
+		// Every node has its own ACL: one master refuses the keys.
+		var once sync.Once
+		var refusing string
+		require.NoError(t, admin.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			rules := documentedACL
+			once.Do(func() { rules, refusing = []any{"~other:*", "+@all"}, n.Options().Addr })
+			return n.Do(ctx, append([]any{"ACL", "SETUSER", name, "reset", "on", ">pw"}, rules...)...).Err()
+		}))
+		t.Cleanup(func() {
+			_ = admin.ForEachShard(context.Background(), func(ctx context.Context, n *redis.Client) error {
+				return n.Do(ctx, "ACL", "DELUSER", name).Err()
+			})
+		})
+		o := redisstore.ClientOptions(testredis.ClusterAddrs(t)...)
+		user(name)(o)
+		c := redis.NewUniversalClient(o)
+		defer c.Close()
+		s, err := redisstore.New(c)
+		require.NoError(t, err)
+		err = s.Check(ctx)
+		require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+		assert.Contains(t, err.Error(), "NOPERM")
+		assert.Contains(t, err.Error(), refusing, "the error names the master")
 	})
 }

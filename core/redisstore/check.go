@@ -11,8 +11,11 @@ import (
 )
 
 // Check is the startup check of a service: it reaches Redis, loads the
-// store's scripts on every master, and makes sure the client matches the
-// servers. It returns nil when the store is ready to decide.
+// store's scripts on every master, makes sure the client matches the
+// servers, and decides twice on every master as Take does, on keys of its
+// own ("<prefix>:{#check}:..." or, on a Cluster, "{#check<n>}", which no
+// user key maps to), then deletes them as Reset does. It returns nil when
+// the store is ready to decide.
 //
 // An error wrapping ErrMisconfigured is a setup the store cannot work
 // with, and retrying will not fix it; a service should refuse to start:
@@ -30,8 +33,9 @@ import (
 //   - a Redis that rejects the scripts (before 7.0);
 //   - credentials Redis refuses (a wrong Password or Username, or none
 //     given to a Redis that wants one), a DB the server does not have,
-//     or a Redis user whose ACL forbids the store's commands (the errors
-//     carry Redis's answer, never the password).
+//     or a Redis user whose ACL forbids the store's commands, a command
+//     its scripts run, or reading and writing its keys (the errors carry
+//     Redis's answer, never the password).
 //
 // Any other error means Redis could not be reached or answered late (the
 // check honours ctx's deadline). A service may start anyway: each
@@ -51,12 +55,21 @@ func (s *Store) Check(ctx context.Context) error {
 	switch c := s.client.(type) {
 	case *redis.ClusterClient:
 		err = checkCluster(ctx, c)
+		if err == nil {
+			err = s.probeMasters(ctx, c)
+		}
 	case *redis.Ring:
 		err = c.ForEachShard(ctx, func(ctx context.Context, n *redis.Client) error {
 			return checkNode(ctx, n, false)
 		})
+		if err == nil {
+			err = s.probe(ctx, probeTag) // on one of the shards
+		}
 	default:
 		err = checkNode(ctx, s.client, false)
+		if err == nil {
+			err = s.probe(ctx, probeTag)
+		}
 	}
 	if err != nil {
 		return opError("check", classify(err))
@@ -111,6 +124,9 @@ func badAddr(err error) error {
 // refuses it) and checks every master.
 func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 	if err := c.ClusterShards(ctx).Err(); err != nil {
+		if d := denied(err); d != nil {
+			return d
+		}
 		if isReply(err) {
 			return fmt.Errorf("%w: a cluster client, but the server is no cluster node: %w", ErrMisconfigured, err)
 		}
@@ -119,7 +135,7 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 	c.ReloadState(ctx)
 	return c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
 		if err := checkNode(ctx, n, true); err != nil {
-			return &textError{n.Options().Addr + ": " + bare(err), []error{err}}
+			return within(n.Options().Addr, err)
 		}
 		return nil
 	})

@@ -49,7 +49,13 @@ func (e *textError) Unwrap() []error { return e.errs }
 // "redisstore: " so that they name the package when printed alone; that
 // start is dropped here, so the package is named once.
 func opError(op string, err error) error {
-	return &textError{"redisstore: " + op + ": " + bare(err), []error{err}}
+	return within("redisstore: "+op, err)
+}
+
+// within returns err with where in front of its text ("<where>: <err>"),
+// dropping the package name err's text may start with (see opError).
+func within(where string, err error) error {
+	return &textError{where + ": " + bare(err), []error{err}}
 }
 
 // bare returns err's text without the package name it may start with.
@@ -60,8 +66,8 @@ func bare(err error) string {
 // classify wraps the Redis answers the package gives a name to.
 func classify(err error) error {
 	switch {
-	case err == nil:
-		return nil
+	case err == nil || errors.Is(err, ErrMisconfigured) || errors.Is(err, ErrOutOfMemory):
+		return err // classified already
 	case redis.HasErrorPrefix(err, "OOM"):
 		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
 	}
@@ -77,9 +83,12 @@ func classify(err error) error {
 // otherwise. Redis's answers name neither the password nor the key.
 func denied(err error) error {
 	switch {
+	case errors.Is(err, ErrMisconfigured):
+		return nil // classified already
 	case redis.HasErrorPrefix(err, "WRONGPASS"), redis.HasErrorPrefix(err, "NOAUTH"):
 		return fmt.Errorf("%w: Redis refused the client's credentials (its options' Username and Password): %w", ErrMisconfigured, err)
-	case redis.HasErrorPrefix(err, "NOPERM"):
+	case redis.HasErrorPrefix(err, "NOPERM"),
+		isReply(err) && strings.Contains(err.Error(), "The user executing the script can't"):
 		return fmt.Errorf("%w: the Redis user may not run a command the store needs or use its keys (see ACL in docs/redis.md): %w", ErrMisconfigured, err)
 	case redis.HasErrorPrefix(err, "DB index is out of range"):
 		return fmt.Errorf("%w: the client's DB is not one of the server's databases: %w", ErrMisconfigured, err)
