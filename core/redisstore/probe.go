@@ -2,8 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"net"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -51,36 +51,54 @@ func (s *Store) probe(ctx context.Context, t string) error {
 }
 
 // probeMasters runs probe on every master of a Cluster, each on keys of
-// a slot it serves: every node has its own ACL.
+// a slot it serves (every node has its own ACL), as CLUSTER SHARDS names
+// them: a slot no master serves is never probed.
 func (s *Store) probeMasters(ctx context.Context, c *redis.ClusterClient) error {
-	var mu sync.Mutex
-	masters := map[*redis.Client]bool{}
-	err := c.ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error {
-		mu.Lock()
-		masters[n] = false
-		mu.Unlock()
-		return nil
-	})
+	shards, err := c.ClusterShards(ctx).Result()
 	if err != nil {
 		return err
 	}
-	left := len(masters)
-	// A few tags per master find one of its slots unless it serves very
-	// few; a master that serves none is not probed.
-	for i := 0; left > 0 && i < 64*slots; i++ {
-		t := probeTag + strconv.Itoa(i)
-		node, err := c.MasterForKey(ctx, t)
-		if err != nil {
-			return err
-		}
-		if done, ok := masters[node]; !ok || done {
+	for _, sh := range shards {
+		if len(sh.Slots) == 0 {
 			continue
 		}
-		masters[node] = true
-		left--
-		if err := s.probe(ctx, t); err != nil {
-			return within(node.Options().Addr, err)
+		// A tag of one of the shard's slots: about 16384 / (its slots)
+		// tries, a CRC16 each. A shard of very few slots may not be
+		// found within the bound; it is not probed.
+		for i := 0; i < 64*slots; i++ {
+			t := probeTag + strconv.Itoa(i)
+			if !inRanges(keySlot(t), sh.Slots) {
+				continue
+			}
+			if err := s.probe(ctx, t); err != nil {
+				return within(shardMaster(sh), err)
+			}
+			break
 		}
 	}
 	return nil
+}
+
+// inRanges reports whether slot is in one of ranges.
+func inRanges(slot int, ranges []redis.SlotRange) bool {
+	for _, r := range ranges {
+		if int(r.Start) <= slot && slot <= int(r.End) {
+			return true
+		}
+	}
+	return false
+}
+
+// shardMaster names the master of a shard (host:port) for an error.
+func shardMaster(sh redis.ClusterShard) string {
+	for _, n := range sh.Nodes {
+		if n.Role == "master" {
+			host := n.Endpoint
+			if host == "" || host == "?" {
+				host = n.IP
+			}
+			return net.JoinHostPort(host, strconv.FormatInt(n.Port, 10))
+		}
+	}
+	return "a shard with no master"
 }
