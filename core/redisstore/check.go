@@ -37,8 +37,9 @@ import (
 //     its scripts run, or reading and writing its keys (the errors carry
 //     Redis's answer, never the password).
 //
-// Any other error means Redis could not be reached or answered late (the
-// check honours ctx's deadline). A service may start anyway: each
+// Any other error means Redis could not be reached, answered late (the
+// check honours ctx's deadline), or could not decide for now (an error
+// wrapping ErrOutOfMemory: Redis is full). A service may start anyway: each
 // decision then meets the store error and the limiter's fail policy, and
 // the store heals on its own when Redis comes back.
 //
