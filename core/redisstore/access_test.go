@@ -170,4 +170,33 @@ func TestCheckDecidesUnderTheACL(t *testing.T) {
 		assert.Contains(t, err.Error(), "NOPERM")
 		assert.Contains(t, err.Error(), refusing, "the error names the master")
 	})
+	// go-redis reads its slot map with CLUSTER SLOTS, the store which
+	// slots no master serves with CLUSTER SHARDS: a user without them
+	// is named as such, not as a client on a server without cluster
+	// support.
+	for _, cmd := range []string{"cluster|slots", "cluster|shards"} {
+		t.Run("cluster without "+cmd, func(t *testing.T) {
+			admin := testredis.Cluster(t)
+			name := "u" + testredis.Prefix(t)
+			require.NoError(t, admin.ForEachShard(ctx, func(ctx context.Context, n *redis.Client) error {
+				return n.Do(ctx, "ACL", "SETUSER", name, "reset", "on", ">pw", "~*", "+@all", "-"+cmd).Err()
+			}))
+			t.Cleanup(func() {
+				_ = admin.ForEachShard(context.Background(), func(ctx context.Context, n *redis.Client) error {
+					return n.Do(ctx, "ACL", "DELUSER", name).Err()
+				})
+			})
+			o := redisstore.ClientOptions(testredis.ClusterAddrs(t)...)
+			user(name)(o)
+			c := redis.NewUniversalClient(o)
+			defer c.Close()
+			s, err := redisstore.New(c)
+			require.NoError(t, err)
+			err = s.Check(ctx)
+			require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+			assert.Contains(t, err.Error(), "NOPERM")
+			assert.Contains(t, err.Error(), cmd)
+			assert.NotContains(t, err.Error(), "no cluster node")
+		})
+	}
 }
