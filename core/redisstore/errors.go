@@ -23,8 +23,8 @@ var (
 	// answer to a non-cluster client, one of those refusals, or a dial that
 	// fails because an address is no host:port, at run time is reported
 	// with it too, so it reads as a configuration error and not as an
-	// outage. It does not go away by retrying: fix the
-	// client's options.
+	// outage. It does not go away by retrying: fix the client's options
+	// (or the user's ACL on the server).
 	ErrMisconfigured = errors.New("redisstore: Redis is not set up as the client expects")
 
 	// ErrOutOfMemory is wrapped by the error of a call that Redis refused
