@@ -35,7 +35,9 @@ import (
 //     given to a Redis that wants one), a DB the server does not have,
 //     or a Redis user whose ACL forbids the store's commands, a command
 //     its scripts run, or reading and writing its keys (the errors carry
-//     Redis's answer, never the password).
+//     Redis's answer, never the password);
+//   - a command the store or its scripts need that the server renamed or
+//     disabled (rename-command).
 //
 // Any other error means Redis could not be reached, answered late (the
 // check honours ctx's deadline), or could not decide for now (an error
@@ -144,10 +146,11 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 
 // checkNode checks one server that the client uses as a master: not a
 // cluster node unless it is reached through a cluster client (viaCluster),
-// not a replica, and holding both scripts.
+// not a replica, and holding the scripts (loaded here, unless the server
+// does not let the client load them).
 func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	info, err := c.Info(ctx, "cluster", "replication").Result()
-	if redis.HasErrorPrefix(err, "NOPERM") {
+	if redis.HasErrorPrefix(err, "NOPERM") || unknownCommand(err) {
 		// The store does not need INFO: without it, Check cannot tell a
 		// cluster node or a replica here (a call to one fails with
 		// MOVED or READONLY, which the store reports as it meets them).
@@ -165,6 +168,11 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	}
 	for _, sc := range scripts {
 		sha, err := c.ScriptLoad(ctx, sc.src.(string)).Result()
+		if redis.HasErrorPrefix(err, "NOPERM") || unknownCommand(err) {
+			// Nor SCRIPT LOAD: a call's EVALSHA falls back to EVAL, which
+			// caches the script. The probe finds whether those may run.
+			return nil
+		}
 		if err != nil {
 			if d := denied(err); d != nil {
 				return d

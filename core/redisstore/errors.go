@@ -19,7 +19,8 @@ var (
 	// server without cluster support, a Redis too old for the scripts,
 	// credentials Redis refuses (WRONGPASS, NOAUTH), a DB the server does
 	// not have, a Redis user whose ACL forbids a command or a key the store
-	// uses (NOPERM). Check reports it at startup; a MOVED or CROSSSLOT
+	// uses (NOPERM), a command the server renamed or disabled
+	// (rename-command). Check reports it at startup; a MOVED or CROSSSLOT
 	// answer to a non-cluster client, one of those refusals, or a dial that
 	// fails because an address is no host:port, at run time is reported
 	// with it too, so it reads as a configuration error and not as an
@@ -79,8 +80,9 @@ func classify(err error) error {
 
 // denied returns err marked with ErrMisconfigured when it is Redis
 // refusing the client's credentials (WRONGPASS, NOAUTH), its database
-// number, or, by its ACL, a command or a key the store uses (NOPERM); nil
-// otherwise. Redis's answers name neither the password nor the key.
+// number, or, by its ACL, a command or a key the store uses (NOPERM), or
+// having no such command; nil otherwise. Redis's answers do not name the
+// password, and the text of the error does not name the key.
 func denied(err error) error {
 	switch {
 	case errors.Is(err, ErrMisconfigured):
@@ -92,8 +94,21 @@ func denied(err error) error {
 		return fmt.Errorf("%w: the Redis user may not run a command the store needs or use its keys (see ACL in docs/redis.md): %w", ErrMisconfigured, err)
 	case redis.HasErrorPrefix(err, "DB index is out of range"):
 		return fmt.Errorf("%w: the client's DB is not one of the server's databases: %w", ErrMisconfigured, err)
+	case unknownCommand(err):
+		// Redis echoes the command's first arguments, the keys among
+		// them: the text keeps only the command's name.
+		msg, _, _ := strings.Cut(err.Error(), ", with args beginning with:")
+		return &textError{ErrMisconfigured.Error() + ": the server has no command the store needs (renamed or disabled with rename-command?): " + msg,
+			[]error{ErrMisconfigured, err}}
 	}
 	return nil
+}
+
+// unknownCommand reports whether err is Redis's answer that it has no
+// such command, to the client or to a script: renamed or disabled
+// (rename-command).
+func unknownCommand(err error) bool {
+	return redis.HasErrorPrefix(err, "unknown command") || redis.HasErrorPrefix(err, "Unknown Redis command called from script")
 }
 
 // retryable reports whether err is an answer that a later attempt can get
