@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -58,9 +57,14 @@ const argsSize = 20 + 20*core.MaxPolicies
 
 // newRequest builds the call of Take (charge) or Peek for key.
 func (s *Store) newRequest(key string, policies []core.Policy, cost, now int64, charge bool) *request {
+	return s.newTaggedRequest(tag(key), policies, cost, now, charge)
+}
+
+// newTaggedRequest is newRequest for the keys whose hash tag is t.
+func (s *Store) newTaggedRequest(t string, policies []core.Policy, cost, now int64, charge bool) *request {
 	r := new(request)
 	n := len(policies)
-	s.fillKeys(r.keys[:n], key, policies)
+	s.fillTaggedKeys(r.keys[:n], t, policies)
 	// args[0] and args[1], the command and the script, are set by script.run.
 	r.args[2] = n
 	for i := range n {
@@ -153,5 +157,5 @@ func withContext(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", ctx.Err(), err)
+	return &textError{ctx.Err().Error() + ": " + bare(err), []error{ctx.Err(), err}}
 }

@@ -11,8 +11,11 @@ import (
 )
 
 // Check is the startup check of a service: it reaches Redis, loads the
-// store's scripts on every master, and makes sure the client matches the
-// servers. It returns nil when the store is ready to decide.
+// store's scripts on every master, makes sure the client matches the
+// servers, and decides twice on every master as Take does, on keys of its
+// own ("<prefix>:{#check}:..." or, on a Cluster, "{#check<n>}", which no
+// user key maps to), then deletes them as Reset does. It returns nil when
+// the store is ready to decide.
 //
 // An error wrapping ErrMisconfigured is a setup the store cannot work
 // with, and retrying will not fix it; a service should refuse to start:
@@ -27,10 +30,18 @@ import (
 //     Sentinel addresses only Check sees, as it dials them), or an
 //     address that is otherwise no host:port (joined by spaces, no port),
 //     or ClientOptions given no address at all;
-//   - a Redis that rejects the scripts (before 7.0).
+//   - a Redis that rejects the scripts (before 7.0);
+//   - credentials Redis refuses (a wrong Password or Username, or none
+//     given to a Redis that wants one), a DB the server does not have,
+//     or a Redis user whose ACL forbids the store's commands, a command
+//     its scripts run, or reading and writing its keys (the errors carry
+//     Redis's answer, never the password);
+//   - a command the store or its scripts need that the server renamed or
+//     disabled (rename-command).
 //
-// Any other error means Redis could not be reached or answered late (the
-// check honours ctx's deadline). A service may start anyway: each
+// Any other error means Redis could not be reached, answered late (the
+// check honours ctx's deadline), or could not decide for now (an error
+// wrapping ErrOutOfMemory: Redis is full). A service may start anyway: each
 // decision then meets the store error and the limiter's fail policy, and
 // the store heals on its own when Redis comes back.
 //
@@ -41,21 +52,30 @@ import (
 //	}
 func (s *Store) Check(ctx context.Context) error {
 	if err := checkAddrs(s.client); err != nil {
-		return fmt.Errorf("redisstore: check: %w", err)
+		return opError("check", err)
 	}
 	var err error
 	switch c := s.client.(type) {
 	case *redis.ClusterClient:
 		err = checkCluster(ctx, c)
+		if err == nil {
+			err = s.probeMasters(ctx, c)
+		}
 	case *redis.Ring:
 		err = c.ForEachShard(ctx, func(ctx context.Context, n *redis.Client) error {
 			return checkNode(ctx, n, false)
 		})
+		if err == nil {
+			err = s.probe(ctx, probeTag) // on one of the shards
+		}
 	default:
 		err = checkNode(ctx, s.client, false)
+		if err == nil {
+			err = s.probe(ctx, probeTag)
+		}
 	}
 	if err != nil {
-		return fmt.Errorf("redisstore: check: %w", badAddr(err))
+		return opError("check", classify(err))
 	}
 	return nil
 }
@@ -107,6 +127,9 @@ func badAddr(err error) error {
 // refuses it) and checks every master.
 func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 	if err := c.ClusterShards(ctx).Err(); err != nil {
+		if d := denied(err); d != nil {
+			return d
+		}
 		if isReply(err) {
 			return fmt.Errorf("%w: a cluster client, but the server is no cluster node: %w", ErrMisconfigured, err)
 		}
@@ -115,7 +138,7 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 	c.ReloadState(ctx)
 	return c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
 		if err := checkNode(ctx, n, true); err != nil {
-			return fmt.Errorf("%s: %w", n.Options().Addr, err)
+			return within(n.Options().Addr, err)
 		}
 		return nil
 	})
@@ -123,9 +146,16 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 
 // checkNode checks one server that the client uses as a master: not a
 // cluster node unless it is reached through a cluster client (viaCluster),
-// not a replica, and holding both scripts.
+// not a replica, and holding the scripts (loaded here, unless the server
+// does not let the client load them).
 func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	info, err := c.Info(ctx, "cluster", "replication").Result()
+	if redis.HasErrorPrefix(err, "NOPERM") || unknownCommand(err) {
+		// The store does not need INFO: without it, Check cannot tell a
+		// cluster node or a replica here (a call to one fails with
+		// MOVED or READONLY, which the store reports as it meets them).
+		info, err = "", nil
+	}
 	if err != nil {
 		return err
 	}
@@ -138,7 +168,15 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	}
 	for _, sc := range scripts {
 		sha, err := c.ScriptLoad(ctx, sc.src.(string)).Result()
+		if redis.HasErrorPrefix(err, "NOPERM") || unknownCommand(err) {
+			// Nor SCRIPT LOAD: a call's EVALSHA falls back to EVAL, which
+			// caches the script. The probe finds whether those may run.
+			return nil
+		}
 		if err != nil {
+			if d := denied(err); d != nil {
+				return d
+			}
 			if isReply(err) {
 				return fmt.Errorf("%w: the server refused the store's script (Redis 7.0 or later is needed): %w", ErrMisconfigured, err)
 			}

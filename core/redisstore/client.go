@@ -107,7 +107,17 @@ func noAddress(addrs []string) error {
 // has no SCRIPT command; a Redis that refuses the scripts, which Check
 // reports) is ignored: the connection stays usable and the store's EVALSHA
 // falls back to EVAL. Only a failed round trip fails the connection.
+//
+// A PING goes first, alone: a Redis that wants a password the options lack
+// answers it NOAUTH, and would close the connection while the scripts are
+// being written, as they are longer than Redis reads from a client that has
+// not authenticated. The connection then fails with that NOAUTH (see
+// denied), not with a reset that reads as Redis being down. The PING costs
+// one more round trip per new connection, not per call.
 func loadScripts(ctx context.Context, cn *redis.Conn) error {
+	if err := cn.Ping(ctx).Err(); redis.HasErrorPrefix(err, "NOAUTH") {
+		return denied(err)
+	}
 	_, err := cn.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, sc := range scripts {
 			p.ScriptLoad(ctx, sc.src.(string))

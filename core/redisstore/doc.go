@@ -185,8 +185,9 @@
 // request milliseconds (go-redis's defaults spend seconds dialling and
 // retrying), and run Check at startup: an error wrapping ErrMisconfigured
 // (a cluster node behind a standalone client, a replica, comma-joined
-// addresses, ClientOptions given no address) means the service should not start; any other means Redis is
-// not reachable yet. A call that meets ASK, MOVED, TRYAGAIN or CLUSTERDOWN
+// addresses, ClientOptions given no address, credentials or an ACL that
+// Redis refuses) means the service should not start; any other means
+// Redis is not reachable yet. A call that meets ASK, MOVED, TRYAGAIN or CLUSTERDOWN
 // while a cluster reshards or fails over is retried within its deadline; a
 // MOVED to a non-cluster client is ErrMisconfigured. The scripts start with
 // the shebang #!lua (Redis 7.0 or later), so a Redis over its maxmemory

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -15,12 +16,16 @@ var (
 	// (keys of the other masters answer MOVED), a comma-joined address list
 	// given as one address (a Sentinel's too), options from ClientOptions
 	// left with no address, a client on a replica, a cluster client on a
-	// server without cluster support, a Redis too old for the scripts. Check
-	// reports it at startup; a MOVED or CROSSSLOT answer to a non-cluster
-	// client, or a dial that fails because an address is no host:port, at
-	// run time is reported with it too, so it reads as a configuration
-	// error and not as an outage. It does not go away by retrying: fix the
-	// client's options.
+	// server without cluster support, a Redis too old for the scripts,
+	// credentials Redis refuses (WRONGPASS, NOAUTH), a DB the server does
+	// not have, a Redis user whose ACL forbids a command or a key the store
+	// uses (NOPERM), a command the server renamed or disabled
+	// (rename-command). Check reports it at startup; a MOVED or CROSSSLOT
+	// answer to a non-cluster client, one of those refusals, or a dial that
+	// fails because an address is no host:port, at run time is reported
+	// with it too, so it reads as a configuration error and not as an
+	// outage. It does not go away by retrying: fix the client's options
+	// (or the user's ACL on the server).
 	ErrMisconfigured = errors.New("redisstore: Redis is not set up as the client expects")
 
 	// ErrOutOfMemory is wrapped by the error of a call that Redis refused
@@ -30,15 +35,80 @@ var (
 	ErrOutOfMemory = errors.New("redisstore: Redis is out of memory")
 )
 
+// textError is an error with a text of its own that matches what the
+// errors it wraps match.
+type textError struct {
+	text string
+	errs []error
+}
+
+func (e *textError) Error() string   { return e.text }
+func (e *textError) Unwrap() []error { return e.errs }
+
+// opError returns err as the error of the store's operation op:
+// "redisstore: <op>: <err>". The exported errors' texts start with
+// "redisstore: " so that they name the package when printed alone; that
+// start is dropped here, so the package is named once.
+func opError(op string, err error) error {
+	return within("redisstore: "+op, err)
+}
+
+// within returns err with where in front of its text ("<where>: <err>"),
+// dropping the package name err's text may start with (see opError).
+func within(where string, err error) error {
+	return &textError{where + ": " + bare(err), []error{err}}
+}
+
+// bare returns err's text without the package name it may start with.
+func bare(err error) string {
+	return strings.TrimPrefix(err.Error(), "redisstore: ")
+}
+
 // classify wraps the Redis answers the package gives a name to.
 func classify(err error) error {
 	switch {
-	case err == nil:
-		return nil
+	case err == nil || errors.Is(err, ErrMisconfigured) || errors.Is(err, ErrOutOfMemory):
+		return err // classified already
 	case redis.HasErrorPrefix(err, "OOM"):
 		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
 	}
+	if d := denied(err); d != nil {
+		return d
+	}
 	return badAddr(err)
+}
+
+// denied returns err marked with ErrMisconfigured when it is Redis
+// refusing the client's credentials (WRONGPASS, NOAUTH), its database
+// number, or, by its ACL, a command or a key the store uses (NOPERM), or
+// having no such command; nil otherwise. Redis's answers do not name the
+// password, and the text of the error does not name the key.
+func denied(err error) error {
+	switch {
+	case errors.Is(err, ErrMisconfigured):
+		return nil // classified already
+	case redis.HasErrorPrefix(err, "WRONGPASS"), redis.HasErrorPrefix(err, "NOAUTH"):
+		return fmt.Errorf("%w: Redis refused the client's credentials (its options' Username and Password): %w", ErrMisconfigured, err)
+	case redis.HasErrorPrefix(err, "NOPERM"),
+		isReply(err) && strings.Contains(err.Error(), "The user executing the script can't"):
+		return fmt.Errorf("%w: the Redis user may not run a command the store needs or use its keys (see ACL in docs/redis.md): %w", ErrMisconfigured, err)
+	case redis.HasErrorPrefix(err, "DB index is out of range"):
+		return fmt.Errorf("%w: the client's DB is not one of the server's databases: %w", ErrMisconfigured, err)
+	case unknownCommand(err):
+		// Redis echoes the command's first arguments, the keys among
+		// them: the text keeps only the command's name.
+		msg, _, _ := strings.Cut(err.Error(), ", with args beginning with:")
+		return &textError{ErrMisconfigured.Error() + ": the server has no command the store needs (renamed or disabled with rename-command?): " + msg,
+			[]error{ErrMisconfigured, err}}
+	}
+	return nil
+}
+
+// unknownCommand reports whether err is Redis's answer that it has no
+// such command, to the client or to a script: renamed or disabled
+// (rename-command).
+func unknownCommand(err error) bool {
+	return redis.HasErrorPrefix(err, "unknown command") || redis.HasErrorPrefix(err, "Unknown Redis command called from script")
 }
 
 // retryable reports whether err is an answer that a later attempt can get

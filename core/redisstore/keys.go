@@ -108,7 +108,11 @@ func (s *Store) keys(key string, policies []core.Policy) []string {
 // fillKeys sets out[i] to the key of policies[i], as keys does. The keys are
 // built in one buffer and cut from it: one allocation for all of them.
 func (s *Store) fillKeys(out []string, key string, policies []core.Policy) {
-	t := tag(key)
+	s.fillTaggedKeys(out, tag(key), policies)
+}
+
+// fillTaggedKeys is fillKeys for the keys whose hash tag is t.
+func (s *Store) fillTaggedKeys(out []string, t string, policies []core.Policy) {
 	head := len(s.prefix) + len(":{") + len(t) + len("}")
 	var b strings.Builder
 	b.Grow(len(policies) * (head + maxPolicyPart))

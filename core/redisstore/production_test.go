@@ -244,6 +244,7 @@ func TestOutOfMemoryWritesNothing(t *testing.T) {
 		r, err := s.Peek(ctx, "k", log, 1, now.Add(10*time.Millisecond))
 		require.ErrorIs(t, err, redisstore.ErrOutOfMemory, "a full Redis refuses every script: %v", r)
 	}
+	require.ErrorIs(t, s.Check(ctx), redisstore.ErrOutOfMemory, "Check decides, so it meets the full Redis too")
 	keys, err := admin.Keys(ctx, "*}:l1m:*").Result()
 	require.NoError(t, err)
 	require.Len(t, keys, 1)

@@ -107,7 +107,7 @@ func (s *Store) Peek(ctx context.Context, key string, policies []core.Policy, co
 // the package documentation).
 func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) error {
 	if err := callcheck.Check(policies, 1); err != nil {
-		return fmt.Errorf("redisstore: reset: %w", err)
+		return opError("reset", err)
 	}
 	keys := s.keys(key, policies)
 	err := s.call(ctx, func(ctx context.Context) error {
@@ -118,7 +118,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("redisstore: reset: %w", err)
+		return opError("reset", err)
 	}
 	return nil
 }
@@ -126,7 +126,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy, cost int64, now time.Time, charge bool) (core.Result, error) {
 	var r core.Result
 	if err := callcheck.Check(policies, cost); err != nil {
-		return r, fmt.Errorf("redisstore: %s: %w", op, err)
+		return r, opError(op, err)
 	}
 	sc := manyScript
 	if len(policies) == 1 {
@@ -138,10 +138,10 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 		s.noteSlot(req.keys[0], err)
 	}
 	if err != nil {
-		return r, fmt.Errorf("redisstore: %s: %w", op, err)
+		return r, opError(op, err)
 	}
 	if err := decode(&r, reply, len(policies)); err != nil {
-		return r, fmt.Errorf("redisstore: %s: %w", op, err)
+		return r, opError(op, err)
 	}
 	return r, nil
 }

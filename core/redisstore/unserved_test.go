@@ -112,6 +112,12 @@ func TestDomainOfSlotsWithoutMasterInTheFirstMap(t *testing.T) {
 		assert.NoError(t, err, "a healthy master's key %q is decided by Redis", k)
 	}
 	assert.Zero(t, tripped.Load(), "healthy masters' keys met an open breaker")
+
+	// Check decides on every master, on slots they serve: the unserved
+	// ones do not fail it.
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	assert.NoError(t, rs.Check(cctx))
 }
 
 // A slot that loses its master while the store runs, with the cluster
