@@ -88,8 +88,8 @@ func New(opts ...Option) core.Store {
 
 // Take implements core.Store.
 func (s *store) Take(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
-	if !callcheck.Valid(policies, cost) {
-		return r, fmt.Errorf("memory: take: %w", callcheck.Check(policies, cost))
+	if !callcheck.Valid(policies, cost) || !countable(policies) {
+		return r, fmt.Errorf("memory: take: %w", refusal(policies, cost))
 	}
 	ms, up := instants(now)
 	if len(policies) == 1 {
@@ -102,12 +102,41 @@ func (s *store) Take(_ context.Context, key string, policies []core.Policy, cost
 
 // Peek implements core.Store.
 func (s *store) Peek(_ context.Context, key string, policies []core.Policy, cost int64, now time.Time) (r core.Result, err error) {
-	if !callcheck.Valid(policies, cost) {
-		return r, fmt.Errorf("memory: peek: %w", callcheck.Check(policies, cost))
+	if !callcheck.Valid(policies, cost) || !countable(policies) {
+		return r, fmt.Errorf("memory: peek: %w", refusal(policies, cost))
 	}
 	ms, up := instants(now)
 	s.decide(&r, key, policies, cost, ms, up, false)
 	return r, nil
+}
+
+// countable reports whether the store can count under every policy: a
+// Window of at least a millisecond (windows are counted in whole ones) and
+// a Limit its 32-bit counts hold. A Limiter's policies always are; a
+// direct caller's may not be, and must be refused rather than divide by a
+// zero window or let counts wrap around.
+func countable(policies []core.Policy) bool {
+	for i := range policies {
+		if p := &policies[i]; p.Window < time.Millisecond || p.Limit > core.MaxLimit {
+			return false
+		}
+	}
+	return true
+}
+
+// refusal is the error for a call that callcheck.Valid or countable
+// refuses.
+func refusal(policies []core.Policy, cost int64) error {
+	if err := callcheck.Check(policies, cost); err != nil {
+		return err
+	}
+	for i := range policies {
+		if p := &policies[i]; p.Window < time.Millisecond || p.Limit > core.MaxLimit {
+			return fmt.Errorf("%w: policies[%d] (%v): the memory store needs a Window of at least 1ms and a Limit of at most %d (pass the policies of a Limiter)",
+				core.ErrInvalidConfig, i, p, int64(core.MaxLimit))
+		}
+	}
+	return nil
 }
 
 // instants returns t in Unix milliseconds rounded down and rounded up.
