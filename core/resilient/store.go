@@ -25,6 +25,7 @@ type Store struct {
 	fallback   *fallback  // nil: no fallback
 	deny       *denyCache // nil: no deny cache
 	onFallback func(key string, cause error)
+	clock      core.Clock // times the primary's calls (see late)
 	stats      counters
 }
 
@@ -50,7 +51,7 @@ func New(primary core.Store, opts ...Option) (*Store, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{primary: primary, onFallback: c.onFallback}
+	s := &Store{primary: primary, onFallback: c.onFallback, clock: c.clock}
 	if d, ok := primary.(Domainer); ok {
 		s.domains = newDomains(d, &c)
 	} else {
@@ -182,6 +183,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	}
 	var r core.Result
 	var err error
+	start := s.clock.Now()
 	if charge {
 		r, err = s.primary.Take(ctx, key, policies, cost, now)
 	} else {
@@ -193,7 +195,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	switch o {
 	case failure:
 		s.stats.primaryErrors.Add(1)
-		return s.degrade(key, policies, cost, now, charge, err)
+		return s.degrade(key, policies, cost, late(now, start, s.clock.Now()), charge, err)
 	case neutral:
 		return r, err
 	}
@@ -218,6 +220,20 @@ func (s *Store) degrade(key string, policies []core.Policy, cost int64, now time
 		s.onFallback(key, cause)
 	}
 	return s.fallback.decide(key, policies, cost, now, charge), standin.ErrFallback
+}
+
+// late returns the instant a call that began at now reaches the fallback,
+// once the primary failed it: now plus the time the primary took
+// (measured on the Store's clock, from start to end). A primary that ran
+// out of time may have taken longer than a policy's window, and the
+// fallback, asked at now, would take the call for a clock stepped back
+// and move the key's local counts to that instant: the calls that come at
+// the true time would then find them in a finished window, a second quota.
+func late(now, start, end time.Time) time.Time {
+	if d := end.Sub(start); d > 0 {
+		return now.Add(d)
+	}
+	return now
 }
 
 // denied reports whether some policy of r denies.
