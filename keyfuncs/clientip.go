@@ -44,7 +44,11 @@ type ClientIPConfig struct {
 	Headers []string
 
 	// IPv6Prefix is the prefix length, 1 to 128, by which IPv6 clients are
-	// grouped (default 64): every address in one /64 shares a key.
+	// grouped (default 64): every address in one /64 shares a key. An
+	// address of the NAT64 well-known prefix 64:ff9b::/96, an IPv4 client
+	// seen through a translator, is keyed by its IPv4 address. Behind a
+	// translator with a prefix of its own, set 128, or its IPv4 clients
+	// share the translator's /64.
 	IPv6Prefix int
 }
 
@@ -98,8 +102,9 @@ func NewClientIP(cfg ClientIPConfig) (KeyFunc, error) {
 }
 
 // RemoteIP keys requests by the peer address only, reading no header, e.g.
-// "ip:192.0.2.1". IPv6 addresses are grouped by /64 and IPv4-mapped
-// addresses are keyed as IPv4. Behind a reverse proxy or load balancer the
+// "ip:192.0.2.1". IPv6 addresses are grouped by /64; IPv4-mapped
+// addresses, and those of the NAT64 well-known prefix 64:ff9b::/96, are
+// keyed by the IPv4 address they carry. Behind a reverse proxy or load balancer the
 // peer is the proxy, so every client shares its key: use NewClientIP there.
 func RemoteIP(r Request) (string, error) { return remoteIP.key(r) }
 
@@ -210,10 +215,22 @@ func (c *clientIP) isTrusted(a netip.Addr) bool {
 	return false
 }
 
-// format renders a as a key: IPv4 as is, IPv6 masked to the prefix. The
-// key of a client seen recently comes from the cache, without allocating.
+// nat64 is the well-known prefix of IPv4/IPv6 translators (RFC 6052): a
+// translator in front of an IPv6-only server shows each IPv4 client as
+// 64:ff9b::<its IPv4 address>. Grouped by /64, every IPv4 client would
+// share one key.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// format renders a as a key: IPv4 as is (an address of the NAT64
+// well-known prefix too, by the IPv4 address it carries), IPv6 masked to
+// the prefix. The key of a client seen recently comes from the cache,
+// without allocating.
 func (c *clientIP) format(a netip.Addr) string {
 	var p netip.Prefix
+	if a.Is6() && nat64.Contains(a) {
+		b := a.As16()
+		a = netip.AddrFrom4([4]byte(b[12:]))
+	}
 	if !a.Is4() && c.v6bits != 128 {
 		p, _ = a.Prefix(c.v6bits)
 		a = p.Addr()

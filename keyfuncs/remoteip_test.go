@@ -24,6 +24,9 @@ func TestRemoteIP(t *testing.T) {
 		{"next /64 does not", "[2001:db8:1:3::1]:1", "2001:db8:1:3::/64"},
 		{"ipv6 zone dropped", "[fe80::1%eth0]:80", "fe80::/64"},
 		{"ipv4-mapped ipv6 is ipv4", "[::ffff:192.0.2.7]:80", "192.0.2.7"},
+		{"nat64 well-known prefix is its ipv4 client", "[64:ff9b::192.0.2.7]:80", "192.0.2.7"},
+		{"another client through nat64 has its own key", "[64:ff9b::c000:208]:80", "192.0.2.8"},
+		{"the rest of 64:ff9b::/64 is ipv6", "[64:ff9b::1:c000:207]:80", "64:ff9b::/64"},
 		{"loopback v6", "[::1]:80", "::/64"},
 		{"spaces trimmed", " 192.0.2.1:80 ", "192.0.2.1"},
 	}
