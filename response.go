@@ -5,7 +5,9 @@ import "github.com/ratewindow/ratewindow/keyfuncs"
 // Response is the part of a framework's response a Handler may use. Each
 // adapter implements it over its native response.
 type Response interface {
-	// SetHeader sets a response header field, replacing any value.
+	// SetHeader sets a response header field, replacing any value. Call
+	// it before Send: once the response is sent, some frameworks drop
+	// the field and others do not.
 	SetHeader(name, value string)
 	// Send writes the status and the body. It is called at most once.
 	Send(status int, body []byte)
