@@ -2,7 +2,9 @@ package faulttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +24,9 @@ import (
 const failoverLimit = 10_000_000
 
 // settle is how long after a promotion the client may still fail while it
-// learns the new topology; after that every decision must succeed.
+// learns the new topology; after that every decision must succeed, but
+// for a call during which this process was itself stalled (see
+// afterSettle).
 const settle = time.Second
 
 // TestClusterFailoverUnderLoad kills a master of a cluster of three
@@ -63,6 +67,7 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 		}
 	}
 	now := time.Now()
+	stalls := watchStalls()
 	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
 	time.Sleep(500 * time.Millisecond)
 
@@ -76,6 +81,7 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 	promoted := time.Now()
 	time.Sleep(settle + time.Second)
 	load.stop()
+	stalls.stop()
 
 	all := load.failuresSince(killed)
 	logFailures(t, all)
@@ -83,7 +89,7 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 	if len(all) > 0 {
 		t.Logf("failures from %v to %v after the kill", all[0].at.Sub(killed).Round(time.Millisecond), all[len(all)-1].at.Sub(killed).Round(time.Millisecond))
 	}
-	for _, f := range load.failuresSince(promoted.Add(settle)) {
+	for _, f := range afterSettle(t, load, stalls, promoted) {
 		t.Errorf("%v after the promotion, %s failed: %v", f.at.Sub(promoted).Round(time.Millisecond), f.key, f.err)
 	}
 
@@ -114,6 +120,7 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	require.NoError(t, err)
 	keys := []string{"a", "b", "c", "d"}
 	now := time.Now()
+	stalls := watchStalls()
 	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
 	time.Sleep(500 * time.Millisecond)
 
@@ -128,11 +135,12 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	switched := time.Now()
 	time.Sleep(settle + time.Second)
 	load.stop()
+	stalls.stop()
 
 	all := load.failuresSince(started)
 	logFailures(t, all)
 	t.Logf("failover switched after %v; %d of %d decisions failed", switched.Sub(started).Round(time.Millisecond), len(all), load.calls.Load())
-	assert.Empty(t, load.failuresSince(switched.Add(settle)), "limiting follows the new master within %v", settle)
+	assert.Empty(t, afterSettle(t, load, stalls, switched), "limiting follows the new master within %v", settle)
 
 	var acked, kept int64
 	for _, k := range keys {
@@ -143,6 +151,29 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	}
 	t.Logf("%d charges acknowledged, %d kept by the new master (%d lost)", acked, kept, acked-kept)
 	assert.LessOrEqual(t, kept, acked+int64(len(all)))
+}
+
+// afterSettle returns the load's failures from settle after the switch
+// to a new master on, but for timeouts of calls during which this process
+// was stalled (a loaded machine): such a call may outlive its read timeout
+// on a master that answered in time, and is only logged. A client that
+// does not follow the new master fails every call to it, stalled or not,
+// and most of those failures are no timeout (a refused connection, an
+// error reply).
+func afterSettle(t *testing.T, load *storeLoad, stalls *stallWatch, switched time.Time) []failure {
+	t.Helper()
+	var out []failure
+	for _, f := range load.failuresSince(switched.Add(settle)) {
+		var ne net.Error
+		timeout := errors.Is(f.err, context.DeadlineExceeded) || errors.As(f.err, &ne) && ne.Timeout()
+		if st, ok := stalls.during(f.sent, f.at); ok && timeout {
+			t.Logf("%v after the switch, %s failed while this process stalled for %v: %v",
+				f.at.Sub(switched).Round(time.Millisecond), f.key, st.to.Sub(st.from).Round(time.Millisecond), f.err)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // waitUntil polls cond every 50 ms, failing the test after limit.
