@@ -52,14 +52,29 @@ func (w *stallWatch) stop() {
 	w.wg.Wait()
 }
 
-// during returns a stall that overlaps the span from..to, if one does.
-func (w *stallWatch) during(from, to time.Time) (stall, bool) {
+// stalled returns how long the process stalled within the span from..to.
+func (w *stallWatch) stalled(from, to time.Time) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var d time.Duration
 	for _, s := range w.stalls {
-		if s.from.Before(to) && from.Before(s.to) {
-			return s, true
+		if lo, hi := later(s.from, from), earlier(s.to, to); lo.Before(hi) {
+			d += hi.Sub(lo)
 		}
 	}
-	return stall{}, false
+	return d
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
