@@ -47,9 +47,15 @@ func (s *Seen) ClosedAfterOpen() bool { return s.closedAfterOpen.Load() }
 // Watch polls store's State every 5 ms until end, on a goroutine of wg;
 // read what it saw once wg is done.
 func Watch(wg *sync.WaitGroup, store *resilient.Store, end time.Time) *Seen {
+	return WatchWhile(wg, store, func() bool { return time.Now().Before(end) })
+}
+
+// WatchWhile is Watch for a test whose end is not a fixed time: it polls
+// while running reports true.
+func WatchWhile(wg *sync.WaitGroup, store *resilient.Store, running func() bool) *Seen {
 	seen := &Seen{}
 	wg.Go(func() {
-		for time.Now().Before(end) {
+		for running() {
 			switch store.State() {
 			case resilient.Open:
 				seen.opened.Store(true)

@@ -2,7 +2,9 @@ package faulttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +24,9 @@ import (
 const failoverLimit = 10_000_000
 
 // settle is how long after a promotion the client may still fail while it
-// learns the new topology; after that every decision must succeed.
+// learns the new topology; after that every decision must succeed, but
+// for a call during which this process was itself stalled (see
+// afterSettle).
 const settle = time.Second
 
 // TestClusterFailoverUnderLoad kills a master of a cluster of three
@@ -39,7 +43,7 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 	s, err := redisstore.New(client)
 	require.NoError(t, err)
 	ctx := context.Background()
-	require.NoError(t, s.Check(ctx))
+	require.NoError(t, soon(func() error { return s.Check(ctx) }))
 
 	ps, err := policytest.Validate([]core.Policy{core.Per(failoverLimit, time.Hour).Using(core.FixedWindow)})
 	require.NoError(t, err)
@@ -63,6 +67,7 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 		}
 	}
 	now := time.Now()
+	stalls := watchStalls()
 	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
 	time.Sleep(500 * time.Millisecond)
 
@@ -76,6 +81,7 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 	promoted := time.Now()
 	time.Sleep(settle + time.Second)
 	load.stop()
+	stalls.stop()
 
 	all := load.failuresSince(killed)
 	logFailures(t, all)
@@ -83,12 +89,10 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 	if len(all) > 0 {
 		t.Logf("failures from %v to %v after the kill", all[0].at.Sub(killed).Round(time.Millisecond), all[len(all)-1].at.Sub(killed).Round(time.Millisecond))
 	}
-	for _, f := range load.failuresSince(promoted.Add(settle)) {
-		t.Errorf("%v after the promotion, %s failed: %v", f.at.Sub(promoted).Round(time.Millisecond), f.key, f.err)
-	}
+	failLate(t, afterSettle(t, load, stalls, promoted), promoted)
 
-	r, err := s.Peek(ctx, victim, ps, 1, now)
-	require.NoError(t, err)
+	var r core.Result
+	require.NoError(t, soon(func() (err error) { r, err = s.Peek(ctx, victim, ps, 1, now); return err }))
 	kept := failoverLimit - r.States[0].Remaining
 	t.Logf("key on the killed master: %d charges acknowledged, %d kept by the promoted replica (%d lost)", load.allowed[victim], kept, load.allowed[victim]-kept)
 	assert.LessOrEqual(t, kept, load.allowed[victim]+int64(len(all)), "a charge is kept only if acknowledged, or its call failed")
@@ -108,12 +112,13 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	s, err := redisstore.New(client)
 	require.NoError(t, err)
 	ctx := context.Background()
-	require.NoError(t, s.Check(ctx))
+	require.NoError(t, soon(func() error { return s.Check(ctx) }))
 
 	ps, err := policytest.Validate([]core.Policy{core.Per(failoverLimit, time.Hour).Using(core.FixedWindow)})
 	require.NoError(t, err)
 	keys := []string{"a", "b", "c", "d"}
 	now := time.Now()
+	stalls := watchStalls()
 	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
 	time.Sleep(500 * time.Millisecond)
 
@@ -128,21 +133,74 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	switched := time.Now()
 	time.Sleep(settle + time.Second)
 	load.stop()
+	stalls.stop()
 
 	all := load.failuresSince(started)
 	logFailures(t, all)
 	t.Logf("failover switched after %v; %d of %d decisions failed", switched.Sub(started).Round(time.Millisecond), len(all), load.calls.Load())
-	assert.Empty(t, load.failuresSince(switched.Add(settle)), "limiting follows the new master within %v", settle)
+	failLate(t, afterSettle(t, load, stalls, switched), switched)
 
 	var acked, kept int64
 	for _, k := range keys {
-		r, err := s.Peek(ctx, k, ps, 1, now)
-		require.NoError(t, err)
+		var r core.Result
+		require.NoError(t, soon(func() (err error) { r, err = s.Peek(ctx, k, ps, 1, now); return err }))
 		acked += load.allowed[k]
 		kept += failoverLimit - r.States[0].Remaining
 	}
 	t.Logf("%d charges acknowledged, %d kept by the new master (%d lost)", acked, kept, acked-kept)
 	assert.LessOrEqual(t, kept, acked+int64(len(all)))
+}
+
+// afterSettle returns the load's failures from settle after the switch
+// to a new master on, but for timeouts of calls that would have ended in
+// time but for a stall of this process (a loaded machine): their time less
+// the stall is under two read timeouts, the most a call waits on a silent
+// Redis. Those are only logged. A client that does not follow the new
+// master fails every call to it, stalled or not, with an error reply, a
+// refused connection, or a deadline spent retrying.
+func afterSettle(t *testing.T, load *storeLoad, stalls *stallWatch, switched time.Time) []failure {
+	t.Helper()
+	limit := 2 * redisstore.ClientOptions().ReadTimeout
+	var out []failure
+	for _, f := range load.failuresSince(switched.Add(settle)) {
+		var ne net.Error
+		timeout := errors.Is(f.err, context.DeadlineExceeded) || errors.As(f.err, &ne) && ne.Timeout()
+		stalled := stalls.stalled(f.sent, f.at)
+		if timeout && stalled > 0 && f.at.Sub(f.sent)-stalled < limit {
+			t.Logf("%v after the switch, %s failed after %v, %v of which this process stalled: %v",
+				f.at.Sub(switched).Round(time.Millisecond), f.key, f.at.Sub(f.sent).Round(time.Millisecond), stalled.Round(time.Millisecond), f.err)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// failLate fails the test with the first ten of late, the failures after
+// the settle time, and the number of the others.
+func failLate(t *testing.T, late []failure, switched time.Time) {
+	t.Helper()
+	for _, f := range late[:min(len(late), 10)] {
+		t.Errorf("%v after the switch (limiting must follow the new master within %v), %s failed: %v",
+			f.at.Sub(switched).Round(time.Millisecond), settle, f.key, f.err)
+	}
+	if len(late) > 10 {
+		t.Errorf("and %d more failures after the settle time", len(late)-10)
+	}
+}
+
+// soon runs f (a store's Check, a Peek: nothing that charges) until it
+// succeeds, for at most 5 s: on a loaded machine a dial or a read can
+// outlive its 250 ms timeout. It returns the last error.
+func soon(f func() error) error {
+	end := time.Now().Add(5 * time.Second)
+	for {
+		err := f()
+		if err == nil || time.Now().After(end) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // waitUntil polls cond every 50 ms, failing the test after limit.

@@ -25,9 +25,9 @@ type storeLoad struct {
 }
 
 type failure struct {
-	at  time.Time
-	key string
-	err error
+	sent, at time.Time // the call's start and end
+	key      string
+	err      error
 }
 
 // startStoreLoad starts the load on s with policies ps at the fixed time
@@ -41,13 +41,14 @@ func startStoreLoad(s *redisstore.Store, keys []string, ps []core.Policy, now ti
 				key := keys[i%len(keys)]
 				// Not derived from ctx: a call under way when the load
 				// stops finishes, so every charge Redis made is counted.
+				sent := time.Now()
 				cctx, ccancel := context.WithTimeout(context.Background(), deadline)
 				r, err := s.Take(cctx, key, ps, 1, now)
 				ccancel()
 				l.calls.Add(1)
 				l.mu.Lock()
 				if err != nil {
-					l.failures = append(l.failures, failure{time.Now(), key, err})
+					l.failures = append(l.failures, failure{sent, time.Now(), key, err})
 				} else if r.States[0].Allowed {
 					l.allowed[key]++
 				}

@@ -157,12 +157,16 @@ func StartSentinel(t testing.TB, downAfter time.Duration) *Sentinels {
 	host, port := splitAddr(t, s.Master.Addr)
 	s.Replica = ServerWith(t, "--replicaof", host, port)
 	var clients []*redis.Client
+	var logs []string
 	for i := range 3 {
-		conf := filepath.Join(t.TempDir(), "sentinel.conf")
+		dir := t.TempDir()
+		conf := filepath.Join(dir, "sentinel.conf")
+		logs = append(logs, filepath.Join(dir, "sentinel.log"))
 		body := fmt.Sprintf("sentinel monitor %s %s %s 2\n"+
 			"sentinel down-after-milliseconds %s %d\n"+
-			"sentinel failover-timeout %s 10000\n",
-			SentinelMaster, host, port, SentinelMaster, downAfter.Milliseconds(), SentinelMaster)
+			"sentinel failover-timeout %s 10000\n"+
+			"logfile %s\n",
+			SentinelMaster, host, port, SentinelMaster, downAfter.Milliseconds(), SentinelMaster, logs[i])
 		if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
 			t.Fatalf("testredis: sentinel %d: %v", i, err)
 		}
@@ -170,6 +174,16 @@ func StartSentinel(t testing.TB, downAfter time.Duration) *Sentinels {
 		s.Sentinels = append(s.Sentinels, n)
 		clients = append(clients, n.Client(t))
 	}
+	t.Cleanup(func() { // a failover that went wrong is told in these logs
+		if !t.Failed() {
+			return
+		}
+		for i, l := range logs {
+			if b, err := os.ReadFile(l); err == nil {
+				t.Logf("testredis: the last lines of sentinel %d's log:\n%s", i, lastLines(string(b), 40))
+			}
+		}
+	})
 	waitFor(t, ctx, "sentinels to see the replica and each other", func() bool {
 		for _, cl := range clients {
 			info, err := cl.Info(ctx, "sentinel").Result()
@@ -180,6 +194,12 @@ func StartSentinel(t testing.TB, downAfter time.Duration) *Sentinels {
 		return true
 	})
 	return s
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 func splitAddr(t testing.TB, addr string) (host, port string) {

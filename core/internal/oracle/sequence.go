@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -45,6 +46,16 @@ func AddSeeds(f *testing.F) {
 // Windows are kept to tens of milliseconds so the oracle stays fast.
 func CheckSequence(t testing.TB, s core.Store, data []byte) {
 	t.Helper()
+	if err := Replay(s, data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Replay is CheckSequence's body: it returns the first difference or
+// broken invariant as an error instead of failing a test, for a caller
+// that judges the run before it fails (a run on a stalled machine may be
+// run again).
+func Replay(s core.Store, data []byte) error {
 	next := func() byte {
 		if len(data) == 0 {
 			return 0
@@ -65,7 +76,7 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 	}
 	policies, err := policytest.Validate(raw)
 	if err != nil {
-		t.Fatalf("decoded policies are invalid: %v", err)
+		return fmt.Errorf("decoded policies are invalid: %w", err)
 	}
 	ctx := context.Background()
 	// The oracle sees absolute Unix milliseconds, as the stores do: Base is
@@ -86,7 +97,7 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 		case 2:
 			if c&1 == 1 {
 				if err = s.Reset(ctx, key, policies); err != nil {
-					t.Fatalf("step %d: Reset: %v", step, err)
+					return fmt.Errorf("step %d: Reset: %w", step, err)
 				}
 				o.Reset(key, policies)
 				continue
@@ -97,16 +108,17 @@ func CheckSequence(t testing.TB, s core.Store, data []byte) {
 			want = o.Take(key, policies, cost, Base.UnixMilli()+now, true)
 		}
 		if err != nil {
-			t.Fatalf("step %d: %v", step, err)
+			return fmt.Errorf("step %d: %w", step, err)
 		}
 		if got != want {
-			t.Fatalf("step %d (%s, cost %d, t=%dms, policies %v):\n got  %+v\n want %+v", step, key, cost, now, policies, got.States[:n], want.States[:n])
+			return fmt.Errorf("step %d (%s, cost %d, t=%dms, policies %v):\n got  %+v\n want %+v", step, key, cost, now, policies, got.States[:n], want.States[:n])
 		}
 		for i, st := range got.States[:n] {
 			p := policies[i]
 			if st.Allowed == (st.RetryAfter > 0) || st.RetryAfter > 2*p.Window || st.Remaining < 0 || st.Remaining > p.Limit {
-				t.Fatalf("step %d: policy %s: state %+v breaks an invariant", step, p.Name, st)
+				return fmt.Errorf("step %d: policy %s: state %+v breaks an invariant", step, p.Name, st)
 			}
 		}
 	}
+	return nil
 }
