@@ -33,8 +33,9 @@
 // context (Redis) then gives up on the call, uncharged. Passing such a
 // request by fail-open would let any client skip its limit by half-closing
 // as it sends, so the middleware asks the store again, detached from the
-// cancellation (keeping the context's values and deadline, under
-// WithTimeout): the request is allowed or denied like any other. A call
+// cancellation (keeping the context's values and deadline, within what
+// is left of WithTimeout): the request is allowed or denied like any
+// other, and waits for the store no longer than any other. A call
 // cancelled after the store charged it is charged twice. A key func or
 // limiter func that fails on a cancelled request leaves it unclassified.
 //
