@@ -24,8 +24,11 @@ func (f *Flow) Handle(x Exchange) bool {
 		if errors.Is(err, keyfuncs.ErrSkip) {
 			return f.skipped(x, "")
 		}
-		if errors.Is(err, keyfuncs.ErrNoKey) || cancelled(x) {
+		if errors.Is(err, keyfuncs.ErrNoKey) {
 			return f.unclassified(x, "", 0, err)
+		}
+		if cancelled(x) {
+			return f.abandoned(x, "", err)
 		}
 		return f.failed(x, "", 0, err, 0)
 	}
@@ -39,8 +42,11 @@ func (f *Flow) Handle(x Exchange) bool {
 			if errors.Is(err, keyfuncs.ErrSkip) {
 				return f.skipped(x, key)
 			}
-			if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) || cancelled(x) {
+			if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) {
 				return f.unclassified(x, key, 0, err)
+			}
+			if cancelled(x) {
+				return f.abandoned(x, key, err)
 			}
 			return f.failed(x, key, 0, err, 0)
 		}
@@ -261,8 +267,22 @@ func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency tim
 // does not apply: it is answered (by default 400) unless the user chose to
 // pass such requests, or the request is observe-only.
 func (f *Flow) unclassified(x Exchange, key string, cost int64, err error) bool {
+	return f.unclassifiedOr(x, key, cost, err, f.passUnclass)
+}
+
+// abandoned handles a request whose key func or limiter func failed after
+// its client cancelled it (see cancelled): unclassified, but not passed by
+// WithPassUnclassified, which is for requests that have no key or no
+// limiter. This one has them, unlooked-up: passed, a client could skip its
+// limit by half-closing as it sends. Observe-only requests still pass.
+func (f *Flow) abandoned(x Exchange, key string, err error) bool {
+	return f.unclassifiedOr(x, key, 0, err, false)
+}
+
+// unclassifiedOr is unclassified, passing the request when pass is set.
+func (f *Flow) unclassifiedOr(x Exchange, key string, cost int64, err error, pass bool) bool {
 	observe := f.observeOnly(x)
-	if f.passUnclass || observe {
+	if pass || observe {
 		if f.hook != nil {
 			ev := event(x, ratewindow.UnclassifiedPassed, key, cost)
 			ev.Err, ev.ObserveOnly = err, observe
