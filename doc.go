@@ -33,10 +33,12 @@
 // context (Redis) then gives up on the call, uncharged. Passing such a
 // request by fail-open would let any client skip its limit by half-closing
 // as it sends, so the middleware asks the store again, detached from the
-// cancellation (keeping the context's values and deadline, under
-// WithTimeout): the request is allowed or denied like any other. A call
+// cancellation (keeping the context's values and deadline, within what
+// is left of WithTimeout): the request is allowed or denied like any
+// other, and waits for the store no longer than any other. A call
 // cancelled after the store charged it is charged twice. A key func or
-// limiter func that fails on a cancelled request leaves it unclassified.
+// limiter func that fails on a cancelled request leaves it unclassified,
+// answered 400 even under WithPassUnclassified.
 //
 // A failing store is never silent. With no OnDecision hook, the middleware
 // logs each failure to slog.Default(): Warn when the request passed, Error
@@ -57,7 +59,10 @@
 // no Retry-After, and reported with Outcome
 // UnclassifiedRejected. WithUnclassifiedHandler changes the response;
 // WithPassUnclassified lets such requests pass uncounted (Outcome
-// UnclassifiedPassed), as does observe-only mode.
+// UnclassifiedPassed), as does observe-only mode; not those whose key func
+// or limiter func failed on a cancelled request, which have a key that was
+// not looked up: passed, they would let a client skip its limit by
+// half-closing as it sends.
 //
 // # One line to add
 //

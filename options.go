@@ -232,5 +232,8 @@ func WithUnclassifiedHandler(h Handler) Option {
 // such a request is answered 400 (Outcome UnclassifiedRejected): a request
 // with no key (say, Header("X-API-Key", nil) and no API key) or a cost
 // above the limit is not a store outage, and fail-open must not wave it
-// through. Use this only when every route has another line of defence.
+// through. Use this only when every route has another line of defence. A
+// request whose key func or limiter func failed after its client cancelled
+// it (or half-closed the connection) is still answered 400: it has a key,
+// only not looked up, and passing it would let a client skip its limit.
 func WithPassUnclassified() Option { return func(c *settings) { c.PassUnclassified = true } }

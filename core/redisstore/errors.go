@@ -89,8 +89,7 @@ func denied(err error) error {
 		return nil // classified already
 	case redis.HasErrorPrefix(err, "WRONGPASS"), redis.HasErrorPrefix(err, "NOAUTH"):
 		return fmt.Errorf("%w: Redis refused the client's credentials (its options' Username and Password): %w", ErrMisconfigured, err)
-	case redis.HasErrorPrefix(err, "NOPERM"),
-		isReply(err) && strings.Contains(err.Error(), "The user executing the script can't"):
+	case redis.HasErrorPrefix(err, "NOPERM"), isReply(err) && aclInScript(err.Error()):
 		return fmt.Errorf("%w: the Redis user may not run a command the store needs or use its keys (see ACL in docs/redis.md): %w", ErrMisconfigured, err)
 	case redis.HasErrorPrefix(err, "DB index is out of range"):
 		return fmt.Errorf("%w: the client's DB is not one of the server's databases: %w", ErrMisconfigured, err)
@@ -102,6 +101,14 @@ func denied(err error) error {
 			[]error{ErrMisconfigured, err}}
 	}
 	return nil
+}
+
+// aclInScript reports whether text is Redis's answer that a command a
+// script ran was refused by the user's ACL: "The user executing the script
+// can't ..." before Redis 7.2, "ACL failure in script: ..." from 7.2 on
+// (and in Valkey).
+func aclInScript(text string) bool {
+	return strings.Contains(text, "The user executing the script can't") || strings.Contains(text, "ACL failure in script")
 }
 
 // unknownCommand reports whether err is Redis's answer that it has no

@@ -101,9 +101,10 @@ func WithDenyCache() Option { return func(c *config) { c.denyCache = true } }
 // policies whose entries for one key, their Limits divided by the
 // replicas, could weigh more than one shard's share: with the default, a
 // key's sliding logs of up to about 12,000 records in all. It must be at
-// least 1. Each shard keeps room for at least one key, so a bound below 64
-// holds up to 64 keys in the deny cache and 16 entries in the fallback
-// store.
+// least 1. Each shard keeps room for at least one key, and a shard's share
+// is rounded down: the deny cache (64 shards) holds up to 64 keys for a
+// bound below 64, the fallback store (16 shards) 16 entries for a bound
+// below 16, and otherwise up to the bound.
 func WithLocalMaxKeys(n int) Option { return func(c *config) { c.localMaxKeys = n } }
 
 func (c *config) validate() error {

@@ -24,8 +24,11 @@ func (f *Flow) Handle(x Exchange) bool {
 		if errors.Is(err, keyfuncs.ErrSkip) {
 			return f.skipped(x, "")
 		}
-		if errors.Is(err, keyfuncs.ErrNoKey) || cancelled(x) {
+		if errors.Is(err, keyfuncs.ErrNoKey) {
 			return f.unclassified(x, "", 0, err)
+		}
+		if cancelled(x) {
+			return f.abandoned(x, "", err)
 		}
 		return f.failed(x, "", 0, err, 0)
 	}
@@ -39,8 +42,11 @@ func (f *Flow) Handle(x Exchange) bool {
 			if errors.Is(err, keyfuncs.ErrSkip) {
 				return f.skipped(x, key)
 			}
-			if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) || cancelled(x) {
+			if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) {
 				return f.unclassified(x, key, 0, err)
+			}
+			if cancelled(x) {
+				return f.abandoned(x, key, err)
 			}
 			return f.failed(x, key, 0, err, 0)
 		}
@@ -70,13 +76,14 @@ func (f *Flow) Handle(x Exchange) bool {
 	// Decision is over 200 bytes, and each function it is returned through
 	// copies it.
 	var d core.Decision
+	var bound time.Time // when the WithTimeout budget ends, if any
 	if f.timeout <= 0 {
 		d, err = l.AllowN(x.Context(), key, cost)
 	} else {
-		d, err = allowWithin(x.Context(), f.timeout, l, key, cost)
+		d, bound, err = allowWithin(x.Context(), f.timeout, l, key, cost)
 	}
 	if err != nil && cancelled(x) {
-		d, err = allowDetached(x.Context(), f.timeout, l, key, cost)
+		d, err = allowDetached(x.Context(), bound, l, key, cost)
 	}
 	var latency time.Duration
 	if f.hook != nil {
@@ -108,11 +115,13 @@ func (f *Flow) Handle(x Exchange) bool {
 var errEmptyKey = fmt.Errorf("%w: the key func returned an empty key (%w)", keyfuncs.ErrNoKey, core.ErrEmptyKey)
 
 // allowWithin is kept apart so the derived context is only built when a
-// timeout is configured.
-func allowWithin(ctx context.Context, d time.Duration, l *core.Limiter, key string, cost int64) (core.Decision, error) {
+// timeout is configured. It returns the deadline it gave the call too.
+func allowWithin(ctx context.Context, d time.Duration, l *core.Limiter, key string, cost int64) (core.Decision, time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	return l.AllowN(ctx, key, cost)
+	bound, _ := ctx.Deadline()
+	dec, err := l.AllowN(ctx, key, cost)
+	return dec, bound, err
 }
 
 // cancelled reports whether the request's context was cancelled: its
@@ -130,20 +139,22 @@ func cancelled(x Exchange) bool { return errors.Is(x.Context().Err(), context.Ca
 
 // allowDetached asks l again for a request whose context was cancelled,
 // on a context that keeps its values and deadline but not its
-// cancellation, under the configured timeout if any: it waits as long as
-// any other call would (WithTimeout, the request's deadline, the store's
-// own timeouts). A call that was cancelled after the store charged it is
-// charged twice: a client that hangs up mid-call may lose one unit, but
-// never gets one free.
-func allowDetached(ctx context.Context, timeout time.Duration, l *core.Limiter, key string, cost int64) (core.Decision, error) {
+// cancellation, and ends at bound, the end of the first call's WithTimeout
+// budget, if that is set and sooner: the request waits for the store as
+// long as any other would (WithTimeout, the request's deadline, the
+// store's own timeouts), the two calls together, not each. A call that
+// was cancelled after the store charged it is charged twice: a client that
+// hangs up mid-call may lose one unit, but never gets one free.
+func allowDetached(ctx context.Context, bound time.Time, l *core.Limiter, key string, cost int64) (core.Decision, error) {
 	detached := context.WithoutCancel(ctx)
-	if deadline, ok := ctx.Deadline(); ok {
+	deadline, ok := ctx.Deadline()
+	if !bound.IsZero() && (!ok || bound.Before(deadline)) {
+		deadline, ok = bound, true
+	}
+	if ok {
 		var cancel context.CancelFunc
 		detached, cancel = context.WithDeadline(detached, deadline)
 		defer cancel()
-	}
-	if timeout > 0 {
-		return allowWithin(detached, timeout, l, key, cost)
 	}
 	return l.AllowN(detached, key, cost)
 }
@@ -256,8 +267,22 @@ func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency tim
 // does not apply: it is answered (by default 400) unless the user chose to
 // pass such requests, or the request is observe-only.
 func (f *Flow) unclassified(x Exchange, key string, cost int64, err error) bool {
+	return f.unclassifiedOr(x, key, cost, err, f.passUnclass)
+}
+
+// abandoned handles a request whose key func or limiter func failed after
+// its client cancelled it (see cancelled): unclassified, but not passed by
+// WithPassUnclassified, which is for requests that have no key or no
+// limiter. This one has them, unlooked-up: passed, a client could skip its
+// limit by half-closing as it sends. Observe-only requests still pass.
+func (f *Flow) abandoned(x Exchange, key string, err error) bool {
+	return f.unclassifiedOr(x, key, 0, err, false)
+}
+
+// unclassifiedOr is unclassified, passing the request when pass is set.
+func (f *Flow) unclassifiedOr(x Exchange, key string, cost int64, err error, pass bool) bool {
 	observe := f.observeOnly(x)
-	if f.passUnclass || observe {
+	if pass || observe {
 		if f.hook != nil {
 			ev := event(x, ratewindow.UnclassifiedPassed, key, cost)
 			ev.Err, ev.ObserveOnly = err, observe
