@@ -31,6 +31,25 @@ func TestNewRefusesARedisURL(t *testing.T) {
 	}
 }
 
+// An address that carries credentials without a scheme ("user:pass@host",
+// a URL missing its "redis://") is refused at New, without echoing the
+// password: before, New accepted it, and Check and every call then failed
+// with the dialer's error, which quotes the address.
+func TestAddressWithCredentialsIsNeverEchoed(t *testing.T) {
+	for _, addrs := range [][]string{
+		{"app:s3cret@127.0.0.1:6379"},
+		{"127.0.0.1:1", " ", "app:s3cret@127.0.0.1:6379"},
+		{"127.0.0.1:1", "app:s3cret@127.0.0.1:6379,127.0.0.1:2"},
+	} {
+		c := redis.NewUniversalClient(redisstore.ClientOptions(addrs...))
+		_, err := redisstore.New(c)
+		_ = c.Close()
+		require.ErrorIs(t, err, redisstore.ErrMisconfigured, addrs)
+		assert.Contains(t, err.Error(), "Password", addrs)
+		assert.NotContains(t, err.Error(), "s3cret", addrs)
+	}
+}
+
 // The error of New names the package once, and says both what kind of
 // mistake it is and what to do.
 func TestNewErrorNamesThePackageOnce(t *testing.T) {

@@ -82,8 +82,10 @@ func (s *Store) Check(ctx context.Context) error {
 
 // checkAddrs rejects an address that holds several comma-joined ones
 // (go-redis takes it as one host name and fails on every call) and a URL
-// ("redis://host:6379", which go-redis's Addrs do not parse). A URL is
-// named by its scheme only: it may carry a password.
+// ("redis://host:6379", which go-redis's Addrs do not parse), or one
+// with credentials ("user:password@host:6379"). A URL is named by its
+// scheme only, and an address with credentials by its place: they may
+// carry a password.
 func checkAddrs(client redis.UniversalClient) error {
 	var addrs []string
 	switch c := client.(type) {
@@ -99,6 +101,10 @@ func checkAddrs(client redis.UniversalClient) error {
 	for i, a := range addrs {
 		if scheme, _, ok := strings.Cut(a, "://"); ok {
 			return fmt.Errorf("%w: address %d is a URL (%s://...), not host:port: pass host:port, or make the client's options with redis.ParseURL", ErrMisconfigured, i, scheme)
+		}
+		if strings.Contains(a, "@") {
+			// "user:password@host:6379": the dialer's error would quote it.
+			return fmt.Errorf("%w: address %d holds a user name or password (user:password@host), not host:port: pass host:port, and set the options' Username and Password", ErrMisconfigured, i)
 		}
 		if strings.Contains(a, ",") {
 			return fmt.Errorf("%w: address %q holds several addresses: pass each as its own element of Addrs", ErrMisconfigured, a)

@@ -93,7 +93,7 @@ func noAddress(addrs []string) error {
 	}
 	for i, a := range addrs {
 		if strings.TrimSpace(a) == "" {
-			return fmt.Errorf("%w: the client options from ClientOptions hold no address in element %d of Addrs %q", ErrMisconfigured, i, addrs)
+			return fmt.Errorf("%w: the client options from ClientOptions hold no address in element %d of %d of Addrs", ErrMisconfigured, i, len(addrs))
 		}
 	}
 	return nil
