@@ -48,6 +48,12 @@ func TestAddressWithCredentialsIsNeverEchoed(t *testing.T) {
 		assert.Contains(t, err.Error(), "Password", addrs)
 		assert.NotContains(t, err.Error(), "s3cret", addrs)
 	}
+	for _, sock := range []string{"/run/redis@main/redis.sock", "@redis"} {
+		c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock})
+		_, err := redisstore.New(c)
+		_ = c.Close()
+		assert.NoError(t, err, "a Unix socket's path or abstract name may hold an '@'")
+	}
 }
 
 // The error of New names the package once, and says both what kind of

@@ -102,8 +102,10 @@ func checkAddrs(client redis.UniversalClient) error {
 		if scheme, _, ok := strings.Cut(a, "://"); ok {
 			return fmt.Errorf("%w: address %d is a URL (%s://...), not host:port: pass host:port, or make the client's options with redis.ParseURL", ErrMisconfigured, i, scheme)
 		}
-		if strings.Contains(a, "@") {
-			// "user:password@host:6379": the dialer's error would quote it.
+		if strings.Index(a, "@") > 0 && !strings.HasPrefix(a, "/") {
+			// "user:password@host:6379": the dialer's error would quote
+			// it. (A Unix socket's path, or its abstract name "@name",
+			// may hold an '@'.)
 			return fmt.Errorf("%w: address %d holds a user name or password (user:password@host), not host:port: pass host:port, and set the options' Username and Password", ErrMisconfigured, i)
 		}
 		if strings.Contains(a, ",") {
