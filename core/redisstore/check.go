@@ -14,8 +14,9 @@ import (
 // store's scripts on every master, makes sure the client matches the
 // servers, and decides twice on every master as Take does, on keys of its
 // own ("<prefix>:{#check}:..." or, on a Cluster, "{#check<n>}", which no
-// user key maps to), then deletes them as Reset does. It returns nil when
-// the store is ready to decide.
+// user key maps to), then deletes them as Reset does (on a Ring, whose
+// shards a key cannot choose, on one shard only). It returns nil when the
+// store is ready to decide.
 //
 // An error wrapping ErrMisconfigured is a setup the store cannot work
 // with, and retrying will not fix it; a service should refuse to start:

@@ -116,7 +116,9 @@
 // The Store does not start goroutines or timers of its own: it passes the
 // caller's context to the primary (core/redisstore honours it) and, when
 // the context is already done, answers without calling the primary: a
-// cancelled call with the context's error (never a fallback decision:
+// cancelled call with the context's error (not a fallback decision:
 // nobody waits for it, and the primary has not failed), an expired one as
-// a primary call that ran out of time.
+// a primary call that ran out of time. While the breaker is open no call
+// reaches that point: a cancelled one is decided by the fallback, like
+// any other.
 package resilient
