@@ -154,18 +154,7 @@ func TestCheckDecidesUnderTheACL(t *testing.T) {
 			once.Do(func() { rules, refusing = []any{"~other:*", "+@all"}, n.Options().Addr })
 			return n.Do(ctx, append([]any{"ACL", "SETUSER", name, "reset", "on", ">pw"}, rules...)...).Err()
 		}))
-		t.Cleanup(func() {
-			_ = admin.ForEachShard(context.Background(), func(ctx context.Context, n *redis.Client) error {
-				return n.Do(ctx, "ACL", "DELUSER", name).Err()
-			})
-		})
-		o := redisstore.ClientOptions(testredis.ClusterAddrs(t)...)
-		user(name)(o)
-		c := redis.NewUniversalClient(o)
-		defer c.Close()
-		s, err := redisstore.New(c)
-		require.NoError(t, err)
-		err = s.Check(ctx)
+		err := checkAsClusterUser(t, admin, name)
 		require.ErrorIs(t, err, redisstore.ErrMisconfigured)
 		assert.Contains(t, err.Error(), "NOPERM")
 		assert.Contains(t, err.Error(), refusing, "the error names the master")
@@ -181,22 +170,31 @@ func TestCheckDecidesUnderTheACL(t *testing.T) {
 			require.NoError(t, admin.ForEachShard(ctx, func(ctx context.Context, n *redis.Client) error {
 				return n.Do(ctx, "ACL", "SETUSER", name, "reset", "on", ">pw", "~*", "+@all", "-"+cmd).Err()
 			}))
-			t.Cleanup(func() {
-				_ = admin.ForEachShard(context.Background(), func(ctx context.Context, n *redis.Client) error {
-					return n.Do(ctx, "ACL", "DELUSER", name).Err()
-				})
-			})
-			o := redisstore.ClientOptions(testredis.ClusterAddrs(t)...)
-			user(name)(o)
-			c := redis.NewUniversalClient(o)
-			defer c.Close()
-			s, err := redisstore.New(c)
-			require.NoError(t, err)
-			err = s.Check(ctx)
+			err := checkAsClusterUser(t, admin, name)
 			require.ErrorIs(t, err, redisstore.ErrMisconfigured)
 			assert.Contains(t, err.Error(), "NOPERM")
 			assert.Contains(t, err.Error(), cmd)
 			assert.NotContains(t, err.Error(), "no cluster node")
 		})
 	}
+}
+
+// checkAsClusterUser runs Check on a store whose client logs in to the
+// test cluster as name (set up on its nodes by the caller), and deletes
+// the user from every node when the test ends.
+func checkAsClusterUser(t *testing.T, admin *redis.ClusterClient, name string) error {
+	t.Cleanup(func() {
+		_ = admin.ForEachShard(context.Background(), func(ctx context.Context, n *redis.Client) error {
+			return n.Do(ctx, "ACL", "DELUSER", name).Err()
+		})
+	})
+	o := redisstore.ClientOptions(testredis.ClusterAddrs(t)...)
+	o.Username, o.Password = name, "pw"
+	c := redis.NewUniversalClient(o)
+	defer c.Close()
+	s, err := redisstore.New(c)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.Check(ctx)
 }
