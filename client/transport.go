@@ -87,7 +87,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				st.block(now, wait)
 			}
 		}
-		st.done(q, hasQuota, now, reads, probe)
+		// Likewise a used-up quota whose reset is longer than MaxWait:
+		// no request would wait for it, and, remembered, it would
+		// outlast the answers that cross it on the way back (those only
+		// lower the count), leaving the key unpaced.
+		absurd := hasQuota && q.remaining == 0 && q.reset > t.cfg.maxWait
+		st.done(q, hasQuota && !absurd, now, reads, probe)
 		probe = nil
 		if !limited {
 			return resp, nil
