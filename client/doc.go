@@ -53,8 +53,11 @@
 //     answers for itself. Cancelling the context ends a wait at once.
 //   - When the transport stops retrying, the caller gets the server's last
 //     response, never a synthesised one.
-//   - The transport is safe for concurrent use, starts no goroutine, and
-//     waits in the goroutine of the request that waits.
+//   - The transport is safe for concurrent use, and waits in the goroutine
+//     of the request that waits. It starts no goroutine of its own; the one
+//     timer that acts by itself closes the body of a refusal it discards,
+//     when that body is still arriving after 100 ms (the retry does not
+//     wait for it).
 //
 // Pacing is as good as the numbers the server sends: the fields are in
 // whole seconds, and concurrent requests in flight are counted against

@@ -19,8 +19,8 @@ type transport struct {
 
 // New returns an http.RoundTripper that honours a server's rate limits,
 // sending through base (http.DefaultTransport when nil). It is safe for
-// concurrent use, and starts no goroutine: every wait happens in the
-// goroutine that sent the request. http.Client.CloseIdleConnections
+// concurrent use, and starts no goroutine of its own: every wait happens
+// in the goroutine that sent the request. http.Client.CloseIdleConnections
 // reaches base through it. An invalid option is an error wrapping
 // core.ErrInvalidConfig.
 func New(base http.RoundTripper, opts ...Option) (http.RoundTripper, error) {
@@ -87,7 +87,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				st.block(now, wait)
 			}
 		}
-		st.done(q, hasQuota, now, reads, probe)
+		// Likewise a used-up quota whose reset is longer than MaxWait:
+		// no request would wait for it, and, remembered, it would
+		// outlast the answers that cross it on the way back (those only
+		// lower the count), leaving the key unpaced.
+		absurd := hasQuota && q.remaining == 0 && q.reset > t.cfg.maxWait
+		st.done(q, hasQuota && !absurd, now, reads, probe)
 		probe = nil
 		if !limited {
 			return resp, nil
@@ -111,8 +116,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if rerr != nil {
 			return resp, nil
 		}
-		drain(resp)
-		if err := t.cfg.sleep(ctx, wait); err != nil {
+		// The drain is part of the wait: the retry goes out no later
+		// than if it had taken no time.
+		drained := t.cfg.now()
+		drain(resp, drainLimit(ctx))
+		wait -= t.cfg.now().Sub(drained)
+		if err := t.cfg.sleep(ctx, max(wait, 0)); err != nil {
 			closeBody(next)
 			return nil, err
 		}
@@ -261,15 +270,43 @@ func rewind(req *http.Request) (*http.Request, error) {
 	return next, nil
 }
 
-// drain reads a little of a response that will not be returned, so its
-// connection can be reused, and closes it. A base RoundTripper may leave
-// Body nil for an empty body (http.Client tolerates it).
-func drain(resp *http.Response) {
+// A response that will not be returned is read to its end, so its
+// connection can be reused, only when that is quick: a body of at most
+// drainBytes that arrives within drainTime. A larger or slower one is
+// closed instead, which costs its connection and nothing else; a server
+// sending its refusal a byte at a time cannot hold the retry back.
+const (
+	drainBytes = 64 << 10
+	drainTime  = 100 * time.Millisecond
+)
+
+// drainLimit is how long a drain may take: drainTime, or less when the
+// context's deadline is nearer.
+func drainLimit(ctx context.Context) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		return min(drainTime, time.Until(dl))
+	}
+	return drainTime
+}
+
+// drain reads what is left of a response that will not be returned, at
+// most drainBytes and for at most limit, and closes it. A body still
+// arriving when limit passes is closed by a timer, which ends the read (as
+// it does for net/http's bodies). A base RoundTripper may leave Body nil
+// for an empty body (http.Client tolerates it).
+func drain(resp *http.Response, limit time.Duration) {
 	if resp.Body == nil {
 		return
 	}
-	_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-	_ = resp.Body.Close()
+	if limit <= 0 || resp.ContentLength > drainBytes {
+		_ = resp.Body.Close()
+		return
+	}
+	stalled := time.AfterFunc(limit, func() { _ = resp.Body.Close() })
+	_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
+	if stalled.Stop() {
+		_ = resp.Body.Close()
+	}
 }
 
 // closeBody closes a request body that will not be sent, as RoundTrip
