@@ -47,7 +47,10 @@ type Set struct {
 	opts options
 	cur  atomic.Pointer[compiled]
 
-	mu         sync.Mutex // serialises reloads
+	reads atomic.Uint64 // numbers the reads of the file, in the order they start
+
+	mu         sync.Mutex // serialises what a reload does after its read
+	lastRead   uint64     // the number of the read last acted on
 	applied    [sha256.Size]byte
 	lastFailed [sha256.Size]byte
 	lastErr    error
@@ -148,10 +151,26 @@ func (s *Set) observe(r keyfuncs.Request) bool {
 // logged and given to the WithOnReload callback once per distinct
 // content (or distinct read error), and returned by every call while the
 // file stays broken.
+//
+// Reload blocks while its own read of the file blocks (a named pipe
+// without a writer, a dead network file system), but never behind
+// another Reload's read: calls read the file side by side, and what one
+// read returns is never applied over what a read started after it
+// returned.
 func (s *Set) Reload() error {
+	n := s.reads.Add(1)
+	data, err := readFile(s.path)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	data, err := readFile(s.path)
+	if n < s.lastRead {
+		// A read started later has been acted on: this content may be
+		// older than the running configuration.
+		if s.failed {
+			return s.lastErr
+		}
+		return nil
+	}
+	s.lastRead = n
 	if err != nil {
 		err = fmt.Errorf("config: %w", err)
 		// News unless the last attempt failed to read the file the same
