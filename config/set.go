@@ -157,11 +157,18 @@ func (s *Set) observe(r keyfuncs.Request) bool {
 // another Reload's read: calls read the file side by side, and what one
 // read returns is never applied over what a read started after it
 // returned.
-func (s *Set) Reload() error {
+func (s *Set) Reload() error { return s.reload(context.Background()) }
+
+// reload is Reload on behalf of a caller that may stop caring: once ctx
+// is done, what the read returns is neither applied nor reported.
+func (s *Set) reload(ctx context.Context) error {
 	n := s.reads.Add(1)
 	data, err := readFile(s.path)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ctx.Err() != nil {
+		return fmt.Errorf("config: reload of %s abandoned: %w", s.path, ctx.Err())
+	}
 	if n < s.lastRead {
 		// A read started later has been acted on: this content may be
 		// older than the running configuration.
@@ -226,7 +233,9 @@ func (s *Set) report(err error, news bool) {
 // goroutine. The file is read and hashed on every tick, so edits in place,
 // renames over it and symlink swaps (Kubernetes ConfigMaps) are all seen.
 // A non-positive interval means one second. Watch returns when ctx is
-// done even if a read of the file hangs.
+// done even if a read of the file hangs, and once it has returned it
+// changes nothing: a hung read it left behind that returns later is
+// dropped, neither applied nor reported.
 func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = time.Second
@@ -238,17 +247,23 @@ func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			// Reload runs apart so that a read that hangs (a named pipe
-			// without a writer, a dead network file system) cannot hold
-			// Watch past ctx: it is left to finish on its own.
+			// The reload runs apart so that a read that hangs (a named
+			// pipe without a writer, a dead network file system) cannot
+			// hold Watch past ctx: it is left to finish on its own, and
+			// drops what it read, since ctx is done by then.
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				_ = s.Reload() // reported by Reload
+				_ = s.reload(ctx) // reported by reload
 			}()
 			select {
 			case <-done:
 			case <-ctx.Done():
+				// A reload that checked ctx before it was done may be
+				// applying now: wait for it, so that nothing changes
+				// after Watch returns. Every later one sees ctx done.
+				s.mu.Lock()
+				s.mu.Unlock()
 				return
 			}
 		}
