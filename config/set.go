@@ -136,7 +136,13 @@ func (s *Set) observe(r keyfuncs.Request) bool {
 	c := s.cur.Load()
 	rt := c.lookup(r)
 	if rt == nil {
-		return false
+		// Only a request keyed and charged under an earlier configuration
+		// gets here (key skips the others): a reload that removed its
+		// route landed during its store call. The configuration that
+		// charged it decided its mode; this one does not limit it at all.
+		// Either way it passes, so it is observed: it must not be refused
+		// on the counts of a route that no longer exists.
+		return true
 	}
 	if rt.tenants != nil {
 		if obs, ok := rt.tenants[r.Header(c.tenantHeader)]; ok {
