@@ -37,7 +37,9 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // rejected (the running configuration is kept). A rejected file put back
 // to the running content (an edit undone) is news too: the callback gets
 // nil, so an alert raised on the error can clear. Count the errors in a
-// metric to alert on a broken file.
+// metric to alert on a broken file. The callback runs inside the reload:
+// other reloads, and a Watch returning, wait for it, so it should not
+// block.
 func WithOnReload(f func(err error)) Option { return func(o *options) { o.onReload = f } }
 
 // Set is a loaded configuration that can be reloaded while it is in use.
