@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -78,9 +79,14 @@ func hungFIFO(t *testing.T, path string) (release func(content string)) {
 // named pipe that has since been replaced by a regular file.
 func TestReloadDoesNotWaitForAnotherHungRead(t *testing.T) {
 	path := file(t, limits(3, "enforce", "", 100))
-	s, err := config.Load(path, quiet())
+	var applied atomic.Int64
+	s, err := config.Load(path, quiet(), config.WithOnReload(func(err error) {
+		if err == nil {
+			applied.Add(1)
+		}
+	}))
 	require.NoError(t, err)
-	hungFIFO(t, path)
+	release := hungFIFO(t, path)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.Watch(ctx, time.Millisecond)
@@ -97,4 +103,12 @@ func TestReloadDoesNotWaitForAnotherHungRead(t *testing.T) {
 	}
 	h := server(t, s)
 	assert.Equal(t, map[int]int{200: 1, 429: 1}, statuses(h, 2, "/search", "c1", ""), "the new file applied")
+	require.Equal(t, int64(1), applied.Load())
+
+	// The hung read returns the old content at last: it started before
+	// the read that was applied, so it is dropped.
+	release(limits(3, "enforce", "", 100))
+	time.Sleep(500 * time.Millisecond)
+	assert.Equal(t, int64(1), applied.Load(), "older content is never applied over newer")
+	assert.Equal(t, 429, get(h, "/search", "c1", ""), "the new limit still")
 }
