@@ -85,8 +85,12 @@
 // configuration in one atomic step, so no request
 // ever sees a half-applied file. A request in flight at that moment may
 // take its key from one configuration and its limits or mode from the
-// next (the three are looked up in turn); every later request sees the
-// new one whole. Counts live in the
+// next (the three are looked up in turn, the mode after the store call);
+// every later request sees the new one whole. Such a request is never
+// refused because its route was removed: it passes, as both
+// configurations would let it. One whose route pattern moved to another
+// route, or whose route went from observe to enforce, gets the new mode
+// on the counts it was charged on. Counts live in the
 // store, keyed by route name, client key and the policy's name, window and
 // algorithm: a policy whose name, window and algorithm stay the same keeps
 // its counts, even when its limit changes (which is why a policy's default

@@ -37,7 +37,9 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // rejected (the running configuration is kept). A rejected file put back
 // to the running content (an edit undone) is news too: the callback gets
 // nil, so an alert raised on the error can clear. Count the errors in a
-// metric to alert on a broken file.
+// metric to alert on a broken file. The callback runs inside the reload:
+// other reloads, and a Watch returning, wait for it, so it should not
+// block.
 func WithOnReload(f func(err error)) Option { return func(o *options) { o.onReload = f } }
 
 // Set is a loaded configuration that can be reloaded while it is in use.
@@ -47,7 +49,10 @@ type Set struct {
 	opts options
 	cur  atomic.Pointer[compiled]
 
-	mu         sync.Mutex // serialises reloads
+	reads atomic.Uint64 // numbers the reads of the file, in the order they start
+
+	mu         sync.Mutex // serialises what a reload does after its read
+	lastRead   uint64     // the number of the read last acted on
 	applied    [sha256.Size]byte
 	lastFailed [sha256.Size]byte
 	lastErr    error
@@ -133,7 +138,13 @@ func (s *Set) observe(r keyfuncs.Request) bool {
 	c := s.cur.Load()
 	rt := c.lookup(r)
 	if rt == nil {
-		return false
+		// Only a request keyed and charged under an earlier configuration
+		// gets here (key skips the others): a reload that removed its
+		// route landed during its store call. The configuration that
+		// charged it decided its mode; this one does not limit it at all.
+		// Either way it passes, so it is observed: it must not be refused
+		// on the counts of a route that no longer exists.
+		return true
 	}
 	if rt.tenants != nil {
 		if obs, ok := rt.tenants[r.Header(c.tenantHeader)]; ok {
@@ -148,10 +159,33 @@ func (s *Set) observe(r keyfuncs.Request) bool {
 // logged and given to the WithOnReload callback once per distinct
 // content (or distinct read error), and returned by every call while the
 // file stays broken.
-func (s *Set) Reload() error {
+//
+// Reload blocks while its own read of the file blocks (a named pipe
+// without a writer, a dead network file system), but never behind
+// another Reload's read: calls read the file side by side, and what one
+// read returns is never applied over what a read started after it
+// returned.
+func (s *Set) Reload() error { return s.reload(context.Background()) }
+
+// reload is Reload on behalf of a caller that may stop caring: once ctx
+// is done, what the read returns is neither applied nor reported.
+func (s *Set) reload(ctx context.Context) error {
+	n := s.reads.Add(1)
+	data, err := readFile(s.path)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	data, err := readFile(s.path)
+	if ctx.Err() != nil {
+		return fmt.Errorf("config: reload of %s abandoned: %w", s.path, ctx.Err())
+	}
+	if n < s.lastRead {
+		// A read started later has been acted on: this content may be
+		// older than the running configuration.
+		if s.failed {
+			return s.lastErr
+		}
+		return nil
+	}
+	s.lastRead = n
 	if err != nil {
 		err = fmt.Errorf("config: %w", err)
 		// News unless the last attempt failed to read the file the same
@@ -207,7 +241,9 @@ func (s *Set) report(err error, news bool) {
 // goroutine. The file is read and hashed on every tick, so edits in place,
 // renames over it and symlink swaps (Kubernetes ConfigMaps) are all seen.
 // A non-positive interval means one second. Watch returns when ctx is
-// done even if a read of the file hangs.
+// done even if a read of the file hangs, and once it has returned it
+// changes nothing: a hung read it left behind that returns later is
+// dropped, neither applied nor reported.
 func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = time.Second
@@ -219,17 +255,23 @@ func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			// Reload runs apart so that a read that hangs (a named pipe
-			// without a writer, a dead network file system) cannot hold
-			// Watch past ctx: it is left to finish on its own.
+			// The reload runs apart so that a read that hangs (a named
+			// pipe without a writer, a dead network file system) cannot
+			// hold Watch past ctx: it is left to finish on its own, and
+			// drops what it read, since ctx is done by then.
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				_ = s.Reload() // reported by Reload
+				_ = s.reload(ctx) // reported by reload
 			}()
 			select {
 			case <-done:
 			case <-ctx.Done():
+				// A reload that checked ctx before it was done may be
+				// applying now: wait for it, so that nothing changes
+				// after Watch returns. Every later one sees ctx done.
+				s.mu.Lock()
+				s.mu.Unlock()
 				return
 			}
 		}
