@@ -24,6 +24,8 @@ import (
 //     keys of the other masters would answer MOVED);
 //   - a cluster client on a server without cluster support;
 //   - a client pointed at a replica (the scripts write);
+//   - a Sentinel client (MasterName set) whose Sentinels know no master of
+//     that name;
 //   - several addresses joined by commas in one address, or a URL
 //     ("redis://host:6379") given as an address (New refuses both
 //     already, except in a Sentinel client's MasterName setup, whose
@@ -150,6 +152,9 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 // does not let the client load them).
 func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	info, err := c.Info(ctx, "cluster", "replication").Result()
+	if d := sentinelSetup(err); d != nil {
+		return d
+	}
 	if redis.HasErrorPrefix(err, "NOPERM") || unknownCommand(err) {
 		// The store does not need INFO: without it, Check cannot tell a
 		// cluster node or a replica here (a call to one fails with

@@ -87,6 +87,8 @@ func denied(err error) error {
 	switch {
 	case errors.Is(err, ErrMisconfigured):
 		return nil // classified already
+	case sentinelSetup(err) != nil:
+		return sentinelSetup(err)
 	case redis.HasErrorPrefix(err, "WRONGPASS"), redis.HasErrorPrefix(err, "NOAUTH"):
 		return fmt.Errorf("%w: Redis refused the client's credentials (its options' Username and Password): %w", ErrMisconfigured, err)
 	case redis.HasErrorPrefix(err, "NOPERM"), isReply(err) && aclInScript(err.Error()):
@@ -99,6 +101,21 @@ func denied(err error) error {
 		msg, _, _ := strings.Cut(err.Error(), ", with args beginning with:")
 		return &textError{ErrMisconfigured.Error() + ": the server has no command the store needs (renamed or disabled with rename-command?): " + msg,
 			[]error{ErrMisconfigured, err}}
+	}
+	return nil
+}
+
+// sentinelSetup returns err marked with ErrMisconfigured when it is a
+// Sentinel client (MasterName set) failing to learn its master's address
+// for a setup mistake, nil otherwise: a Sentinel that knows no master of
+// that name (it answers nil). go-redis reports it as "all sentinels ...
+// are unreachable", which reads as an outage.
+func sentinelSetup(err error) error {
+	if err == nil || !strings.Contains(err.Error(), "all sentinels specified in configuration are unreachable") {
+		return nil
+	}
+	if errors.Is(err, redis.Nil) {
+		return fmt.Errorf("%w: a Sentinel knows no master of the client's MasterName (a typo, or another setup's Sentinels?): %w", ErrMisconfigured, err)
 	}
 	return nil
 }

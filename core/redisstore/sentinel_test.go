@@ -1,0 +1,46 @@
+package redisstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// sentinelMistake returns the errors of Check and of a Take on a store
+// whose Sentinel client (MasterName set) has its options changed by mod.
+func sentinelMistake(t *testing.T, addrs []string, mod func(o *redis.UniversalOptions)) (check, take error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	o := redisstore.ClientOptions(addrs...)
+	o.MasterName = testredis.SentinelMaster
+	mod(o)
+	c := redis.NewUniversalClient(o)
+	t.Cleanup(func() { _ = c.Close() })
+	s, err := redisstore.New(c)
+	require.NoError(t, err)
+	_, take = s.Take(ctx, "k", policies(t, core.PerMinute(10)), 1, time.Now())
+	return s.Check(ctx), take
+}
+
+// A MasterName no Sentinel monitors (a typo, another setup's name) is a
+// setup mistake, not Redis being unreachable.
+func TestSentinelUnknownMasterName(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	check, take := sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) { o.MasterName = "ratewindwo" })
+	for _, err := range []error{check, take} {
+		require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+		assert.Contains(t, err.Error(), "MasterName")
+	}
+	check, _ = sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) {})
+	require.NoError(t, check, "the right name")
+}
