@@ -108,14 +108,19 @@ func denied(err error) error {
 // sentinelSetup returns err marked with ErrMisconfigured when it is a
 // Sentinel client (MasterName set) failing to learn its master's address
 // for a setup mistake, nil otherwise: a Sentinel that knows no master of
-// that name (it answers nil). go-redis reports it as "all sentinels ...
-// are unreachable", which reads as an outage.
+// that name (it answers nil), or an address among the Sentinels' that is
+// a Redis server (it has no SENTINEL command). go-redis reports both as
+// "all sentinels ... are unreachable", which reads as an outage (or, for
+// the second, as a renamed command).
 func sentinelSetup(err error) error {
 	if err == nil || !strings.Contains(err.Error(), "all sentinels specified in configuration are unreachable") {
 		return nil
 	}
-	if errors.Is(err, redis.Nil) {
+	switch {
+	case errors.Is(err, redis.Nil):
 		return fmt.Errorf("%w: a Sentinel knows no master of the client's MasterName (a typo, or another setup's Sentinels?): %w", ErrMisconfigured, err)
+	case unknownCommand(err) && strings.Contains(strings.ToLower(err.Error()), "command 'sentinel'"):
+		return fmt.Errorf("%w: an address of the client's Addrs is a Redis server, not a Sentinel (with MasterName set, Addrs are the Sentinels' addresses): %w", ErrMisconfigured, err)
 	}
 	return nil
 }

@@ -44,3 +44,16 @@ func TestSentinelUnknownMasterName(t *testing.T) {
 	check, _ = sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) {})
 	require.NoError(t, check, "the right name")
 }
+
+// The Redis servers' addresses given where the Sentinels' belong: a setup
+// mistake, named as such, not a command the server renamed.
+func TestSentinelAddrsAreRedisServers(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	check, take := sentinelMistake(t, []string{sn.Master.Addr, sn.Replica.Addr}, func(o *redis.UniversalOptions) {})
+	for _, err := range []error{check, take} {
+		require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+		assert.Contains(t, err.Error(), "not a Sentinel")
+		assert.NotContains(t, err.Error(), "rename-command")
+	}
+}
