@@ -25,7 +25,8 @@ import (
 //   - a cluster client on a server without cluster support;
 //   - a client pointed at a replica (the scripts write);
 //   - a Sentinel client (MasterName set) whose Sentinels know no master of
-//     that name, or whose Addrs are Redis servers, not Sentinels;
+//     that name, whose Addrs are Redis servers, not Sentinels, or whose
+//     Sentinels refuse its SentinelUsername and SentinelPassword;
 //   - several addresses joined by commas in one address, or a URL
 //     ("redis://host:6379") given as an address (New refuses both
 //     already, except in a Sentinel client's MasterName setup, whose

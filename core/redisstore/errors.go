@@ -67,6 +67,10 @@ func bare(err error) string {
 // classify wraps the Redis answers the package gives a name to.
 func classify(err error) error {
 	switch {
+	case sentinelSetup(err) != nil:
+		// Before the next case: a Sentinel's refusal of the credentials
+		// comes marked already, as the master's (see loadScripts).
+		return sentinelSetup(err)
 	case err == nil || errors.Is(err, ErrMisconfigured) || errors.Is(err, ErrOutOfMemory):
 		return err // classified already
 	case redis.HasErrorPrefix(err, "OOM"):
@@ -109,14 +113,23 @@ func denied(err error) error {
 // Sentinel client (MasterName set) failing to learn its master's address
 // for a setup mistake, nil otherwise: a Sentinel that knows no master of
 // that name (it answers nil), or an address among the Sentinels' that is
-// a Redis server (it has no SENTINEL command). go-redis reports both as
-// "all sentinels ... are unreachable", which reads as an outage (or, for
-// the second, as a renamed command).
+// a Redis server (it has no SENTINEL command), or Sentinels that refuse
+// the client's credentials for them. go-redis reports these as "all
+// sentinels ... are unreachable", which reads as an outage (or as a
+// renamed command, or as the master refusing Username and Password).
+// The error's text keeps Redis's answer, which never names a password.
 func sentinelSetup(err error) error {
 	if err == nil || !strings.Contains(err.Error(), "all sentinels specified in configuration are unreachable") {
 		return nil
 	}
+	var answer redis.Error
 	switch {
+	case strings.Contains(err.Error(), sentinelCredentials):
+		return nil // named already
+	case (redis.HasErrorPrefix(err, "NOAUTH") || redis.HasErrorPrefix(err, "WRONGPASS")) && errors.As(err, &answer):
+		return &textError{ErrMisconfigured.Error() + ": " + sentinelCredentials + ": " + answer.Error(), []error{ErrMisconfigured, err}}
+	case errors.Is(err, ErrMisconfigured):
+		return nil // named already
 	case errors.Is(err, redis.Nil):
 		return fmt.Errorf("%w: a Sentinel knows no master of the client's MasterName (a typo, or another setup's Sentinels?): %w", ErrMisconfigured, err)
 	case unknownCommand(err) && strings.Contains(strings.ToLower(err.Error()), "command 'sentinel'"):
@@ -124,6 +137,11 @@ func sentinelSetup(err error) error {
 	}
 	return nil
 }
+
+// sentinelCredentials names the options of a Sentinel client that hold
+// its credentials for the Sentinels, told apart from the master's.
+const sentinelCredentials = "a Sentinel refused the client's credentials for the Sentinels " +
+	"(its options' SentinelUsername and SentinelPassword; Username and Password are the master's)"
 
 // aclInScript reports whether text is Redis's answer that a command a
 // script ran was refused by the user's ACL: "The user executing the script

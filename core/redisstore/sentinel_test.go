@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +29,13 @@ func sentinelMistake(t *testing.T, addrs []string, mod func(o *redis.UniversalOp
 	s, err := redisstore.New(c)
 	require.NoError(t, err)
 	_, take = s.Take(ctx, "k", policies(t, core.PerMinute(10)), 1, time.Now())
-	return s.Check(ctx), take
+	check = s.Check(ctx)
+	for _, err := range []error{check, take} {
+		if err != nil {
+			assert.LessOrEqual(t, strings.Count(err.Error(), "not set up as the client expects"), 1, "the cause named once: %v", err)
+		}
+	}
+	return check, take
 }
 
 // A MasterName no Sentinel monitors (a typo, another setup's name) is a
@@ -56,4 +63,31 @@ func TestSentinelAddrsAreRedisServers(t *testing.T) {
 		assert.Contains(t, err.Error(), "not a Sentinel")
 		assert.NotContains(t, err.Error(), "rename-command")
 	}
+}
+
+// Sentinels that want a password, given the Sentinels' password as the
+// master's (Password, not SentinelPassword), or a wrong one: the error
+// names the Sentinel options, and never a password.
+func TestSentinelCredentials(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	ctx := context.Background()
+	const pass = "sentinel-s3cret"
+	for _, s := range sn.Sentinels {
+		require.NoError(t, s.Client(t).Do(ctx, "ACL", "SETUSER", "default", "resetpass", ">"+pass).Err())
+	}
+	for name, mod := range map[string]func(o *redis.UniversalOptions){
+		"as Password":            func(o *redis.UniversalOptions) { o.Password = pass },
+		"wrong SentinelPassword": func(o *redis.UniversalOptions) { o.SentinelPassword = "wr0ng-s3cret" },
+	} {
+		check, take := sentinelMistake(t, sn.Addrs(), mod)
+		for _, err := range []error{check, take} {
+			require.ErrorIs(t, err, redisstore.ErrMisconfigured, name)
+			assert.Contains(t, err.Error(), "SentinelPassword", name)
+			assert.NotContains(t, err.Error(), "s3cret", name)
+			assert.NotContains(t, err.Error(), "Redis refused the client's credentials", name)
+		}
+	}
+	check, _ := sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) { o.SentinelPassword = pass })
+	require.NoError(t, check, "the right options")
 }
