@@ -114,7 +114,8 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 // followed would see no error at all. Hence the second phase: follow
 // after the Sentinels name the new master, the load moves to fresh keys,
 // and every charge acknowledged on them must be on the new master, read
-// there directly.
+// there directly. Meanwhile Check runs every 100 ms, as a service starting
+// during the failover would: it must never report ErrMisconfigured.
 func TestSentinelFailoverUnderLoad(t *testing.T) {
 	t.Parallel()
 	sn := testredis.StartSentinel(t, time.Second)
@@ -135,6 +136,39 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
 	time.Sleep(500 * time.Millisecond)
 
+	// A service starting during the failover runs Check: it may meet an
+	// outage, never a misconfiguration (which tells the service not to
+	// start).
+	type checked struct {
+		misconfigured error
+		failed, runs  int
+	}
+	checks := make(chan checked, 1)
+	stopChecks := make(chan struct{})
+	go func() {
+		var c checked
+		var errs []error
+		for {
+			select {
+			case <-stopChecks:
+				c.misconfigured = errors.Join(errs...)
+				checks <- c
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			cctx, cancel := context.WithTimeout(ctx, time.Second)
+			err := s.Check(cctx)
+			cancel()
+			c.runs++
+			if err != nil {
+				c.failed++
+			}
+			if errors.Is(err, redisstore.ErrMisconfigured) {
+				errs = append(errs, err)
+			}
+		}
+	}()
+
 	sentinel := redis.NewSentinelClient(&redis.Options{Addr: sn.Sentinels[0].Addr})
 	t.Cleanup(func() { _ = sentinel.Close() })
 	started := time.Now()
@@ -151,6 +185,10 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	time.Sleep(time.Second)
 	late.stop()
 	stalls.stop()
+	close(stopChecks)
+	c := <-checks
+	t.Logf("%d of %d Checks failed", c.failed, c.runs)
+	assert.NoError(t, c.misconfigured, "Check during the failover")
 
 	all := load.failuresSince(started)
 	logFailures(t, all)
