@@ -20,7 +20,9 @@ var (
 	// credentials Redis refuses (WRONGPASS, NOAUTH), a DB the server does
 	// not have, a Redis user whose ACL forbids a command or a key the store
 	// uses (NOPERM), a command the server renamed or disabled
-	// (rename-command). Check reports it at startup; a MOVED or CROSSSLOT
+	// (rename-command), a Sentinel client whose Sentinels know no master of
+	// its MasterName, refuse its SentinelPassword or are Redis servers
+	// instead. Check reports it at startup; a MOVED or CROSSSLOT
 	// answer to a non-cluster client, one of those refusals, or a dial that
 	// fails because an address is no host:port, at run time is reported
 	// with it too, so it reads as a configuration error and not as an
