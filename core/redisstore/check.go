@@ -22,7 +22,9 @@ import (
 //
 //   - a standalone or Sentinel client on a node of a Redis Cluster (the
 //     keys of the other masters would answer MOVED);
-//   - a cluster client on a server without cluster support;
+//   - a cluster client on a server without cluster support (unless the
+//     client's options give its slot map, ClusterSlots: a Sentinel client
+//     with RouteByLatency or RouteRandomly is one);
 //   - a client pointed at a replica (the scripts write);
 //   - a Sentinel client (MasterName set) whose Sentinels know no master of
 //     that name, whose Addrs are Redis servers, not Sentinels, or whose
@@ -60,6 +62,21 @@ func (s *Store) Check(ctx context.Context) error {
 	var err error
 	switch c := s.client.(type) {
 	case *redis.ClusterClient:
+		if c.Options().ClusterSlots != nil {
+			// Its slot map comes from the options, not from the servers,
+			// which need no cluster support: a Sentinel client with
+			// RouteByLatency or RouteRandomly, or servers listed by hand.
+			err = c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+				if err := checkNode(ctx, n, true); err != nil {
+					return within(n.Options().Addr, err)
+				}
+				return nil
+			})
+			if err == nil {
+				err = s.probe(ctx, probeTag) // on one of the masters
+			}
+			break
+		}
 		err = checkCluster(ctx, c)
 		if err == nil {
 			err = s.probeMasters(ctx, c)

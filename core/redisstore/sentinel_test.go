@@ -91,3 +91,25 @@ func TestSentinelCredentials(t *testing.T) {
 	check, _ := sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) { o.SentinelPassword = pass })
 	require.NoError(t, check, "the right options")
 }
+
+// RouteByLatency or RouteRandomly with MasterName make a cluster client
+// whose slot map comes from the Sentinels: a working setup, which Check
+// must not take for a cluster client on a server without cluster support.
+func TestSentinelClusterClientChecks(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	for name, mod := range map[string]func(o *redis.UniversalOptions){
+		"RouteByLatency": func(o *redis.UniversalOptions) { o.RouteByLatency = true },
+		"RouteRandomly":  func(o *redis.UniversalOptions) { o.RouteRandomly = true },
+	} {
+		check, take := sentinelMistake(t, sn.Addrs(), mod)
+		require.NoError(t, take, name)
+		require.NoError(t, check, name)
+	}
+	// The Sentinel mistakes are still named.
+	check, _ := sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) {
+		o.RouteRandomly = true
+		o.MasterName = "ratewindwo"
+	})
+	require.ErrorIs(t, check, redisstore.ErrMisconfigured)
+}
