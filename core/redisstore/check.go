@@ -23,8 +23,13 @@ import (
 //
 //   - a standalone or Sentinel client on a node of a Redis Cluster (the
 //     keys of the other masters would answer MOVED);
-//   - a cluster client on a server without cluster support;
+//   - a cluster client on a server without cluster support (unless the
+//     client's options give its slot map, ClusterSlots: a Sentinel client
+//     with RouteByLatency or RouteRandomly is one);
 //   - a client pointed at a replica (the scripts write);
+//   - a Sentinel client (MasterName set) whose Sentinels know no master of
+//     that name, whose Addrs are Redis servers, not Sentinels, or whose
+//     Sentinels refuse its SentinelUsername and SentinelPassword;
 //   - several addresses joined by commas in one address, or a URL
 //     ("redis://host:6379") given as an address (New refuses both
 //     already, except in a Sentinel client's MasterName setup, whose
@@ -58,6 +63,21 @@ func (s *Store) Check(ctx context.Context) error {
 	var err error
 	switch c := s.client.(type) {
 	case *redis.ClusterClient:
+		if c.Options().ClusterSlots != nil {
+			// Its slot map comes from the options, not from the servers,
+			// which need no cluster support: a Sentinel client with
+			// RouteByLatency or RouteRandomly, or servers listed by hand.
+			err = c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+				if err := checkNode(ctx, n, true); err != nil {
+					return within(n.Options().Addr, err)
+				}
+				return nil
+			})
+			if err == nil {
+				err = s.probe(ctx, probeTag) // on one of the masters
+			}
+			break
+		}
 		err = checkCluster(ctx, c)
 		if err == nil {
 			err = s.probeMasters(ctx, c)
@@ -159,6 +179,9 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 // does not let the client load them).
 func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	info, err := c.Info(ctx, "cluster", "replication").Result()
+	if d := sentinelSetup(err); d != nil {
+		return d
+	}
 	if redis.HasErrorPrefix(err, "NOPERM") || unknownCommand(err) {
 		// The store does not need INFO: without it, Check cannot tell a
 		// cluster node or a replica here (a call to one fails with

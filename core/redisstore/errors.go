@@ -20,7 +20,9 @@ var (
 	// credentials Redis refuses (WRONGPASS, NOAUTH), a DB the server does
 	// not have, a Redis user whose ACL forbids a command or a key the store
 	// uses (NOPERM), a command the server renamed or disabled
-	// (rename-command). Check reports it at startup; a MOVED or CROSSSLOT
+	// (rename-command), a Sentinel client whose Sentinels know no master of
+	// its MasterName, refuse its SentinelPassword or are Redis servers
+	// instead. Check reports it at startup; a MOVED or CROSSSLOT
 	// answer to a non-cluster client, one of those refusals, or a dial that
 	// fails because an address is no host:port, at run time is reported
 	// with it too, so it reads as a configuration error and not as an
@@ -67,6 +69,10 @@ func bare(err error) string {
 // classify wraps the Redis answers the package gives a name to.
 func classify(err error) error {
 	switch {
+	case sentinelSetup(err) != nil:
+		// Before the next case: a Sentinel's refusal of the credentials
+		// comes marked already, as the master's (see loadScripts).
+		return sentinelSetup(err)
 	case err == nil || errors.Is(err, ErrMisconfigured) || errors.Is(err, ErrOutOfMemory):
 		return err // classified already
 	case redis.HasErrorPrefix(err, "OOM"):
@@ -87,6 +93,8 @@ func denied(err error) error {
 	switch {
 	case errors.Is(err, ErrMisconfigured):
 		return nil // classified already
+	case sentinelSetup(err) != nil:
+		return sentinelSetup(err)
 	case redis.HasErrorPrefix(err, "WRONGPASS"), redis.HasErrorPrefix(err, "NOAUTH"):
 		return fmt.Errorf("%w: Redis refused the client's credentials (its options' Username and Password): %w", ErrMisconfigured, err)
 	case redis.HasErrorPrefix(err, "NOPERM"), isReply(err) && aclInScript(err.Error()):
@@ -102,6 +110,40 @@ func denied(err error) error {
 	}
 	return nil
 }
+
+// sentinelSetup returns err marked with ErrMisconfigured when it is a
+// Sentinel client (MasterName set) failing to learn its master's address
+// for a setup mistake, nil otherwise: a Sentinel that knows no master of
+// that name (it answers nil), or an address among the Sentinels' that is
+// a Redis server (it has no SENTINEL command), or Sentinels that refuse
+// the client's credentials for them. go-redis reports these as "all
+// sentinels ... are unreachable", which reads as an outage (or as a
+// renamed command, or as the master refusing Username and Password).
+// The error's text keeps Redis's answer, which never names a password.
+func sentinelSetup(err error) error {
+	if err == nil || !strings.Contains(err.Error(), "all sentinels specified in configuration are unreachable") {
+		return nil
+	}
+	var answer redis.Error
+	switch {
+	case strings.Contains(err.Error(), sentinelCredentials):
+		return nil // named already
+	case (redis.HasErrorPrefix(err, "NOAUTH") || redis.HasErrorPrefix(err, "WRONGPASS")) && errors.As(err, &answer):
+		return &textError{ErrMisconfigured.Error() + ": " + sentinelCredentials + ": " + answer.Error(), []error{ErrMisconfigured, err}}
+	case errors.Is(err, ErrMisconfigured):
+		return nil // named already
+	case errors.Is(err, redis.Nil):
+		return fmt.Errorf("%w: a Sentinel knows no master of the client's MasterName (a typo, or another setup's Sentinels?): %w", ErrMisconfigured, err)
+	case unknownCommand(err) && strings.Contains(strings.ToLower(err.Error()), "command 'sentinel'"):
+		return fmt.Errorf("%w: an address of the client's Addrs is a Redis server, not a Sentinel (with MasterName set, Addrs are the Sentinels' addresses): %w", ErrMisconfigured, err)
+	}
+	return nil
+}
+
+// sentinelCredentials names the options of a Sentinel client that hold
+// its credentials for the Sentinels, told apart from the master's.
+const sentinelCredentials = "a Sentinel refused the client's credentials for the Sentinels " +
+	"(its options' SentinelUsername and SentinelPassword; Username and Password are the master's)"
 
 // aclInScript reports whether text is Redis's answer that a command a
 // script ran was refused by the user's ACL: "The user executing the script

@@ -1,0 +1,115 @@
+package redisstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// sentinelMistake returns the errors of Check and of a Take on a store
+// whose Sentinel client (MasterName set) has its options changed by mod.
+func sentinelMistake(t *testing.T, addrs []string, mod func(o *redis.UniversalOptions)) (check, take error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	o := redisstore.ClientOptions(addrs...)
+	o.MasterName = testredis.SentinelMaster
+	mod(o)
+	c := redis.NewUniversalClient(o)
+	t.Cleanup(func() { _ = c.Close() })
+	s, err := redisstore.New(c)
+	require.NoError(t, err)
+	_, take = s.Take(ctx, "k", policies(t, core.PerMinute(10)), 1, time.Now())
+	check = s.Check(ctx)
+	for _, err := range []error{check, take} {
+		if err != nil {
+			assert.LessOrEqual(t, strings.Count(err.Error(), "not set up as the client expects"), 1, "the cause named once: %v", err)
+		}
+	}
+	return check, take
+}
+
+// A MasterName no Sentinel monitors (a typo, another setup's name) is a
+// setup mistake, not Redis being unreachable.
+func TestSentinelUnknownMasterName(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	check, take := sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) { o.MasterName = "ratewindwo" })
+	for _, err := range []error{check, take} {
+		require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+		assert.Contains(t, err.Error(), "MasterName")
+	}
+	check, _ = sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) {})
+	require.NoError(t, check, "the right name")
+}
+
+// The Redis servers' addresses given where the Sentinels' belong: a setup
+// mistake, named as such, not a command the server renamed.
+func TestSentinelAddrsAreRedisServers(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	check, take := sentinelMistake(t, []string{sn.Master.Addr, sn.Replica.Addr}, func(o *redis.UniversalOptions) {})
+	for _, err := range []error{check, take} {
+		require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+		assert.Contains(t, err.Error(), "not a Sentinel")
+		assert.NotContains(t, err.Error(), "rename-command")
+	}
+}
+
+// Sentinels that want a password, given the Sentinels' password as the
+// master's (Password, not SentinelPassword), or a wrong one: the error
+// names the Sentinel options, and never a password.
+func TestSentinelCredentials(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	ctx := context.Background()
+	const pass = "sentinel-s3cret"
+	for _, s := range sn.Sentinels {
+		require.NoError(t, s.Client(t).Do(ctx, "ACL", "SETUSER", "default", "resetpass", ">"+pass).Err())
+	}
+	for name, mod := range map[string]func(o *redis.UniversalOptions){
+		"as Password":            func(o *redis.UniversalOptions) { o.Password = pass },
+		"wrong SentinelPassword": func(o *redis.UniversalOptions) { o.SentinelPassword = "wr0ng-s3cret" },
+	} {
+		check, take := sentinelMistake(t, sn.Addrs(), mod)
+		for _, err := range []error{check, take} {
+			require.ErrorIs(t, err, redisstore.ErrMisconfigured, name)
+			assert.Contains(t, err.Error(), "SentinelPassword", name)
+			assert.NotContains(t, err.Error(), "s3cret", name)
+			assert.NotContains(t, err.Error(), "Redis refused the client's credentials", name)
+		}
+	}
+	check, _ := sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) { o.SentinelPassword = pass })
+	require.NoError(t, check, "the right options")
+}
+
+// RouteByLatency or RouteRandomly with MasterName make a cluster client
+// whose slot map comes from the Sentinels: a working setup, which Check
+// must not take for a cluster client on a server without cluster support.
+func TestSentinelClusterClientChecks(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	for name, mod := range map[string]func(o *redis.UniversalOptions){
+		"RouteByLatency": func(o *redis.UniversalOptions) { o.RouteByLatency = true },
+		"RouteRandomly":  func(o *redis.UniversalOptions) { o.RouteRandomly = true },
+	} {
+		check, take := sentinelMistake(t, sn.Addrs(), mod)
+		require.NoError(t, take, name)
+		require.NoError(t, check, name)
+	}
+	// The Sentinel mistakes are still named.
+	check, _ := sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) {
+		o.RouteRandomly = true
+		o.MasterName = "ratewindwo"
+	})
+	require.ErrorIs(t, check, redisstore.ErrMisconfigured)
+}
