@@ -15,8 +15,9 @@ import (
 // servers, and decides twice on every master as Take does, on keys of its
 // own ("<prefix>:{#check}:..." or, on a Cluster, "{#check<n>}", which no
 // user key maps to), then deletes them as Reset does (on a Ring, whose
-// shards a key cannot choose, on one shard only). It returns nil when the
-// store is ready to decide.
+// shards a key cannot choose, and on a cluster client whose options give
+// its slot map, on one master only). It returns nil when the store is
+// ready to decide.
 //
 // An error wrapping ErrMisconfigured is a setup the store cannot work
 // with, and retrying will not fix it; a service should refuse to start:
