@@ -56,6 +56,19 @@ func TestAddressWithCredentialsIsNeverEchoed(t *testing.T) {
 	}
 }
 
+// A Unix socket's address is a path, relative ones included (go-redis
+// dials it as given): an '@' in it names no user, so New accepts it.
+// Before, only a path starting with '/' was told apart, and a relative
+// one such as "redis@main.sock" was refused as holding credentials.
+func TestRelativeSocketPathWithAtIsAccepted(t *testing.T) {
+	for _, sock := range []string{"redis@main.sock", "run/redis@main/redis.sock", "./redis@6379.sock"} {
+		c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock})
+		_, err := redisstore.New(c)
+		_ = c.Close()
+		assert.NoError(t, err, sock)
+	}
+}
+
 // The error of New names the package once, and says both what kind of
 // mistake it is and what to do.
 func TestNewErrorNamesThePackageOnce(t *testing.T) {

@@ -15,8 +15,9 @@ import (
 // servers, and decides twice on every master as Take does, on keys of its
 // own ("<prefix>:{#check}:..." or, on a Cluster, "{#check<n>}", which no
 // user key maps to), then deletes them as Reset does (on a Ring, whose
-// shards a key cannot choose, on one shard only). It returns nil when the
-// store is ready to decide.
+// shards a key cannot choose, and on a cluster client whose options give
+// its slot map, on one master only). It returns nil when the store is
+// ready to decide.
 //
 // An error wrapping ErrMisconfigured is a setup the store cannot work
 // with, and retrying will not fix it; a service should refuse to start:
@@ -109,9 +110,11 @@ func (s *Store) Check(ctx context.Context) error {
 // carry a password.
 func checkAddrs(client redis.UniversalClient) error {
 	var addrs []string
+	socket := false // the address is a Unix socket's path, not host:port
 	switch c := client.(type) {
 	case *redis.Client:
 		addrs = []string{c.Options().Addr}
+		socket = c.Options().Network == "unix"
 	case *redis.ClusterClient:
 		addrs = c.Options().Addrs
 	case *redis.Ring:
@@ -123,10 +126,10 @@ func checkAddrs(client redis.UniversalClient) error {
 		if scheme, _, ok := strings.Cut(a, "://"); ok {
 			return fmt.Errorf("%w: address %d is a URL (%s://...), not host:port: pass host:port, or make the client's options with redis.ParseURL", ErrMisconfigured, i, scheme)
 		}
-		if strings.Index(a, "@") > 0 && !strings.HasPrefix(a, "/") {
+		if !socket && strings.Index(a, "@") > 0 {
 			// "user:password@host:6379": the dialer's error would quote
-			// it. (A Unix socket's path, or its abstract name "@name",
-			// may hold an '@'.)
+			// it. (A Unix socket's path, relative or not, or its abstract
+			// name "@name", may hold an '@'.)
 			return fmt.Errorf("%w: address %d holds a user name or password (user:password@host), not host:port: pass host:port, and set the options' Username and Password", ErrMisconfigured, i)
 		}
 		if strings.Contains(a, ",") {
