@@ -25,15 +25,15 @@ func TestWatchStopsWhileAReadHangs(t *testing.T) {
 	path := file(t, limits(3, "enforce", "", 100))
 	s, err := config.Load(path, quiet())
 	require.NoError(t, err)
-	require.NoError(t, os.Remove(path))
-	require.NoError(t, syscall.Mkfifo(path, 0o600))
-	// Let the blocked read go at the end: a writer opens and closes.
-	t.Cleanup(func() {
-		if w, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
-			w.Close()
-		}
-	})
+	hungFIFO(t, path)
+	watchThenStop(t, s)
+}
 
+// watchThenStop runs s.Watch with a 1ms tick until a tick has started a
+// read, then cancels its context, and fails the test unless Watch returns
+// within 5s.
+func watchThenStop(t *testing.T, s *config.Set) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { s.Watch(ctx, time.Millisecond); close(stopped) }()

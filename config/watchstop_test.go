@@ -3,7 +3,6 @@
 package config_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -28,16 +27,7 @@ func TestWatchAppliesNothingAfterItReturned(t *testing.T) {
 	require.NoError(t, err)
 	release := hungFIFO(t, path)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() { s.Watch(ctx, time.Millisecond); close(stopped) }()
-	time.Sleep(100 * time.Millisecond) // a tick has started the read
-	cancel()
-	select {
-	case <-stopped:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Watch did not return within 5s of its context being done")
-	}
+	watchThenStop(t, s)
 	release(limits(1, "enforce", "", 100)) // the hung read now returns a valid, new file
 	select {
 	case <-applied:
