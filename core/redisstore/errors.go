@@ -68,18 +68,17 @@ func bare(err error) string {
 
 // classify wraps the Redis answers the package gives a name to.
 func classify(err error) error {
-	switch {
-	case sentinelSetup(err) != nil:
-		// Before the next case: a Sentinel's refusal of the credentials
-		// comes marked already, as the master's (see loadScripts).
-		return sentinelSetup(err)
-	case err == nil || errors.Is(err, ErrMisconfigured) || errors.Is(err, ErrOutOfMemory):
-		return err // classified already
-	case redis.HasErrorPrefix(err, "OOM"):
-		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+	if err == nil {
+		return nil
 	}
 	if d := denied(err); d != nil {
 		return d
+	}
+	switch {
+	case errors.Is(err, ErrMisconfigured) || errors.Is(err, ErrOutOfMemory):
+		return err // classified already
+	case redis.HasErrorPrefix(err, "OOM"):
+		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
 	}
 	return badAddr(err)
 }
@@ -87,14 +86,18 @@ func classify(err error) error {
 // denied returns err marked with ErrMisconfigured when it is Redis
 // refusing the client's credentials (WRONGPASS, NOAUTH), its database
 // number, or, by its ACL, a command or a key the store uses (NOPERM), or
-// having no such command; nil otherwise. Redis's answers do not name the
-// password, and the text of the error does not name the key.
+// having no such command, or a Sentinel setup mistake (sentinelSetup); nil
+// otherwise. Redis's answers do not name the password, and the text of the
+// error does not name the key.
 func denied(err error) error {
+	// First: a Sentinel's refusal of the credentials comes marked
+	// already, as the master's (see loadScripts).
+	if d := sentinelSetup(err); d != nil {
+		return d
+	}
 	switch {
 	case errors.Is(err, ErrMisconfigured):
 		return nil // classified already
-	case sentinelSetup(err) != nil:
-		return sentinelSetup(err)
 	case redis.HasErrorPrefix(err, "WRONGPASS"), redis.HasErrorPrefix(err, "NOAUTH"):
 		return fmt.Errorf("%w: Redis refused the client's credentials (its options' Username and Password): %w", ErrMisconfigured, err)
 	case redis.HasErrorPrefix(err, "NOPERM"), isReply(err) && aclInScript(err.Error()):
