@@ -68,12 +68,7 @@ func (s *Store) Check(ctx context.Context) error {
 			// Its slot map comes from the options, not from the servers,
 			// which need no cluster support: a Sentinel client with
 			// RouteByLatency or RouteRandomly, or servers listed by hand.
-			err = c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
-				if err := checkNode(ctx, n, true); err != nil {
-					return within(n.Options().Addr, err)
-				}
-				return nil
-			})
+			err = checkMasters(ctx, c)
 			if err == nil {
 				err = s.probe(ctx, probeTag) // on one of the masters
 			}
@@ -168,6 +163,11 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 		return err
 	}
 	c.ReloadState(ctx)
+	return checkMasters(ctx, c)
+}
+
+// checkMasters checks every master of c, naming the one that fails.
+func checkMasters(ctx context.Context, c *redis.ClusterClient) error {
 	return c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
 		if err := checkNode(ctx, n, true); err != nil {
 			return within(n.Options().Addr, err)
