@@ -117,11 +117,17 @@ func (s *store) Peek(_ context.Context, key string, policies []core.Policy, cost
 // zero window or let counts wrap around.
 func countable(policies []core.Policy) bool {
 	for i := range policies {
-		if p := &policies[i]; p.Window < time.Millisecond || p.Limit > core.MaxLimit {
+		if !countableUnder(&policies[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// countableUnder reports whether the store can count under p (see
+// countable).
+func countableUnder(p *core.Policy) bool {
+	return p.Window >= time.Millisecond && p.Limit <= core.MaxLimit
 }
 
 // refusal is the error for a call that callcheck.Valid or countable
@@ -131,7 +137,7 @@ func refusal(policies []core.Policy, cost int64) error {
 		return err
 	}
 	for i := range policies {
-		if p := &policies[i]; p.Window < time.Millisecond || p.Limit > core.MaxLimit {
+		if p := &policies[i]; !countableUnder(p) {
 			return fmt.Errorf("%w: policies[%d] (%v): the memory store needs a Window of at least 1ms and a Limit of at most %d (pass the policies of a Limiter)",
 				core.ErrInvalidConfig, i, p, int64(core.MaxLimit))
 		}
