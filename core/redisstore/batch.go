@@ -3,8 +3,10 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -22,6 +24,14 @@ import (
 // that does not answer holds up only the calls for its keys; a batch is a
 // pipeline of the requests' own script calls to that master. Other
 // clients (a Ring, a wrapper) send every call alone.
+//
+// Some endpoints present one address but enforce Cluster's rule that a
+// script's keys live in one slot (a proxy in front of every slot, or one
+// node that serves them all): they answer a standalone batch, whose keys
+// span slots, CROSSSLOT before it runs, so nothing was charged. Its
+// requests are then sent again, each as its own script call (one slot
+// each) in one pipeline, and the store sends its later batches that way
+// too (see sendSlotted).
 const (
 	maxInFlight = 2
 	// maxBatch bounds the requests of one round trip, so one script call
@@ -48,6 +58,10 @@ type batcher struct {
 	mode batchMode
 	// node is the master a Cluster's batcher sends its batches to.
 	node *redis.Client
+	// slotted is set once Redis answered a batch script CROSSSLOT: the
+	// endpoint enforces slots, and batches are pipelines of the requests'
+	// own script calls from then on.
+	slotted atomic.Bool
 }
 
 // batchMode is how a Store sends a batch.
@@ -313,6 +327,10 @@ func (s *Store) send(b *batcher, batch []*request) {
 		s.pipelineTo(ctx, b.node, batch)
 		return
 	}
+	if b.slotted.Load() {
+		s.pipelineTo(ctx, s.client.(*redis.Client), batch)
+		return
+	}
 	s.sendScript(ctx, batch)
 }
 
@@ -336,7 +354,8 @@ func batchContext(batch []*request) (context.Context, context.CancelFunc) {
 }
 
 // sendScript runs batch as one call of batchLua: its keys are every
-// request's keys in order, its arguments every request's argument.
+// request's keys in order, its arguments every request's argument. An
+// answer CROSSSLOT hands the batch to sendSlotted.
 func (s *Store) sendScript(ctx context.Context, batch []*request) {
 	nkeys := 0
 	for _, r := range batch {
@@ -351,6 +370,10 @@ func (s *Store) sendScript(ctx context.Context, batch []*request) {
 		args = append(args, r.args[3+r.n])
 	}
 	reply, err := s.runRetried(ctx, "", batchLua, args)
+	if redis.HasErrorPrefix(err, "CROSSSLOT") {
+		s.sendSlotted(batch, err)
+		return
+	}
 	if err != nil {
 		for _, r := range batch {
 			r.err = err
@@ -371,6 +394,40 @@ func (s *Store) sendScript(ctx context.Context, batch []*request) {
 		// but not at the cost of the decisions.
 		batch[len(batch)-1].err = fmt.Errorf("batch reply %q: more values than requests", reply)
 	}
+}
+
+// sendSlotted decides again a batch that Redis refused with CROSSSLOT
+// (err): the endpoint enforces slots, though the client is no cluster
+// client. Redis checks the keys' slots before a script runs, so no
+// request of the batch was charged. Each request whose caller is still
+// waiting is sent again as its own script call, whose keys share one hash
+// tag, in one pipeline: the decisions are those of the requests sent one
+// at a time, all or nothing each. A request whose caller left meanwhile
+// is not sent again and fails with its context's error. The store
+// remembers the answer (s.batch.slotted): its later batches are sent that
+// way at once (see send). It logs the change once, at Info.
+//
+// (On a node of a Cluster of several masters the requests then meet
+// MOVED for the keys of the other masters, which is ErrMisconfigured.)
+func (s *Store) sendSlotted(batch []*request, err error) {
+	if s.batch.slotted.CompareAndSwap(false, true) {
+		slog.Info("redisstore: Redis enforces cluster slots behind a non-cluster client; batches now send each decision as its own script call",
+			"addr", s.client.(*redis.Client).Options().Addr, "answer", err.Error())
+	}
+	live := make([]*request, 0, len(batch))
+	for _, r := range batch {
+		if cerr := r.ctx.Err(); cerr != nil {
+			r.err = cerr
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx, cancel := batchContext(live)
+	defer cancel()
+	s.pipelineTo(ctx, s.client.(*redis.Client), live)
 }
 
 // splitReply takes r's result from the start of a batch reply: a string is

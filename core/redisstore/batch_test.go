@@ -266,8 +266,10 @@ func TestBatchDeadline(t *testing.T) {
 }
 
 // A standalone client on one node of a cluster, under concurrent calls:
-// whether a call went alone (MOVED) or in a batch whose keys span slots
-// (CROSSSLOT), a failed call reports a configuration error.
+// whether a call went alone or in a batch (whose keys span slots: the
+// batch meets CROSSSLOT, and its calls are sent again one slot each), a
+// call for a key of another master meets MOVED, which reports a
+// configuration error.
 func TestBatchOnClusterNodeIsMisconfigured(t *testing.T) {
 	c := redis.NewUniversalClient(redisstore.ClientOptions(testredis.ClusterAddrs(t)[0]))
 	defer c.Close()

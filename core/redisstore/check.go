@@ -22,8 +22,10 @@ import (
 // An error wrapping ErrMisconfigured is a setup the store cannot work
 // with, and retrying will not fix it; a service should refuse to start:
 //
-//   - a standalone or Sentinel client on a node of a Redis Cluster (the
-//     keys of the other masters would answer MOVED);
+//   - a standalone or Sentinel client on a node of a Redis Cluster of
+//     several masters (the keys of the other masters would answer MOVED;
+//     a cluster whose one master serves every slot, as an endpoint that
+//     enforces slots behind one address presents itself, passes);
 //   - a cluster client on a server without cluster support (unless the
 //     client's options give its slot map, ClusterSlots: a Sentinel client
 //     with RouteByLatency or RouteRandomly is one);
@@ -194,7 +196,7 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	if err != nil {
 		return err
 	}
-	if infoField(info, "cluster_enabled") == "1" && !viaCluster {
+	if infoField(info, "cluster_enabled") == "1" && !viaCluster && !oneMaster(ctx, c) {
 		return fmt.Errorf("%w: the server is a Redis Cluster node but the client is not a cluster client: "+
 			"keys of the other masters would answer MOVED (give every master's address, or use redis.NewClusterClient)", ErrMisconfigured)
 	}
@@ -222,6 +224,27 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 		}
 	}
 	return nil
+}
+
+// oneMaster reports whether one master serves every slot of the cluster
+// that the node c belongs to, as CLUSTER SLOTS has it: a cluster of one
+// shard, as an endpoint that enforces slots behind one address presents
+// itself. A non-cluster client works there, since every call of the
+// store keeps to one slot once Redis says it must (see sendSlotted).
+func oneMaster(ctx context.Context, c redis.Cmdable) bool {
+	ranges, err := c.ClusterSlots(ctx).Result()
+	if err != nil || len(ranges) == 0 {
+		return false
+	}
+	served := 0
+	master := ranges[0].Nodes
+	for _, r := range ranges {
+		if len(r.Nodes) == 0 || len(master) == 0 || r.Nodes[0].ID != master[0].ID || r.Nodes[0].Addr != master[0].Addr {
+			return false
+		}
+		served += r.End - r.Start + 1
+	}
+	return served == slots
 }
 
 // infoField returns the value of "name:value" in an INFO reply.

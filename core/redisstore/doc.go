@@ -43,7 +43,11 @@
 // On a standalone Redis (a *redis.Client, Sentinel included) a batch is
 // one script call that decides its requests one after another, each as if
 // it had been sent alone: the decisions are exactly those of the same
-// calls one at a time, all or nothing per call. On a Cluster, where one
+// calls one at a time, all or nothing per call. An endpoint with one
+// address that enforces Cluster's one-slot rule for scripts (a proxy in
+// front of every slot) refuses such a call with CROSSSLOT before it runs;
+// the store then sends that batch, and every later one, as a pipeline of
+// the calls' own scripts, with the same decisions. On a Cluster, where one
 // script may only touch one slot, each master has a queue and two round
 // trips of its own, and a batch is a pipeline of the calls' own scripts to
 // that master: a master that does not answer holds up only the calls for

@@ -22,8 +22,8 @@ var (
 	// uses (NOPERM), a command the server renamed or disabled
 	// (rename-command), a Sentinel client whose Sentinels know no master of
 	// its MasterName, refuse its SentinelPassword or are Redis servers
-	// instead. Check reports it at startup; a MOVED or CROSSSLOT
-	// answer to a non-cluster client, one of those refusals, or a dial that
+	// instead. Check reports it at startup; a MOVED answer to a
+	// non-cluster client, one of those refusals, or a dial that
 	// fails because an address is no host:port, at run time is reported
 	// with it too, so it reads as a configuration error and not as an
 	// outage. It does not go away by retrying: fix the client's options
@@ -213,11 +213,8 @@ func (s *Store) runRetried(ctx context.Context, key string, sc *script, args []a
 // at once (see Domain), while the attempts go on.
 func (s *Store) retry(ctx context.Context, key string, err error, again func() error) error {
 	if !retryable(err) {
-		if !s.cluster && redis.HasErrorPrefix(err, "CROSSSLOT") {
-			// Only a cluster node checks slots: a batch of keys of
-			// several slots met one behind a standalone client.
-			return fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
-		}
+		// CROSSSLOT, to a standalone batch, is the endpoint enforcing
+		// slots: sendScript sends the batch again, one slot per call.
 		s.lostNode(err)
 		return classify(err)
 	}

@@ -27,6 +27,8 @@
 // never touching the shared ones. Tests that kill a master, fail over or
 // migrate slots start a private topology: StartCluster (masters with
 // replicas) or StartSentinel (a master, a replica and three Sentinels).
+// SingleNodeCluster starts one cluster node that serves every slot: an
+// endpoint with one address that still refuses multi-slot commands.
 // All of them listen on loopback ports 10000-21999 and stop in t.Cleanup;
 // they need only RATEWINDOW_REDIS_SERVER.
 package testredis

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -132,4 +133,29 @@ func (s *Instance) Stop() {
 		_ = s.cmd.Process.Kill()
 		<-s.exited
 	})
+}
+
+// SingleNodeCluster starts a redis-server of the test's own with cluster
+// support, as the one master of a cluster that serves all 16384 slots,
+// and waits (at most 5 s) until it reports cluster_state:ok. Reached
+// through a plain client it stands for an endpoint that shows one
+// address but enforces Cluster's slot rule (a proxy in front of every
+// slot): a command or script on keys of one slot runs, one whose keys
+// span slots is refused with CROSSSLOT before it runs, and no key is ever
+// answered MOVED. It stops in t.Cleanup.
+func SingleNodeCluster(t testing.TB) *Instance {
+	t.Helper()
+	s := ServerWith(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", 0, 16383).Err(); err != nil {
+		t.Fatalf("testredis: addslots: %v", err)
+	}
+	waitFor(t, ctx, "cluster_state:ok on the single-node cluster", func() bool {
+		info, err := c.ClusterInfo(ctx).Result()
+		return err == nil && strings.Contains(info, "cluster_state:ok")
+	})
+	return s
 }

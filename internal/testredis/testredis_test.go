@@ -158,3 +158,22 @@ func TestStartSentinel(t *testing.T) {
 	defer rdb.Close()
 	require.NoError(t, rdb.Set(context.Background(), "k", 1, time.Minute).Err())
 }
+
+func TestSingleNodeCluster(t *testing.T) {
+	start := time.Now()
+	c := SingleNodeCluster(t).Client(t)
+	t.Logf("single-node cluster up in %v", time.Since(start))
+	ctx := context.Background()
+	// Keys of any slot are served: no MOVED.
+	for i := range 30 {
+		require.NoError(t, c.Set(ctx, fmt.Sprint("k", i), i, time.Minute).Err())
+	}
+	// A script whose keys span slots is refused before it runs.
+	err := c.Eval(ctx, "redis.call('SET', KEYS[1], 1) return redis.call('SET', KEYS[2], 1)", []string{"a", "b"}).Err()
+	require.ErrorContains(t, err, "CROSSSLOT")
+	for _, k := range []string{"a", "b"} {
+		n, err := c.Exists(ctx, k).Result()
+		require.NoError(t, err)
+		assert.Zero(t, n, "the refused script wrote nothing")
+	}
+}
