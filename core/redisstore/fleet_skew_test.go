@@ -1,0 +1,87 @@
+package redisstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// offsetClock is a process's clock, off the true time by a fixed offset.
+type offsetClock struct{ off time.Duration }
+
+func (c offsetClock) Now() time.Time { return time.Now().Add(c.off) }
+
+// TestFleetClockSkew: two processes of one service share one Redis, each
+// with its own client and store, and one's clock is 7 s behind the
+// other's, more than three windows. They take turns on one key.
+//
+// On the processes' own clocks the limit does not hold at all: each call
+// of the process behind finds the key more than a window ahead of its
+// clock, takes it for a clock that stepped back and moves the count to
+// its own window; the next call of the other process then finds the key
+// in a window that is over, and starts afresh. Every request is admitted
+// (docs/failure-modes.md, Application clocks disagree). With
+// WithServerTime both decide on Redis's clock and admit the limit between
+// them.
+func TestFleetClockSkew(t *testing.T) {
+	const limit, window, skew = 5, 2 * time.Second, 7 * time.Second
+	const calls = 20 * limit
+	ctx := context.Background()
+	for name := range testredis.Universal(t) {
+		for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+			for _, serverTime := range []bool{false, true} {
+				sub := name + "/" + alg.String() + "/node-clocks"
+				if serverTime {
+					sub = name + "/" + alg.String() + "/server-time"
+				}
+				t.Run(sub, func(t *testing.T) {
+					prefix := testredis.Prefix(t)
+					process := func(off time.Duration) *core.Limiter {
+						opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
+						if serverTime {
+							opts = append(opts, redisstore.WithServerTime())
+						}
+						s, err := redisstore.New(testredis.Universal(t)[name], opts...)
+						require.NoError(t, err)
+						l, err := core.NewLimiter(s, []core.Policy{core.Per(limit, window).Using(alg)},
+							core.WithClock(offsetClock{off}))
+						require.NoError(t, err)
+						return l
+					}
+					inStep, behind := process(0), process(-skew)
+					// Start early in a window of Redis's clock, so the burst
+					// (well under a second) stays in one.
+					now, err := testredis.Standalone(t).Time(ctx).Result()
+					require.NoError(t, err)
+					if into := now.Sub(now.Truncate(window)); into > window/4 {
+						time.Sleep(window - into + 10*time.Millisecond)
+					}
+					admitted := 0
+					for i := range calls {
+						p := inStep
+						if i%2 == 1 {
+							p = behind
+						}
+						d, err := p.Allow(ctx, "shared")
+						require.NoError(t, err)
+						if d.Allowed {
+							admitted++
+						}
+					}
+					if serverTime {
+						assert.Equal(t, limit, admitted)
+					} else {
+						assert.Equal(t, calls, admitted, "measured in docs/failure-modes.md")
+					}
+				})
+			}
+		}
+	}
+}
