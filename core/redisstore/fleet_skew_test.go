@@ -85,3 +85,66 @@ func TestFleetClockSkew(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetSkewedPeek: an admin process whose clock is three windows
+// behind the service's Peeks a key the service has used up. A Peek
+// charges nothing, but on the admin's clock the key is more than a window
+// ahead, and the Peek moves it to the admin's window as a Take would
+// (docs/algorithms.md, Clock steps): the service then finds its window
+// over and admits a second quota. With WithServerTime the Peek is
+// evaluated on Redis's clock and changes nothing.
+func TestFleetSkewedPeek(t *testing.T) {
+	const limit = 5
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		for _, serverTime := range []bool{false, true} {
+			sub := alg.String() + "/node-clocks"
+			if serverTime {
+				sub = alg.String() + "/server-time"
+			}
+			t.Run(sub, func(t *testing.T) {
+				prefix := testredis.Prefix(t)
+				process := func(off time.Duration) *core.Limiter {
+					opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
+					if serverTime {
+						opts = append(opts, redisstore.WithServerTime())
+					}
+					s, err := redisstore.New(testredis.Standalone(t), opts...)
+					require.NoError(t, err)
+					l, err := core.NewLimiter(s, []core.Policy{core.PerMinute(limit).Using(alg)},
+						core.WithClock(offsetClock{off}))
+					require.NoError(t, err)
+					return l
+				}
+				service, admin := process(0), process(-3*time.Minute)
+				// Not in the last seconds of a minute on Redis's clock, so
+				// both bursts fall in one window.
+				now, err := testredis.Standalone(t).Time(ctx).Result()
+				require.NoError(t, err)
+				if left := now.Truncate(time.Minute).Add(time.Minute).Sub(now); left < 3*time.Second {
+					time.Sleep(left + 10*time.Millisecond)
+				}
+				burst := func() int {
+					admitted := 0
+					for range 2 * limit {
+						d, err := service.Allow(ctx, "user:1")
+						require.NoError(t, err)
+						if d.Allowed {
+							admitted++
+						}
+					}
+					return admitted
+				}
+				require.Equal(t, limit, burst())
+				p, err := admin.Peek(ctx, "user:1", 1)
+				require.NoError(t, err)
+				assert.False(t, p.Allowed, "the admin sees the key used up")
+				if serverTime {
+					assert.Zero(t, burst(), "nothing more after the Peek")
+				} else {
+					assert.Equal(t, limit, burst(), "a second quota after the Peek")
+				}
+			})
+		}
+	}
+}
