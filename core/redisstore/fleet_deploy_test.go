@@ -46,7 +46,7 @@ func TestFleetRollingDeploy(t *testing.T) {
 			t.Run(name+"/"+tt.name, func(t *testing.T) {
 				prefix := testredis.Prefix(t)
 				process := func(p core.Policy, prefix string) *core.Limiter {
-					s, err := redisstore.New(testredis.Universal(t)[name], redisstore.WithPrefix(prefix))
+					s, err := redisstore.New(processClient(t, name), redisstore.WithPrefix(prefix))
 					require.NoError(t, err)
 					l, err := core.NewLimiter(s, []core.Policy{p})
 					require.NoError(t, err)

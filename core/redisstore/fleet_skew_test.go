@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -17,6 +18,16 @@ import (
 type offsetClock struct{ off time.Duration }
 
 func (c offsetClock) Now() time.Time { return time.Now().Add(c.off) }
+
+// processClient returns a new client of its own, as a process of a
+// fleet has, of the server testredis.Universal names name.
+func processClient(t *testing.T, name string) redis.UniversalClient {
+	t.Helper()
+	if name == "cluster" {
+		return testredis.Cluster(t)
+	}
+	return testredis.Standalone(t)
+}
 
 // TestFleetClockSkew: two processes of one service share one Redis, each
 // with its own client and store, and one's clock is 7 s behind the
@@ -48,7 +59,7 @@ func TestFleetClockSkew(t *testing.T) {
 						if serverTime {
 							opts = append(opts, redisstore.WithServerTime())
 						}
-						s, err := redisstore.New(testredis.Universal(t)[name], opts...)
+						s, err := redisstore.New(processClient(t, name), opts...)
 						require.NoError(t, err)
 						l, err := core.NewLimiter(s, []core.Policy{core.Per(limit, window).Using(alg)},
 							core.WithClock(offsetClock{off}))
