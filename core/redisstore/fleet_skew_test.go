@@ -159,3 +159,60 @@ func TestFleetSkewedPeek(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetSkewedLog: a sliding log is exact in real time on one clock.
+// Across processes it is exact only to within their skew: a request
+// recorded on the clock of a process behind leaves the window, on the
+// clock of a process ahead, that much early. Here one process admits the
+// limit, and another whose clock is 0.5 s ahead admits the limit again
+// 0.7 s later: twice the limit within a second of real time. With
+// WithServerTime the records are on Redis's clock and the second burst is
+// denied.
+func TestFleetSkewedLog(t *testing.T) {
+	const limit = 5
+	ctx := context.Background()
+	for _, serverTime := range []bool{false, true} {
+		name := "node-clocks"
+		if serverTime {
+			name = "server-time"
+		}
+		t.Run(name, func(t *testing.T) {
+			prefix := testredis.Prefix(t)
+			process := func(off time.Duration) *core.Limiter {
+				opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
+				if serverTime {
+					opts = append(opts, redisstore.WithServerTime())
+				}
+				s, err := redisstore.New(testredis.Standalone(t), opts...)
+				require.NoError(t, err)
+				l, err := core.NewLimiter(s, []core.Policy{core.PerSecond(limit).Using(core.SlidingLog)},
+					core.WithClock(offsetClock{off}))
+				require.NoError(t, err)
+				return l
+			}
+			inStep, ahead := process(0), process(500*time.Millisecond)
+			burst := func(l *core.Limiter) int {
+				admitted := 0
+				for range 2 * limit {
+					d, err := l.Allow(ctx, "user:1")
+					require.NoError(t, err)
+					if d.Allowed {
+						admitted++
+					}
+				}
+				return admitted
+			}
+			start := time.Now()
+			require.Equal(t, limit, burst(inStep))
+			require.Less(t, time.Since(start), 200*time.Millisecond, "the first burst must end early")
+			time.Sleep(700*time.Millisecond - time.Since(start))
+			second := burst(ahead)
+			require.Less(t, time.Since(start), 900*time.Millisecond, "both bursts within a second")
+			if serverTime {
+				assert.Zero(t, second)
+			} else {
+				assert.Equal(t, limit, second, "a second limit within a second of real time")
+			}
+		})
+	}
+}
