@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -165,7 +166,7 @@ func TestFleetSkewedPeek(t *testing.T) {
 // recorded on the clock of a process behind leaves the window, on the
 // clock of a process ahead, that much early. Here one process admits the
 // limit, and another whose clock is 0.5 s ahead admits the limit again
-// 0.7 s later: twice the limit within a second of real time. With
+// 0.6 s later: twice the limit within a second of real time. With
 // WithServerTime the records are on Redis's clock and the second burst is
 // denied.
 func TestFleetSkewedLog(t *testing.T) {
@@ -191,10 +192,10 @@ func TestFleetSkewedLog(t *testing.T) {
 				return l
 			}
 			inStep, ahead := process(0), process(500*time.Millisecond)
-			burst := func(l *core.Limiter) int {
+			burst := func(l *core.Limiter, key string) int {
 				admitted := 0
 				for range 2 * limit {
-					d, err := l.Allow(ctx, "user:1")
+					d, err := l.Allow(ctx, key)
 					require.NoError(t, err)
 					if d.Allowed {
 						admitted++
@@ -202,17 +203,27 @@ func TestFleetSkewedLog(t *testing.T) {
 				}
 				return admitted
 			}
-			start := time.Now()
-			require.Equal(t, limit, burst(inStep))
-			require.Less(t, time.Since(start), 200*time.Millisecond, "the first burst must end early")
-			time.Sleep(700*time.Millisecond - time.Since(start))
-			second := burst(ahead)
-			require.Less(t, time.Since(start), 900*time.Millisecond, "both bursts within a second")
-			if serverTime {
-				assert.Zero(t, second)
-			} else {
-				assert.Equal(t, limit, second, "a second limit within a second of real time")
+			// The second burst starts once the first one's records are a
+			// window old on the clock ahead (0.5 s of real time, and a
+			// margin); both must end within a second of real time. On a
+			// machine too busy for that, try again on a fresh key.
+			for attempt := range 3 {
+				key := fmt.Sprintf("user:%d", attempt)
+				start := time.Now()
+				require.Equal(t, limit, burst(inStep, key))
+				time.Sleep(600 * time.Millisecond)
+				second := burst(ahead, key)
+				if time.Since(start) >= 950*time.Millisecond {
+					continue
+				}
+				if serverTime {
+					assert.Zero(t, second)
+				} else {
+					assert.Equal(t, limit, second, "a second limit within a second of real time")
+				}
+				return
 			}
+			t.Fatal("three attempts took a second or more each")
 		})
 	}
 }
