@@ -155,7 +155,12 @@
 // nodes with skewed clocks agree. A now behind a key's state by up to a
 // window is evaluated against the state, with waits measured from now; a
 // state more than a window ahead (the clock stepped back) is moved to now
-// with its counts kept, so the key recovers within about a window. The
+// with its counts kept, so the key recovers within about a window. That
+// move cannot tell a clock that stepped back from another process whose
+// clock is behind: processes whose clocks differ by more than a window move
+// a shared key back and forth, and the limit does not hold between them
+// (each call of the one ahead may start a fresh window). Use
+// WithServerTime wherever the clocks may drift that far apart. The
 // scripts pass now in microseconds: a sliding log records a request at its
 // instant rounded up to the millisecond, exact in real time.
 //

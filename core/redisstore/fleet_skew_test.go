@@ -1,0 +1,229 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// offsetClock is a process's clock, off the true time by a fixed offset.
+type offsetClock struct{ off time.Duration }
+
+func (c offsetClock) Now() time.Time { return time.Now().Add(c.off) }
+
+// processClient returns a new client of its own, as a process of a
+// fleet has, of the server testredis.Universal names name.
+func processClient(t *testing.T, name string) redis.UniversalClient {
+	t.Helper()
+	if name == "cluster" {
+		return testredis.Cluster(t)
+	}
+	return testredis.Standalone(t)
+}
+
+// TestFleetClockSkew: two processes of one service share one Redis, each
+// with its own client and store, and one's clock is 7 s behind the
+// other's, more than three windows. They take turns on one key.
+//
+// On the processes' own clocks the limit does not hold at all: each call
+// of the process behind finds the key more than a window ahead of its
+// clock, takes it for a clock that stepped back and moves the count to
+// its own window; the next call of the other process then finds the key
+// in a window that is over, and starts afresh. Every request is admitted
+// (docs/failure-modes.md, Application clocks disagree). With
+// WithServerTime both decide on Redis's clock and admit the limit between
+// them.
+func TestFleetClockSkew(t *testing.T) {
+	const limit, window, skew = 5, 2 * time.Second, 7 * time.Second
+	const calls = 20 * limit
+	ctx := context.Background()
+	for name := range testredis.Universal(t) {
+		for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+			for _, serverTime := range []bool{false, true} {
+				sub := name + "/" + alg.String() + "/node-clocks"
+				if serverTime {
+					sub = name + "/" + alg.String() + "/server-time"
+				}
+				t.Run(sub, func(t *testing.T) {
+					prefix := testredis.Prefix(t)
+					process := func(off time.Duration) *core.Limiter {
+						opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
+						if serverTime {
+							opts = append(opts, redisstore.WithServerTime())
+						}
+						s, err := redisstore.New(processClient(t, name), opts...)
+						require.NoError(t, err)
+						l, err := core.NewLimiter(s, []core.Policy{core.Per(limit, window).Using(alg)},
+							core.WithClock(offsetClock{off}))
+						require.NoError(t, err)
+						return l
+					}
+					inStep, behind := process(0), process(-skew)
+					// Start early in a window of Redis's clock, so the burst
+					// (well under a second) stays in one.
+					now, err := testredis.Standalone(t).Time(ctx).Result()
+					require.NoError(t, err)
+					if into := now.Sub(now.Truncate(window)); into > window/4 {
+						time.Sleep(window - into + 10*time.Millisecond)
+					}
+					admitted := 0
+					for i := range calls {
+						p := inStep
+						if i%2 == 1 {
+							p = behind
+						}
+						d, err := p.Allow(ctx, "shared")
+						require.NoError(t, err)
+						if d.Allowed {
+							admitted++
+						}
+					}
+					if serverTime {
+						assert.Equal(t, limit, admitted)
+					} else {
+						assert.Equal(t, calls, admitted, "measured in docs/failure-modes.md")
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestFleetSkewedPeek: an admin process whose clock is three windows
+// behind the service's Peeks a key the service has used up. A Peek
+// charges nothing, but on the admin's clock the key is more than a window
+// ahead, and the Peek moves it to the admin's window as a Take would
+// (docs/algorithms.md, Clock steps): the service then finds its window
+// over and admits a second quota. With WithServerTime the Peek is
+// evaluated on Redis's clock and changes nothing.
+func TestFleetSkewedPeek(t *testing.T) {
+	const limit = 5
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		for _, serverTime := range []bool{false, true} {
+			sub := alg.String() + "/node-clocks"
+			if serverTime {
+				sub = alg.String() + "/server-time"
+			}
+			t.Run(sub, func(t *testing.T) {
+				prefix := testredis.Prefix(t)
+				process := func(off time.Duration) *core.Limiter {
+					opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
+					if serverTime {
+						opts = append(opts, redisstore.WithServerTime())
+					}
+					s, err := redisstore.New(testredis.Standalone(t), opts...)
+					require.NoError(t, err)
+					l, err := core.NewLimiter(s, []core.Policy{core.PerMinute(limit).Using(alg)},
+						core.WithClock(offsetClock{off}))
+					require.NoError(t, err)
+					return l
+				}
+				service, admin := process(0), process(-3*time.Minute)
+				// Not in the last seconds of a minute on Redis's clock, so
+				// both bursts fall in one window.
+				now, err := testredis.Standalone(t).Time(ctx).Result()
+				require.NoError(t, err)
+				if left := now.Truncate(time.Minute).Add(time.Minute).Sub(now); left < 3*time.Second {
+					time.Sleep(left + 10*time.Millisecond)
+				}
+				burst := func() int {
+					admitted := 0
+					for range 2 * limit {
+						d, err := service.Allow(ctx, "user:1")
+						require.NoError(t, err)
+						if d.Allowed {
+							admitted++
+						}
+					}
+					return admitted
+				}
+				require.Equal(t, limit, burst())
+				p, err := admin.Peek(ctx, "user:1", 1)
+				require.NoError(t, err)
+				assert.False(t, p.Allowed, "the admin sees the key used up")
+				if serverTime {
+					assert.Zero(t, burst(), "nothing more after the Peek")
+				} else {
+					assert.Equal(t, limit, burst(), "a second quota after the Peek")
+				}
+			})
+		}
+	}
+}
+
+// TestFleetSkewedLog: a sliding log is exact in real time on one clock.
+// Across processes it is exact only to within their skew: a request
+// recorded on the clock of a process behind leaves the window, on the
+// clock of a process ahead, that much early. Here one process admits the
+// limit, and another whose clock is 0.5 s ahead admits the limit again
+// 0.6 s later: twice the limit within a second of real time. With
+// WithServerTime the records are on Redis's clock and the second burst is
+// denied.
+func TestFleetSkewedLog(t *testing.T) {
+	const limit = 5
+	ctx := context.Background()
+	for _, serverTime := range []bool{false, true} {
+		name := "node-clocks"
+		if serverTime {
+			name = "server-time"
+		}
+		t.Run(name, func(t *testing.T) {
+			prefix := testredis.Prefix(t)
+			process := func(off time.Duration) *core.Limiter {
+				opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
+				if serverTime {
+					opts = append(opts, redisstore.WithServerTime())
+				}
+				s, err := redisstore.New(testredis.Standalone(t), opts...)
+				require.NoError(t, err)
+				l, err := core.NewLimiter(s, []core.Policy{core.PerSecond(limit).Using(core.SlidingLog)},
+					core.WithClock(offsetClock{off}))
+				require.NoError(t, err)
+				return l
+			}
+			inStep, ahead := process(0), process(500*time.Millisecond)
+			burst := func(l *core.Limiter, key string) int {
+				admitted := 0
+				for range 2 * limit {
+					d, err := l.Allow(ctx, key)
+					require.NoError(t, err)
+					if d.Allowed {
+						admitted++
+					}
+				}
+				return admitted
+			}
+			// The second burst starts once the first one's records are a
+			// window old on the clock ahead (0.5 s of real time, and a
+			// margin); both must end within a second of real time. On a
+			// machine too busy for that, try again on a fresh key.
+			for attempt := range 3 {
+				key := fmt.Sprintf("user:%d", attempt)
+				start := time.Now()
+				require.Equal(t, limit, burst(inStep, key))
+				time.Sleep(600 * time.Millisecond)
+				second := burst(ahead, key)
+				if time.Since(start) >= 950*time.Millisecond {
+					continue
+				}
+				if serverTime {
+					assert.Zero(t, second)
+				} else {
+					assert.Equal(t, limit, second, "a second limit within a second of real time")
+				}
+				return
+			}
+			t.Fatal("three attempts took a second or more each")
+		})
+	}
+}
