@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A burst of new hosts that then stops (a crawl that ends, a webhook
@@ -15,14 +16,41 @@ func TestStatesForgetABurstWithoutNewKeys(t *testing.T) {
 	var ss states
 	at := now
 	for i := range 50_000 {
-		ss.get("burst-"+strconv.Itoa(i), at).update(quota{remaining: 5, reset: time.Second}, at)
+		ss.use("burst-"+strconv.Itoa(i), at).update(quota{remaining: 5, reset: time.Second}, at)
 	}
 	// From now on only two known hosts are used, for a few minutes.
 	for range 3 * 60 * 10 {
 		at = at.Add(100 * time.Millisecond)
-		ss.get("burst-1", at)
-		ss.get("burst-2", at)
+		ss.use("burst-1", at)
+		ss.use("burst-2", at)
 	}
 	assert.Less(t, countStates(&ss), minSweepAt, "the idle hosts of the burst are forgotten")
+	assert.Equal(t, int64(countStates(&ss)), ss.size.Load())
+}
+
+// The sweep never drops a state a request holds, however long it holds
+// it; released, the state goes like any other, and a request that comes
+// for it after that takes a new one.
+func TestSweepSparesHeldStates(t *testing.T) {
+	var ss states
+	s := ss.get("held", now)
+	s.block(now, time.Minute)
+	at := now.Add(2 * staleAfter)
+	for i := range 2 * minSweepAt {
+		ss.use("a-"+strconv.Itoa(i), at)
+	}
+	v, ok := ss.m.Load("held")
+	require.True(t, ok, "held for two hours, still there")
+	require.Same(t, s, v)
+
+	s.release()
+	at = at.Add(2 * staleAfter)
+	for i := range 2 * minSweepAt {
+		ss.use("b-"+strconv.Itoa(i), at)
+	}
+	_, ok = ss.m.Load("held")
+	require.False(t, ok, "released, it is forgotten")
+	require.False(t, s.hold(at), "a dropped state is not held again")
+	assert.NotSame(t, s, ss.use("held", at))
 	assert.Equal(t, int64(countStates(&ss)), ss.size.Load())
 }

@@ -105,6 +105,13 @@ func TestParseRetryAfter(t *testing.T) {
 // update records a response, as one request's sent and done would.
 func (s *state) update(q quota, now time.Time) { s.done(q, true, now, s.sent(), nil) }
 
+// use is a request that takes key's state at now and is done with it.
+func (ss *states) use(key string, now time.Time) *state {
+	s := ss.get(key, now)
+	s.release()
+	return s
+}
+
 // wait is how long reserve tells a request to wait.
 func (s *state) wait(now time.Time) time.Duration { return s.reserve(now, defaultProbeWait).wait }
 
@@ -157,7 +164,7 @@ func TestStatesForgetIdleKeys(t *testing.T) {
 	at := now
 	for i := range 200_000 {
 		at = at.Add(5 * time.Millisecond) // 200 new hosts a second
-		s := ss.get("host-"+strconv.Itoa(i), at)
+		s := ss.use("host-"+strconv.Itoa(i), at)
 		switch i % 3 {
 		case 0:
 			s.update(quota{remaining: 5, reset: 10 * time.Second}, at)
@@ -172,17 +179,17 @@ func TestStatesForgetIdleKeys(t *testing.T) {
 
 	// A state that still holds a wait is kept while it matters, and a
 	// used one is the same state on the next request.
-	s := ss.get("busy", at)
+	s := ss.use("busy", at)
 	s.block(at, 10*time.Minute)
 	for i := range 10_000 {
 		at = at.Add(time.Millisecond)
-		ss.get("later-"+strconv.Itoa(i), at)
+		ss.use("later-"+strconv.Itoa(i), at)
 	}
 	at = at.Add(2 * time.Minute)
 	for i := range 200_000 {
-		ss.get("again-"+strconv.Itoa(i), at)
+		ss.use("again-"+strconv.Itoa(i), at)
 	}
-	assert.Same(t, s, ss.get("busy", at))
+	assert.Same(t, s, ss.use("busy", at))
 	assert.Positive(t, s.wait(at))
 }
 
@@ -201,6 +208,7 @@ func TestStatesSweepConcurrently(t *testing.T) {
 				s := ss.get(strconv.Itoa(g)+"-"+strconv.Itoa(i%2500), at)
 				s.wait(at)
 				s.update(quota{remaining: 1, reset: time.Second}, at)
+				s.release()
 			}
 		}()
 	}

@@ -30,6 +30,11 @@ type state struct {
 	// real clock, as the holds' timers are).
 	probe      chan struct{}
 	probeUntil time.Time
+	// holders counts the requests that hold this state, from states.get
+	// until their RoundTrip returns: the sweep never drops a held state.
+	// dropped is set by the sweep that removes it from the map.
+	holders int64
+	dropped bool
 }
 
 // ticket is what reserve tells a request: go now (the zero ticket), go
@@ -174,13 +179,15 @@ func (s *state) block(now time.Time, d time.Duration) {
 // Forgetting keys. A transport may talk to any number of hosts (a crawler,
 // a webhook sender) or keys of the caller's choosing, so states that hold
 // nothing are dropped: once the map has grown to sweepAt entries, each is
-// checked, and one unused for idleAfter whose reset and block have passed
-// (a fresh state would behave the same), or unused for staleAfter whatever
-// it holds, is removed. The next sweep waits until the map has doubled
-// from what was kept, so the cost per new key stays constant, or, for a
-// map of sweepAt entries or more, until idleAfter has passed since the
-// last sweep: the states of a burst of keys that has ended are dropped
-// even if no new key comes.
+// checked, and one that no request holds (none waits its turn or its
+// answer) and that was unused for idleAfter whose reset and block have
+// passed (a fresh state would behave the same), or unused for staleAfter
+// whatever it holds, is removed. The next sweep waits until the map has
+// doubled from what was kept, so the cost per new key stays constant, or,
+// for a map of sweepAt entries or more, until idleAfter has passed since
+// the last sweep: the states of a burst of keys that has ended are dropped
+// even if no new key comes. The held states kept are at most as many as
+// the requests under way.
 const (
 	minSweepAt = 1024
 	idleAfter  = time.Minute
@@ -196,25 +203,52 @@ type states struct {
 	swept   atomic.Int64 // when the last sweep ran, Unix nanoseconds
 }
 
+// get returns key's state, held for the caller until it calls release:
+// a request in flight for longer than idleAfter, or that waited that long
+// for its turn, still finds its answer heard, and itself counted, by the
+// requests with its key that follow.
 func (ss *states) get(key string, now time.Time) *state {
-	if v, ok := ss.m.Load(key); ok {
-		s := v.(*state)
-		s.used.Store(now.UnixNano())
-		ss.sweepIfIdle(now)
-		return s
+	for {
+		if v, ok := ss.m.Load(key); ok {
+			if s := v.(*state); s.hold(now) {
+				ss.sweepIfIdle(now)
+				return s
+			}
+			continue // a sweep has just removed it from the map
+		}
+		fresh := &state{holders: 1}
+		fresh.used.Store(now.UnixNano())
+		v, loaded := ss.m.LoadOrStore(key, fresh)
+		if !loaded {
+			if n := ss.size.Add(1); n >= max(ss.sweepAt.Load(), minSweepAt) {
+				ss.sweep(now)
+			}
+			return fresh
+		}
+		if s := v.(*state); s.hold(now) {
+			return s
+		}
 	}
-	fresh := &state{}
-	fresh.used.Store(now.UnixNano())
-	v, loaded := ss.m.LoadOrStore(key, fresh)
-	s := v.(*state)
-	if loaded {
-		s.used.Store(now.UnixNano())
-		return s
+}
+
+// hold marks s used by one more request at now, unless a sweep has
+// dropped it.
+func (s *state) hold(now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dropped {
+		return false
 	}
-	if n := ss.size.Add(1); n >= max(ss.sweepAt.Load(), minSweepAt) {
-		ss.sweep(now)
-	}
-	return s
+	s.holders++
+	s.used.Store(now.UnixNano())
+	return true
+}
+
+// release ends the hold a request took with states.get.
+func (s *state) release() {
+	s.mu.Lock()
+	s.holders--
+	s.mu.Unlock()
 }
 
 // sweepIfIdle sweeps a map of at least minSweepAt entries that no sweep
@@ -237,7 +271,7 @@ func (ss *states) sweep(now time.Time) {
 	defer ss.sweepMu.Unlock()
 	ss.swept.Store(now.UnixNano())
 	ss.m.Range(func(k, v any) bool {
-		if v.(*state).forgettable(now) && ss.m.CompareAndDelete(k, v) {
+		if ss.drop(k, v.(*state), now) {
 			ss.size.Add(-1)
 		}
 		return true
@@ -245,16 +279,27 @@ func (ss *states) sweep(now time.Time) {
 	ss.sweepAt.Store(2 * ss.size.Load())
 }
 
-// forgettable reports whether s can be dropped at now.
-func (s *state) forgettable(now time.Time) bool {
+// drop removes s, the state of key k, if it can be forgotten at now, and
+// reports whether it did. A state used within idleAfter is kept without
+// taking its lock. The removal happens under the state's lock, so a
+// request either holds it first, and it is kept, or finds it dropped,
+// and takes the key's new state.
+func (ss *states) drop(k any, s *state, now time.Time) bool {
 	unused := now.Sub(time.Unix(0, s.used.Load()))
-	if unused >= staleAfter {
-		return true
-	}
 	if unused < idleAfter {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !now.Before(s.blockedUntil) && (!s.known || !now.Before(s.resetAt))
+	if s.holders > 0 {
+		return false
+	}
+	if unused < staleAfter && (now.Before(s.blockedUntil) || (s.known && now.Before(s.resetAt))) {
+		return false
+	}
+	if !ss.m.CompareAndDelete(k, s) {
+		return false
+	}
+	s.dropped = true
+	return true
 }

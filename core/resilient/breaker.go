@@ -26,10 +26,16 @@ type breaker struct {
 
 	openedAt atomic.Int64 // when the breaker last opened, Unix nanoseconds
 
-	mu      *sync.Mutex
-	probing bool // a half-open probe is in flight, under mu
+	// The rest is under mu.
+	mu *sync.Mutex
+	// probe numbers the half-open probes: the latest one started is
+	// number probe, and in flight while probing. spell is the number of
+	// the first probe since the breaker last went half-open.
+	probe   uint64
+	probing bool
+	spell   uint64
 	// touched is when the breaker last opened or started a probe, Unix
-	// nanoseconds, under mu.
+	// nanoseconds.
 	touched int64
 }
 
@@ -41,55 +47,78 @@ func (b *breaker) stillOpen() bool {
 	return d >= 0 && d < int64(b.interval)
 }
 
-// open moves to Open now. Called with mu held.
+// open moves to Open now, and ends any probe in flight: its answer, when
+// it comes, is late. Called with mu held.
 func (b *breaker) open() {
+	b.probing = false
 	now := b.clock.Now().UnixNano()
 	b.openedAt.Store(now)
 	b.touched = now
 	b.set(Open)
 }
 
-// admit reports whether a call may go to the primary, and whether that call
-// is the half-open probe.
-func (b *breaker) admit() (ok, probe bool) {
+// admit reports whether a call may go to the primary and, if that call is
+// the half-open probe, its number (0 for any other call).
+//
+// A probe holds the half-open slot for one open interval at most: a
+// primary that never answers it (a store with no timeout, a context with
+// no deadline) would otherwise keep the breaker half-open, every call
+// refused, for good. The open interval is the bound the breaker already
+// keeps on its own clock, the time it waits before asking the primary
+// again after a failure: a probe unanswered that long counts as a failure
+// whose open interval has passed already, and the next call goes as a new
+// probe. A caller's deadline could not bound it: a call need not have
+// one, and it runs on the real clock, not the breaker's.
+func (b *breaker) admit() (ok bool, probe uint64) {
 	switch State(b.state.Load()) {
 	case Closed:
-		return true, false
+		return true, 0
 	case Open:
 		if b.stillOpen() {
-			return false, false
+			return false, 0
 		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch State(b.state.Load()) {
 	case Closed:
-		return true, false
+		return true, 0
 	case Open:
 		if b.stillOpen() {
-			return false, false
+			return false, 0
 		}
 		b.set(HalfOpen)
-		b.startProbe()
-		return true, true
+		b.spell = b.probe + 1
+		return true, b.startProbe()
 	default: // HalfOpen
-		if b.probing {
-			return false, false
+		if b.probing && b.probeRuns() {
+			return false, 0
 		}
-		b.startProbe()
-		return true, true
+		return true, b.startProbe()
 	}
 }
 
-// startProbe marks a probe in flight. Called with mu held.
-func (b *breaker) startProbe() {
-	b.probing = true
-	b.touched = b.clock.Now().UnixNano()
+// probeRuns reports whether the probe in flight started less than an open
+// interval ago. A clock that stepped back past its start ends its time,
+// as it ends the open interval. Called with mu held.
+func (b *breaker) probeRuns() bool {
+	d := b.clock.Now().UnixNano() - b.touched
+	return d >= 0 && d < int64(b.interval)
 }
 
-// record tells the breaker how a call it admitted ended.
-func (b *breaker) record(probe bool, o outcome) {
-	if !probe {
+// startProbe marks a new probe in flight and returns its number. Called
+// with mu held.
+func (b *breaker) startProbe() uint64 {
+	b.probe++
+	b.probing = true
+	b.touched = b.clock.Now().UnixNano()
+	return b.probe
+}
+
+// record tells the breaker how a call it admitted ended; probe is the
+// number admit gave it.
+func (b *breaker) record(probe uint64, o outcome) {
+	if probe == 0 {
 		switch o {
 		case success:
 			if b.failures.Load() != 0 {
@@ -104,24 +133,50 @@ func (b *breaker) record(probe bool, o outcome) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if probe != b.probe || !b.probing {
+		b.late(probe, o)
+		return
+	}
 	b.probing = false
 	switch o {
 	case success:
-		b.failures.Store(0)
-		b.set(Closed)
+		b.close()
 	case failure:
 		b.open()
 	}
 	// neutral: stay half-open; the next call probes.
 }
 
+// late records the answer of a probe that was given up (a newer probe
+// took its place) or whose breaker has moved on. Its failure says nothing
+// a newer probe will not say, and is dropped. Its success closes the
+// breaker if it has stayed half-open since that probe started: the
+// primary answers, if slowly, and a primary slower than the open interval
+// would otherwise never close it, each probe given up before it answers.
+// A breaker that a newer probe's verdict (or a trip) moved on stays as it
+// is. Called with mu held.
+func (b *breaker) late(probe uint64, o outcome) {
+	if o == success && State(b.state.Load()) == HalfOpen && probe >= b.spell {
+		b.close()
+	}
+}
+
+// close moves to Closed and ends any probe in flight: its answer, when it
+// comes, is late. Called with mu held.
+func (b *breaker) close() {
+	b.probing = false
+	b.failures.Store(0)
+	b.set(Closed)
+}
+
 // abandon ends the probe of a call that never recorded its outcome (*probe
-// is still true: its primary call panicked) as a failure, so the breaker
-// does not stay half-open, refusing every call, for good. A caller defers
-// it for a probe and sets *probe to false once it has called record.
-func (b *breaker) abandon(probe *bool) {
-	if *probe {
-		b.record(true, failure)
+// is still its number: its primary call panicked) as a failure, so the
+// breaker does not stay half-open, refusing every call, for an interval
+// more. A caller defers it for a probe and sets *probe to 0 once it has
+// called record.
+func (b *breaker) abandon(probe *uint64) {
+	if *probe != 0 {
+		b.record(*probe, failure)
 	}
 }
 

@@ -26,7 +26,12 @@
 // costs nothing per request instead of a timeout each. Then one call, the
 // probe, goes through (State is HalfOpen while it runs; other calls still
 // fail fast). If it succeeds the breaker closes; if it fails (or panics)
-// the breaker opens for another interval. WithOnStateChange reports each
+// the breaker opens for another interval. A probe that has not answered
+// within an open interval (a primary with no timeout of its own, a
+// context with no deadline) is given up: the next call goes as a new
+// probe. The given-up probe's answer, when it comes, closes the breaker if
+// it is a success and the breaker has stayed half-open since that probe
+// started; otherwise it is ignored. WithOnStateChange reports each
 // transition. On a Redis Cluster all of this happens per master (see
 // Failure domains).
 //
@@ -49,10 +54,10 @@
 // of it, in order; a domain's transition that leaves it as it was is not
 // reported. A domain that no call asks for any more (a master whose slots
 // went to a replica at another address) does not hold State open for
-// ever: a breaker that has been open for ten open intervals beyond its own
-// without a call for its domain is forgotten (State may then go from Open
-// straight to Closed), and the domain, if it is asked for again, starts
-// with a closed breaker.
+// ever: a breaker that has been open (or half-open, its probe unanswered)
+// for ten open intervals beyond its own without a call for its domain is
+// forgotten (State may then go from Open straight to Closed), and the
+// domain, if it is asked for again, starts with a closed breaker.
 //
 // # Local fallback
 //

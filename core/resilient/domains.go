@@ -35,10 +35,10 @@ type Domainer interface {
 const maxDomains = 64
 
 // staleIntervals is how many open intervals a domain's breaker may stay
-// open (or half-open without a probe) beyond its open interval without
-// any call for the domain before the Store forgets it: its domain has
-// most likely gone (a master replaced after a failover) and must not keep
-// State open for ever.
+// open (or half-open) beyond its open interval without any call for the
+// domain before the Store forgets it: its domain has most likely gone (a
+// master replaced after a failover) and must not keep State open for
+// ever.
 const staleIntervals = 10
 
 // domain is the breaker of one failure domain.
@@ -214,13 +214,14 @@ func (d *domains) sweep(now int64) {
 	}
 }
 
-// stale reports whether dm's breaker is open, or half-open with no probe
-// in flight, and has neither opened nor started a probe for
-// staleIntervals open intervals past its open interval, with no call
-// since the last sweep. A clock that stepped back past its last opening
-// or probe restarts the count. Called with mu held.
+// stale reports whether dm's breaker is open or half-open, and has
+// neither opened nor started a probe for staleIntervals open intervals
+// past its open interval, with no call since the last sweep. A probe
+// still in flight then has been given up long ago (see admit): it does
+// not keep the domain. A clock that stepped back past its last opening or
+// probe restarts the count. Called with mu held.
 func (d *domains) stale(dm *domain, now int64) bool {
-	if State(dm.state.Load()) == Closed || dm.probing || dm.used.Load() {
+	if State(dm.state.Load()) == Closed || dm.used.Load() {
 		return false
 	}
 	idle := now - dm.touched
@@ -235,7 +236,4 @@ func (d *domains) stale(dm *domain, now int64) bool {
 }
 
 // forget closes dm's breaker. Called with mu held.
-func (dm *domain) forget() {
-	dm.set(Closed)
-	dm.failures.Store(0)
-}
+func (dm *domain) forget() { dm.close() }

@@ -16,7 +16,9 @@ const (
 	Open
 	// HalfOpen: the open interval has passed and one probe call is on its
 	// way to the primary. Its success closes the breaker; its failure opens
-	// it again. Other calls meanwhile are treated as in Open.
+	// it again. Other calls meanwhile are treated as in Open, for an open
+	// interval at most: a probe that has not answered by then is given up,
+	// and the next call goes as a new probe.
 	HalfOpen
 )
 

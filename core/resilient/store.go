@@ -114,12 +114,12 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		s.stats.fastFails.Add(1)
 		return ErrCircuitOpen
 	}
-	if probe {
+	if probe != 0 {
 		defer b.abandon(&probe)
 	}
 	if err := ctx.Err(); err != nil {
 		b.record(probe, neutral)
-		probe = false
+		probe = 0
 		return fmt.Errorf("resilient: reset: %w", err)
 	}
 	err := s.primary.Reset(ctx, key, policies)
@@ -132,7 +132,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 	}
 	o := classify(ctx, err)
 	b.record(probe, o)
-	probe = false
+	probe = 0
 	if o == failure {
 		s.stats.primaryErrors.Add(1)
 	}
@@ -165,7 +165,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 		s.stats.fastFails.Add(1)
 		return s.degrade(key, policies, cost, now, charge, ErrCircuitOpen)
 	}
-	if probe {
+	if probe != 0 {
 		defer b.abandon(&probe)
 	}
 	if err := ctx.Err(); err != nil {
@@ -174,7 +174,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 		// gets its error back, as it would from the primary: nobody
 		// waits for a decision, and the primary has not failed.
 		b.record(probe, neutral)
-		probe = false
+		probe = 0
 		err = fmt.Errorf("resilient: %w", err)
 		if errors.Is(err, context.Canceled) {
 			return core.Result{}, err
@@ -191,7 +191,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	}
 	o := classify(ctx, err)
 	b.record(probe, o)
-	probe = false
+	probe = 0
 	switch o {
 	case failure:
 		s.stats.primaryErrors.Add(1)
