@@ -43,7 +43,7 @@ func TestSweepSparesHeldStates(t *testing.T) {
 	require.True(t, ok, "held for two hours, still there")
 	require.Same(t, s, v)
 
-	s.release()
+	s.release(at)
 	at = at.Add(2 * staleAfter)
 	for i := range 2 * minSweepAt {
 		ss.use("b-"+strconv.Itoa(i), at)

@@ -108,7 +108,7 @@ func (s *state) update(q quota, now time.Time) { s.done(q, true, now, s.sent(), 
 // use is a request that takes key's state at now and is done with it.
 func (ss *states) use(key string, now time.Time) *state {
 	s := ss.get(key, now)
-	s.release()
+	s.release(now)
 	return s
 }
 
@@ -208,7 +208,7 @@ func TestStatesSweepConcurrently(t *testing.T) {
 				s := ss.get(strconv.Itoa(g)+"-"+strconv.Itoa(i%2500), at)
 				s.wait(at)
 				s.update(quota{remaining: 1, reset: time.Second}, at)
-				s.release()
+				s.release(at)
 			}
 		}()
 	}

@@ -244,10 +244,13 @@ func (s *state) hold(now time.Time) bool {
 	return true
 }
 
-// release ends the hold a request took with states.get.
-func (s *state) release() {
+// release ends, at now, the hold a request took with states.get. The
+// state counts as used then: the answer the request brought back is as
+// fresh as now, however long the request took.
+func (s *state) release(now time.Time) {
 	s.mu.Lock()
 	s.holders--
+	s.used.Store(now.UnixNano())
 	s.mu.Unlock()
 }
 

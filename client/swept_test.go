@@ -171,3 +171,29 @@ func TestSweepKeepsTheStateOfARequestInFlight(t *testing.T) {
 		assert.Zero(t, s.inflight, "every request answered")
 	})
 }
+
+// A request in flight for over an hour, the time after which a key is
+// forgotten whatever it holds, still has its answer heard: the key was in
+// use all that time, and the answer it brings back is fresh.
+func TestSweepKeepsTheAnswerOfARequestInFlightForHours(t *testing.T) {
+	k := newSlowKey(t, `"p";r=9;t=60`)
+	k.mu.Lock()
+	k.hold = true
+	k.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		k.get("api.example")
+	}()
+	<-k.entered
+	k.clock.Advance(staleAfter + time.Minute)
+	k.release <- `"p";r=0;t=30` // used up for 30 s
+	<-done
+	answered := k.clock.Now()
+	k.tr.states.sweep(answered)
+	k.get("api.example")
+	sent := k.sent()
+	require.Len(t, sent, 2)
+	assert.GreaterOrEqual(t, sent[1].Sub(answered), 30*time.Second,
+		"the next request waits for the reset the held one was told of")
+}

@@ -58,7 +58,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	start := t.cfg.now()
 	st := t.states.get(t.cfg.key(req), start)
-	defer st.release()
+	defer func() { st.release(t.cfg.now()) }()
 	var probe chan struct{}
 	if t.cfg.pace {
 		var err error

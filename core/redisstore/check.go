@@ -23,9 +23,10 @@ import (
 // with, and retrying will not fix it; a service should refuse to start:
 //
 //   - a standalone or Sentinel client on a node of a Redis Cluster of
-//     several masters (the keys of the other masters would answer MOVED;
-//     a cluster whose one master serves every slot, as an endpoint that
-//     enforces slots behind one address presents itself, passes);
+//     several masters, or of one master with replicas (the keys of the
+//     other masters would answer MOVED, and every key once a replica takes
+//     over; a cluster of one node that serves every slot, as an endpoint
+//     that enforces slots behind one address presents itself, passes);
 //   - a cluster client on a server without cluster support (unless the
 //     client's options give its slot map, ClusterSlots: a Sentinel client
 //     with RouteByLatency or RouteRandomly is one);
@@ -196,9 +197,9 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	if err != nil {
 		return err
 	}
-	if infoField(info, "cluster_enabled") == "1" && !viaCluster && !oneMaster(ctx, c) {
+	if infoField(info, "cluster_enabled") == "1" && !viaCluster && !oneMaster(ctx, c, info) {
 		return fmt.Errorf("%w: the server is a Redis Cluster node but the client is not a cluster client: "+
-			"keys of the other masters would answer MOVED (give every master's address, or use redis.NewClusterClient)", ErrMisconfigured)
+			"keys of the other masters would answer MOVED, and every key once a replica takes over (give every master's address, or use redis.NewClusterClient)", ErrMisconfigured)
 	}
 	if infoField(info, "role") == "slave" {
 		return fmt.Errorf("%w: the server is a replica; the store writes, so it needs the master", ErrMisconfigured)
@@ -226,12 +227,19 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 	return nil
 }
 
-// oneMaster reports whether one master serves every slot of the cluster
-// that the node c belongs to, as CLUSTER SLOTS has it: a cluster of one
-// shard, as an endpoint that enforces slots behind one address presents
-// itself. A non-cluster client works there, since every call of the
-// store keeps to one slot once Redis says it must (see sendSlotted).
-func oneMaster(ctx context.Context, c redis.Cmdable) bool {
+// oneMaster reports whether one master with no replica serves every slot
+// of the cluster that the node c belongs to, as CLUSTER SLOTS has it (and
+// c's INFO replication, info: CLUSTER SLOTS leaves out a replica that
+// holds no data yet): a cluster of one node, as an endpoint that enforces
+// slots behind one address presents itself. A non-cluster client works
+// there, since every call of the store keeps to one slot once Redis says
+// it must (see sendSlotted). With a replica it would not: once the
+// replica takes over, every key answers MOVED, which only a cluster
+// client follows.
+func oneMaster(ctx context.Context, c redis.Cmdable, info string) bool {
+	if n := infoField(info, "connected_slaves"); n != "" && n != "0" {
+		return false
+	}
 	ranges, err := c.ClusterSlots(ctx).Result()
 	if err != nil || len(ranges) == 0 {
 		return false
@@ -239,7 +247,7 @@ func oneMaster(ctx context.Context, c redis.Cmdable) bool {
 	served := 0
 	master := ranges[0].Nodes
 	for _, r := range ranges {
-		if len(r.Nodes) == 0 || len(master) == 0 || r.Nodes[0].ID != master[0].ID || r.Nodes[0].Addr != master[0].Addr {
+		if len(r.Nodes) != 1 || len(master) == 0 || r.Nodes[0].ID != master[0].ID || r.Nodes[0].Addr != master[0].Addr {
 			return false
 		}
 		served += r.End - r.Start + 1
