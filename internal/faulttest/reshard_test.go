@@ -2,7 +2,9 @@ package faulttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +57,8 @@ func TestSlotMigrationUnderLoad(t *testing.T) {
 	keys := []string{hot, hot, hot, others[0], hot, others[1], hot, others[2]}
 	now := time.Now()
 
+	stalls := watchStalls()
+	defer stalls.stop()
 	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
 	time.Sleep(300 * time.Millisecond)
 	owner := masterOf(t, cl, int(slot))
@@ -71,15 +75,41 @@ func TestSlotMigrationUnderLoad(t *testing.T) {
 	fs := load.failuresSince(time.Time{})
 	logFailures(t, fs)
 	t.Logf("%d decisions, %d failed", load.calls.Load(), len(fs))
-	assert.Empty(t, fs, "no decision fails while the slot moves")
+	stalled := stallTimeouts(t, fs, stalls)
+	assert.Len(t, fs, len(stalled), "no decision fails while the slot moves, but for a stall of this process")
 
 	for _, k := range append([]string{hot}, others...) {
-		r, err := s.Peek(ctx, k, ps, 1, now)
-		require.NoError(t, err)
+		var err error
+		var r core.Result
+		require.NoError(t, soon(func() error { r, err = s.Peek(ctx, k, ps, 1, now); return err }))
 		for i, st := range r.States[:len(ps)] {
-			assert.Equal(t, load.allowed[k], limit-st.Remaining, "key %s policy %s: charges kept exactly", k, ps[i].Name)
+			// A call that timed out in a stall may have been charged
+			// or not: the count is exact to within those calls.
+			charged := limit - st.Remaining
+			assert.GreaterOrEqual(t, charged, load.allowed[k], "key %s policy %s: every acknowledged charge kept", k, ps[i].Name)
+			assert.LessOrEqual(t, charged, load.allowed[k]+stalled[k], "key %s policy %s: nothing charged but the acknowledged calls (and %d timed out in a stall)", k, ps[i].Name, stalled[k])
 		}
 	}
+}
+
+// stallTimeouts counts per key the failures in fs that a stall of this
+// process explains: timeouts of calls that would have ended within two read
+// timeouts but for the stall. It logs each.
+func stallTimeouts(t *testing.T, fs []failure, stalls *stallWatch) map[string]int64 {
+	t.Helper()
+	limit := 2 * redisstore.ClientOptions().ReadTimeout
+	out := map[string]int64{}
+	for _, f := range fs {
+		var ne net.Error
+		timeout := errors.Is(f.err, context.DeadlineExceeded) || errors.As(f.err, &ne) && ne.Timeout()
+		stalled := stalls.stalled(f.sent, f.at)
+		if timeout && stalled > 0 && f.at.Sub(f.sent)-stalled < limit {
+			t.Logf("%s failed after %v, %v of which this process stalled: %v",
+				f.key, f.at.Sub(f.sent).Round(time.Millisecond), stalled.Round(time.Millisecond), f.err)
+			out[f.key]++
+		}
+	}
+	return out
 }
 
 // masterOf returns the master that owns slot, asking the first master.
