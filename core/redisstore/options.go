@@ -29,13 +29,14 @@ func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = pref
 // WithClientTime makes the scripts decide on the now passed to Take and
 // Peek (the Limiter's Clock) instead of Redis's clock, the default.
 //
-// Use it for tests on a fake clock, whose times are far from Redis's, and
-// for decisions identical to the memory store's on the same times (the
-// core/storetest suite runs the Redis store so). On a fleet, use it only
-// where the processes' clocks agree to well within a window: processes
-// whose clocks differ by more than a window keep no limit between them,
-// and a sliding log is exact only to within their skew (see the package
-// doc, Time).
+// Use it for tests on a fake clock, and for decisions identical to the
+// memory store's on the same times. Without it a Limiter on a fake clock
+// (core.WithClock) far from real time still decides on Redis's clock:
+// moving the fake clock on frees nothing. On a fleet, use it only where
+// the processes' clocks agree to well within a window: processes whose
+// clocks differ by more than a window keep no limit between them, and a
+// sliding log is exact only to within their skew (see the package doc,
+// Time).
 //
 // A caller's clock at most half a second behind Redis's keeps the compact
 // data layout; one further behind writes the full form (see the package
