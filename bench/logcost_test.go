@@ -13,6 +13,7 @@ import (
 	"github.com/ratewindow/ratewindow/bench/peers"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/core/redisstore"
 )
 
 // The sliding log's cost per unit: a request of cost c charges c units,
@@ -42,7 +43,10 @@ func logCostStores() []logCostStore {
 			// A script charging a million units runs for seconds.
 			rdb := redis.NewClient(&redis.Options{Addr: redisenv.Addr(tb), ReadTimeout: 2 * time.Minute})
 			tb.Cleanup(func() { _ = rdb.Close() })
-			l, err := newRatewindowRedis(rdb, redisenv.Prefix(tb), core.Per(limit, logCostWindow).Using(core.SlidingLog), core.WithClock(clk))
+			// The store decides on clk, which moves a window per step.
+			store, err := redisstore.New(rdb, redisstore.WithPrefix(redisenv.Prefix(tb)), redisstore.WithClientTime())
+			require.NoError(tb, err)
+			l, err := core.NewLimiter(store, []core.Policy{core.Per(limit, logCostWindow).Using(core.SlidingLog)}, core.WithClock(clk))
 			require.NoError(tb, err)
 			return l
 		}},

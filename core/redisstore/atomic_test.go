@@ -38,12 +38,12 @@ func TestCrossClientAtomicity(t *testing.T) {
 				prefix := testredis.Prefix(t)
 				var stores []*redisstore.Store
 				for _, c := range clients(t) {
-					s, err := redisstore.New(c, redisstore.WithPrefix(prefix))
+					s, err := redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithClientTime())
 					require.NoError(t, err)
 					stores = append(stores, s)
 				}
 				ps := policies(t, core.PerHour(limit).Using(alg))
-				now := base.Add(17 * time.Minute) // fixed: the window cannot roll mid-test
+				now := base.Add(17 * time.Minute) // fixed (WithClientTime): the window cannot roll mid-test
 
 				var allowed atomic.Int64
 				var wg sync.WaitGroup

@@ -89,12 +89,13 @@ func BenchmarkTakeParallel(b *testing.B) {
 // BenchmarkWeightedLog is AllowN on a sliding log of 10^6 per second with
 // a cost of 1 and a cost of the whole limit, spread over benchKeys keys: a
 // request's weight must cost neither script time nor memory. The fake
-// clock moves on between calls so that every call is admitted.
+// clock moves on between calls so that every call is admitted: the store
+// decides on it (WithClientTime).
 func BenchmarkWeightedLog(b *testing.B) {
 	const limit = 1_000_000
 	for _, cost := range []int64{1, limit} {
 		b.Run(fmt.Sprintf("cost=%d", cost), func(b *testing.B) {
-			s, err := redisstore.New(testredis.Standalone(b), redisstore.WithPrefix(testredis.Prefix(b)))
+			s, err := redisstore.New(testredis.Standalone(b), redisstore.WithPrefix(testredis.Prefix(b)), redisstore.WithClientTime())
 			require.NoError(b, err)
 			clock := clocktest.New(time.Now())
 			l, err := core.NewLimiter(s, []core.Policy{core.Per(limit, time.Second).Using(core.SlidingLog)}, core.WithClock(clock))

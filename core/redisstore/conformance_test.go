@@ -29,7 +29,7 @@ func conformance(t *testing.T, client redis.UniversalClient, opts ...redisstore.
 		t.Run(name, func(t *testing.T) {
 			by := clockShift(week, ahead)
 			storetest.Run(t, func(t *testing.T) core.Store {
-				s, err := redisstore.New(client, append(opts, redisstore.WithPrefix(testredis.Prefix(t)))...)
+				s, err := redisstore.New(client, append([]redisstore.Option{redisstore.WithClientTime()}, append(opts, redisstore.WithPrefix(testredis.Prefix(t)))...)...)
 				require.NoError(t, err)
 				return shifted{s, by}
 			})
@@ -120,7 +120,7 @@ func TestEveryAlgorithmMix(t *testing.T) {
 					t.Run(fmt.Sprint(mix, ahead), func(t *testing.T) {
 						by := clockShift(time.Duration(unit)*time.Millisecond, ahead)
 						for run := 1; ; run++ {
-							s, err := redisstore.New(c, redisstore.WithPrefix(testredis.Prefix(t)))
+							s, err := redisstore.New(c, redisstore.WithPrefix(testredis.Prefix(t)), redisstore.WithClientTime())
 							require.NoError(t, err)
 							w := &expiryWatch{Store: shifted{s, by}, counts: 2 * time.Duration(longest) * time.Millisecond}
 							err = oracle.Replay(w, data)

@@ -114,13 +114,14 @@
 //     of what the state needs plus one second from the write (SET ... PX).
 //
 // The scripts write the compact form when the window is a second or more,
-// the caller's clock (the now of Take and Peek) is at most half a second
-// behind Redis's (read with TIME, once per call, only when a write sets a
-// new expiry; always so with WithServerTime), and the sliding counter's
-// counts are below 2^26; the full form otherwise. Either is read by every
-// caller, so a caller on any clock keeps every count. A compact key's
-// expiry names its window even when moved by up to a quarter window, as
-// MIGRATE and RESTORE may move it (they carry a TTL, not an instant).
+// the time they decide on is at most half a second behind Redis's clock
+// (always so by default; with WithClientTime, the caller's now is checked
+// against TIME, read once per call only when a write sets a new expiry),
+// and the sliding counter's counts are below 2^26; the full form
+// otherwise. Either is read by every caller, so a caller on any clock
+// keeps every count. A compact key's expiry names its window even when
+// moved by up to a quarter window, as MIGRATE and RESTORE may move it
+// (they carry a TTL, not an instant).
 // docs/redis.md in the repository has the clock-skew bound.
 //
 // The sliding log is a sorted set with one member per admitted request
@@ -150,18 +151,39 @@
 //
 // # Time
 //
-// By default the script uses the now passed to Take and Peek (the Limiter's
-// Clock). WithServerTime makes it read Redis TIME instead, so application
-// nodes with skewed clocks agree. A now behind a key's state by up to a
-// window is evaluated against the state, with waits measured from now; a
-// state more than a window ahead (the clock stepped back) is moved to now
-// with its counts kept, so the key recovers within about a window. That
-// move cannot tell a clock that stepped back from another process whose
-// clock is behind: processes whose clocks differ by more than a window move
-// a shared key back and forth, and the limit does not hold between them
-// (each call of the one ahead may start a fresh window). Use
-// WithServerTime wherever the clocks may drift that far apart. The
-// scripts pass now in microseconds: a sliding log records a request at its
+// By default the scripts decide on Redis's clock: every call reads Redis
+// TIME when it runs, and the now passed to Take and Peek is ignored. All
+// processes sharing the Redis then see the same windows whatever their own
+// clocks, so the limit holds between them, a Peek from a process whose
+// clock is off changes nothing, and a sliding log is exact in real time
+// across them. The instant is the one at which the script runs, not the
+// one at which the caller read its clock, so a call that waited (for a
+// batch, for a connection) is decided at the time it is decided. RetryAfter
+// and ResetAfter are measured on Redis's clock. A Limiter on a fake clock
+// (core.WithClock) still decides on real time over such a store: moving its
+// clock on frees nothing.
+//
+// WithClientTime makes the scripts decide on the now passed in (the
+// Limiter's Clock) instead: for tests on a fake clock, and for decisions
+// identical to the memory store's on the same times. A now behind a key's
+// state by up to a window is evaluated against the state, with waits
+// measured from now; a state more than a window ahead (the clock stepped
+// back) is moved to now with its counts kept, so the key recovers within
+// about a window. That move cannot tell a clock that stepped back from
+// another process whose clock is behind: processes whose clocks differ by
+// more than a window move a shared key back and forth, and the limit does
+// not hold between them (each call of the one ahead may start a fresh
+// window); within a window of each other they keep one limit, but a
+// sliding log is exact only to within their skew. Use WithClientTime on a
+// fleet only where the clocks agree to well within a window.
+//
+// Redis's own clock may step too (set by hand, a host restored, a failover
+// to a replica whose clock differs). To the scripts that is a clock that
+// stepped, as a caller's would be with WithClientTime: a step forward ends
+// windows early, and a step back by more than a window moves each key's
+// state to the new time with its counts kept, so no key is locked out for
+// more than about a window. Keep Redis's hosts on NTP. In either mode the
+// scripts take now in microseconds: a sliding log records a request at its
 // instant rounded up to the millisecond, exact in real time.
 //
 // # Context and errors

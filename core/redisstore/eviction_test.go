@@ -24,7 +24,7 @@ func TestEvictionForgetsCounts(t *testing.T) {
 	srv := testredis.ServerWith(t, "--maxmemory-policy", "volatile-ttl")
 	admin := srv.Client(t)
 	ctx := context.Background()
-	s, _ := optionsStore(t, srv.Addr)
+	s, _ := optionsStore(t, srv.Addr, redisstore.WithClientTime()) // one instant: one window
 	ps := policies(t, core.PerMinute(5).Using(core.FixedWindow))
 	// Data of another user of the Redis, with no TTL.
 	pipe := admin.Pipeline()

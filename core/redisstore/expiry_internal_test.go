@@ -40,7 +40,7 @@ func TestExpiryExact(t *testing.T) {
 			for _, behind := range []bool{false, true} {
 				name := path.name + "/" + alg.String() + map[bool]string{false: "/InStep", true: "/Behind"}[behind]
 				t.Run(name, func(t *testing.T) {
-					s, err := New(c, WithPrefix(testredis.Prefix(t)))
+					s, err := New(c, WithPrefix(testredis.Prefix(t)), WithClientTime())
 					require.NoError(t, err)
 					ps := validate(t, core.Per(2, time.Minute).Using(alg).Named("p"))
 					key := s.keyOf("u", ps[0])
@@ -120,7 +120,7 @@ func TestExpirySlidingLogAhead(t *testing.T) {
 	)
 	for _, path := range expiryPaths {
 		t.Run(path.name, func(t *testing.T) {
-			s, err := New(c, WithPrefix(testredis.Prefix(t)))
+			s, err := New(c, WithPrefix(testredis.Prefix(t)), WithClientTime())
 			require.NoError(t, err)
 			ps := validate(t, core.Per(2, time.Minute).Using(core.SlidingLog).Named("p"))
 			key := s.keyOf("u", ps[0])

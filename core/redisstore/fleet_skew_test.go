@@ -34,31 +34,33 @@ func processClient(t *testing.T, name string) redis.UniversalClient {
 // with its own client and store, and one's clock is 7 s behind the
 // other's, more than three windows. They take turns on one key.
 //
-// On the processes' own clocks the limit does not hold at all: each call
-// of the process behind finds the key more than a window ahead of its
-// clock, takes it for a clock that stepped back and moves the count to
-// its own window; the next call of the other process then finds the key
-// in a window that is over, and starts afresh. Every request is admitted
-// (docs/failure-modes.md, Application clocks disagree). With
-// WithServerTime both decide on Redis's clock and admit the limit between
-// them.
+// By default both decide on Redis's clock and admit the limit between
+// them, exactly.
+//
+// With WithClientTime, on the processes' own clocks, the limit does not
+// hold at all: each call of the process behind finds the key more than a
+// window ahead of its clock, takes it for a clock that stepped back and
+// moves the count to its own window; the next call of the other process
+// then finds the key in a window that is over, and starts afresh. Every
+// request is admitted (docs/failure-modes.md, Application clocks
+// disagree).
 func TestFleetClockSkew(t *testing.T) {
 	const limit, window, skew = 5, 2 * time.Second, 7 * time.Second
 	const calls = 20 * limit
 	ctx := context.Background()
 	for name := range testredis.Universal(t) {
 		for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
-			for _, serverTime := range []bool{false, true} {
-				sub := name + "/" + alg.String() + "/node-clocks"
-				if serverTime {
-					sub = name + "/" + alg.String() + "/server-time"
+			for _, clientTime := range []bool{false, true} {
+				sub := name + "/" + alg.String() + "/default"
+				if clientTime {
+					sub = name + "/" + alg.String() + "/client-time"
 				}
 				t.Run(sub, func(t *testing.T) {
 					prefix := testredis.Prefix(t)
 					process := func(off time.Duration) *core.Limiter {
 						opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
-						if serverTime {
-							opts = append(opts, redisstore.WithServerTime())
+						if clientTime {
+							opts = append(opts, redisstore.WithClientTime())
 						}
 						s, err := redisstore.New(processClient(t, name), opts...)
 						require.NoError(t, err)
@@ -87,10 +89,10 @@ func TestFleetClockSkew(t *testing.T) {
 							admitted++
 						}
 					}
-					if serverTime {
-						assert.Equal(t, limit, admitted)
-					} else {
+					if clientTime {
 						assert.Equal(t, calls, admitted, "measured in docs/failure-modes.md")
+					} else {
+						assert.Equal(t, limit, admitted)
 					}
 				})
 			}
@@ -99,27 +101,28 @@ func TestFleetClockSkew(t *testing.T) {
 }
 
 // TestFleetSkewedPeek: an admin process whose clock is three windows
-// behind the service's Peeks a key the service has used up. A Peek
-// charges nothing, but on the admin's clock the key is more than a window
-// ahead, and the Peek moves it to the admin's window as a Take would
-// (docs/algorithms.md, Clock steps): the service then finds its window
-// over and admits a second quota. With WithServerTime the Peek is
-// evaluated on Redis's clock and changes nothing.
+// behind the service's Peeks a key the service has used up. By default
+// the Peek is evaluated on Redis's clock and changes nothing.
+//
+// With WithClientTime the Peek charges nothing, but on the admin's clock
+// the key is more than a window ahead, and the Peek moves it to the
+// admin's window as a Take would (docs/algorithms.md, Clock steps): the
+// service then finds its window over and admits a second quota.
 func TestFleetSkewedPeek(t *testing.T) {
 	const limit = 5
 	ctx := context.Background()
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
-		for _, serverTime := range []bool{false, true} {
-			sub := alg.String() + "/node-clocks"
-			if serverTime {
-				sub = alg.String() + "/server-time"
+		for _, clientTime := range []bool{false, true} {
+			sub := alg.String() + "/default"
+			if clientTime {
+				sub = alg.String() + "/client-time"
 			}
 			t.Run(sub, func(t *testing.T) {
 				prefix := testredis.Prefix(t)
 				process := func(off time.Duration) *core.Limiter {
 					opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
-					if serverTime {
-						opts = append(opts, redisstore.WithServerTime())
+					if clientTime {
+						opts = append(opts, redisstore.WithClientTime())
 					}
 					s, err := redisstore.New(testredis.Standalone(t), opts...)
 					require.NoError(t, err)
@@ -151,38 +154,39 @@ func TestFleetSkewedPeek(t *testing.T) {
 				p, err := admin.Peek(ctx, "user:1", 1)
 				require.NoError(t, err)
 				assert.False(t, p.Allowed, "the admin sees the key used up")
-				if serverTime {
-					assert.Zero(t, burst(), "nothing more after the Peek")
-				} else {
+				if clientTime {
 					assert.Equal(t, limit, burst(), "a second quota after the Peek")
+				} else {
+					assert.Zero(t, burst(), "nothing more after the Peek")
 				}
 			})
 		}
 	}
 }
 
-// TestFleetSkewedLog: a sliding log is exact in real time on one clock.
-// Across processes it is exact only to within their skew: a request
-// recorded on the clock of a process behind leaves the window, on the
-// clock of a process ahead, that much early. Here one process admits the
-// limit, and another whose clock is 0.5 s ahead admits the limit again
-// 0.6 s later: twice the limit within a second of real time. With
-// WithServerTime the records are on Redis's clock and the second burst is
-// denied.
+// TestFleetSkewedLog: one process admits the limit of a sliding log, and
+// another whose clock is 0.5 s ahead tries again 0.6 s later. By default
+// the records are on Redis's clock and the second burst is denied.
+//
+// With WithClientTime a sliding log is exact in real time on one clock,
+// but across processes only to within their skew: a request recorded on
+// the clock of a process behind leaves the window, on the clock of a
+// process ahead, that much early. The second process admits the limit
+// again: twice the limit within a second of real time.
 func TestFleetSkewedLog(t *testing.T) {
 	const limit = 5
 	ctx := context.Background()
-	for _, serverTime := range []bool{false, true} {
-		name := "node-clocks"
-		if serverTime {
-			name = "server-time"
+	for _, clientTime := range []bool{false, true} {
+		name := "default"
+		if clientTime {
+			name = "client-time"
 		}
 		t.Run(name, func(t *testing.T) {
 			prefix := testredis.Prefix(t)
 			process := func(off time.Duration) *core.Limiter {
 				opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
-				if serverTime {
-					opts = append(opts, redisstore.WithServerTime())
+				if clientTime {
+					opts = append(opts, redisstore.WithClientTime())
 				}
 				s, err := redisstore.New(testredis.Standalone(t), opts...)
 				require.NoError(t, err)
@@ -216,10 +220,10 @@ func TestFleetSkewedLog(t *testing.T) {
 				if time.Since(start) >= 950*time.Millisecond {
 					continue
 				}
-				if serverTime {
-					assert.Zero(t, second)
-				} else {
+				if clientTime {
 					assert.Equal(t, limit, second, "a second limit within a second of real time")
+				} else {
+					assert.Zero(t, second)
 				}
 				return
 			}

@@ -25,7 +25,7 @@ func TestOutOfMemoryBatchesWriteNothing(t *testing.T) {
 	srv := testredis.ServerWith(t, "--maxmemory-policy", "noeviction")
 	admin := srv.Client(t)
 	ctx := context.Background()
-	s, client := optionsStore(t, srv.Addr)
+	s, client := optionsStore(t, srv.Addr, redisstore.WithClientTime()) // the calls' instants decide
 	hook := &batchCounter{perCall: 3}
 	hook.watch(t, client)
 	ps := policies(t,

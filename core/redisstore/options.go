@@ -17,7 +17,7 @@ type Option func(*config)
 
 type config struct {
 	prefix     string
-	serverTime bool
+	clientTime bool
 }
 
 // WithPrefix sets the first part of every key (default "rw"), so several
@@ -26,11 +26,27 @@ type config struct {
 // keys small (see the package doc, Keys).
 func WithPrefix(prefix string) Option { return func(c *config) { c.prefix = prefix } }
 
-// WithServerTime makes the script read the time from Redis (the TIME
-// command) instead of using the now passed to Take and Peek, so application
-// nodes whose clocks disagree still agree on every window. Every key is
-// then written in its compact form (see the package doc, Data layout).
-func WithServerTime() Option { return func(c *config) { c.serverTime = true } }
+// WithClientTime makes the scripts decide on the now passed to Take and
+// Peek (the Limiter's Clock) instead of Redis's clock, the default.
+//
+// Use it for tests on a fake clock, and for decisions identical to the
+// memory store's on the same times. Without it a Limiter on a fake clock
+// (core.WithClock) far from real time still decides on Redis's clock:
+// moving the fake clock on frees nothing. On a fleet, use it only where
+// the processes' clocks agree to well within a window: processes whose
+// clocks differ by more than a window keep no limit between them, and a
+// sliding log is exact only to within their skew (see the package doc,
+// Time).
+//
+// A caller's clock at most half a second behind Redis's keeps the compact
+// data layout; one further behind writes the full form (see the package
+// doc, Data layout).
+func WithClientTime() Option { return func(c *config) { c.clientTime = true } }
+
+// WithServerTime makes the scripts read the time from Redis (the TIME
+// command), ignoring the now passed to Take and Peek. It is the default;
+// it undoes an earlier WithClientTime.
+func WithServerTime() Option { return func(c *config) { c.clientTime = false } }
 
 func (c *config) validate() error {
 	switch {

@@ -17,12 +17,12 @@ import (
 )
 
 // optionsStore is the README's setup: a client from ClientOptions and a
-// store on it.
-func optionsStore(t *testing.T, addrs ...string) (*redisstore.Store, redis.UniversalClient) {
+// store on it, with opts after a prefix of its own.
+func optionsStore(t *testing.T, addr string, opts ...redisstore.Option) (*redisstore.Store, redis.UniversalClient) {
 	t.Helper()
-	client := redis.NewUniversalClient(redisstore.ClientOptions(addrs...))
+	client := redis.NewUniversalClient(redisstore.ClientOptions(addr))
 	t.Cleanup(func() { _ = client.Close() })
-	s, err := redisstore.New(client, redisstore.WithPrefix(testredis.Prefix(t)))
+	s, err := redisstore.New(client, append([]redisstore.Option{redisstore.WithPrefix(testredis.Prefix(t))}, opts...)...)
 	require.NoError(t, err)
 	return s, client
 }
@@ -229,7 +229,7 @@ func TestOutOfMemoryWritesNothing(t *testing.T) {
 	srv := testredis.ServerWith(t, "--maxmemory-policy", "noeviction")
 	admin := srv.Client(t)
 	ctx := context.Background()
-	s, _ := optionsStore(t, srv.Addr)
+	s, _ := optionsStore(t, srv.Addr, redisstore.WithClientTime()) // the calls' instants decide
 	log := policies(t, core.PerMinute(100).Named("log").Using(core.SlidingLog))
 	both := policies(t, core.PerMinute(100).Named("log").Using(core.SlidingLog), core.PerMinute(100).Named("fw").Using(core.FixedWindow))
 	now := time.Now()

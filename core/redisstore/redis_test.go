@@ -16,10 +16,14 @@ import (
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
+// store returns a store on c under a prefix of its own that decides on the
+// now passed in (WithClientTime): most tests here call at instants of their
+// choosing, far from Redis's clock. An option in opts comes after, so
+// WithServerTime undoes it.
 func store(t *testing.T, c redis.UniversalClient, opts ...redisstore.Option) (*redisstore.Store, string) {
 	t.Helper()
 	prefix := testredis.Prefix(t)
-	s, err := redisstore.New(c, append([]redisstore.Option{redisstore.WithPrefix(prefix)}, opts...)...)
+	s, err := redisstore.New(c, append([]redisstore.Option{redisstore.WithPrefix(prefix), redisstore.WithClientTime()}, opts...)...)
 	require.NoError(t, err)
 	return s, prefix
 }
@@ -213,34 +217,47 @@ func TestSlidingLogMembers(t *testing.T) {
 	assert.EqualValues(t, 2, c.ZCard(ctx, k).Val())
 }
 
-// WithServerTime ignores the now passed in and uses Redis TIME, in both
-// scripts (one policy, several).
+// By default, and with WithServerTime after WithClientTime, the store
+// ignores the now passed in and uses Redis TIME, in both scripts (one
+// policy, several).
 func TestServerTime(t *testing.T) {
 	sets := map[string][]core.Policy{
 		"one":  policies(t, core.PerHour(10).Using(core.FixedWindow)),
 		"many": policies(t, core.PerHour(10).Using(core.FixedWindow), core.PerHour(20).Named("log").Using(core.SlidingLog)),
 	}
+	modes := map[string]func(t *testing.T, c redis.UniversalClient) *redisstore.Store{
+		"default": func(t *testing.T, c redis.UniversalClient) *redisstore.Store {
+			s, _ := defaultStore(t, c)
+			return s
+		},
+		"WithServerTime": func(t *testing.T, c redis.UniversalClient) *redisstore.Store {
+			s, _ := store(t, c, redisstore.WithServerTime()) // after the helper's WithClientTime
+			return s
+		},
+	}
 	for name, c := range testredis.Universal(t) {
 		for set, ps := range sets {
-			t.Run(name+"/"+set, func(t *testing.T) {
-				ctx := context.Background()
-				s, _ := store(t, c, redisstore.WithServerTime())
-				// Callers whose clocks are decades apart share one window.
-				for i, now := range []time.Time{time.Unix(0, 0), time.Now().AddDate(50, 0, 0), time.Now().AddDate(-20, 0, 0)} {
-					r, err := s.Take(ctx, "skewed", ps, 1, now)
-					require.NoError(t, err)
-					require.EqualValues(t, 10-1-i, r.States[0].Remaining)
-					require.Greater(t, r.States[0].ResetAfter, time.Duration(0))
-					require.LessOrEqual(t, r.States[0].ResetAfter, time.Hour)
-				}
-				// Without the option the callers' clocks decide: separate windows.
-				local, _ := store(t, c)
-				for _, now := range []time.Time{time.Unix(0, 0), time.Now().AddDate(50, 0, 0)} {
-					r, err := local.Take(ctx, "skewed", ps, 1, now)
-					require.NoError(t, err)
-					require.EqualValues(t, 9, r.States[0].Remaining)
-				}
-			})
+			for mode, newStore := range modes {
+				t.Run(name+"/"+set+"/"+mode, func(t *testing.T) {
+					ctx := context.Background()
+					s := newStore(t, c)
+					// Callers whose clocks are decades apart share one window.
+					for i, now := range []time.Time{time.Unix(0, 0), time.Now().AddDate(50, 0, 0), time.Now().AddDate(-20, 0, 0)} {
+						r, err := s.Take(ctx, "skewed", ps, 1, now)
+						require.NoError(t, err)
+						require.EqualValues(t, 10-1-i, r.States[0].Remaining)
+						require.Greater(t, r.States[0].ResetAfter, time.Duration(0))
+						require.LessOrEqual(t, r.States[0].ResetAfter, time.Hour)
+					}
+					// With WithClientTime the callers' clocks decide: separate windows.
+					local, _ := store(t, c)
+					for _, now := range []time.Time{time.Unix(0, 0), time.Now().AddDate(50, 0, 0)} {
+						r, err := local.Take(ctx, "skewed", ps, 1, now)
+						require.NoError(t, err)
+						require.EqualValues(t, 9, r.States[0].Remaining)
+					}
+				})
+			}
 		}
 	}
 }

@@ -1,7 +1,7 @@
--- The steps every driver takes with the time before the algorithms: with
--- WithServerTime, the time comes from Redis TIME instead of the caller's
--- clock, so app servers with skewed clocks agree; then it is rounded to
--- whole milliseconds.
+-- The steps every driver takes with the time before the algorithms: by
+-- default (unless WithClientTime), the time comes from Redis TIME instead
+-- of the caller's clock, so app servers with skewed clocks agree; then it
+-- is rounded to whole milliseconds.
 --
 -- Blocks that go generate pastes into the drivers (see docs/redis-scripts.md).
 

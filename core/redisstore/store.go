@@ -75,7 +75,7 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("%w: %w", core.ErrInvalidConfig, err)
 	}
 	_, cluster := client.(*redis.ClusterClient)
-	s := &Store{client: client, prefix: c.prefix, serverTime: c.serverTime, ctxAware: contextAware(client), cluster: cluster,
+	s := &Store{client: client, prefix: c.prefix, serverTime: !c.clientTime, ctxAware: contextAware(client), cluster: cluster,
 		queueWait: readTimeout(client)}
 	switch client.(type) {
 	case *redis.Client:

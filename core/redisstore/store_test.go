@@ -78,9 +78,9 @@ func TestBadCallIsAnError(t *testing.T) {
 }
 
 // A limiter built on the store works end to end, the one-line switch from
-// memory the package doc shows.
+// memory the package doc shows; on a fake clock, so with WithClientTime.
 func TestWithLimiter(t *testing.T) {
-	s, err := redisstore.New(testredis.Standalone(t), redisstore.WithPrefix(testredis.Prefix(t)))
+	s, err := redisstore.New(testredis.Standalone(t), redisstore.WithPrefix(testredis.Prefix(t)), redisstore.WithClientTime())
 	require.NoError(t, err)
 	clock := clocktest.New(base)
 	lim, err := core.NewLimiter(s, []core.Policy{core.PerSecond(2).Using(core.FixedWindow)}, core.WithClock(clock))

@@ -107,7 +107,7 @@ func TestFleetOutageAndRecovery(t *testing.T) {
 		opts := redisstore.ClientOptions(cb.addr())
 		rdb := redis.NewUniversalClient(opts)
 		t.Cleanup(func() { _ = rdb.Close() })
-		rs, err := redisstore.New(rdb)
+		rs, err := redisstore.New(rdb, redisstore.WithClientTime()) // on the fake clock
 		require.NoError(t, err)
 		store, err := resilient.New(rs, resilient.WithFallback(processes),
 			resilient.WithOpenInterval(20*time.Millisecond))

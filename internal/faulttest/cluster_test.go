@@ -88,7 +88,7 @@ func TestClusterLosesAMaster(t *testing.T) {
 		byNode[n] = append(byNode[n], key)
 	}
 
-	rs, err := redisstore.New(rdb)
+	rs, err := redisstore.New(rdb, redisstore.WithClientTime()) // on frozenClock
 	require.NoError(t, err)
 	const limit = 4
 	ps := []core.Policy{core.Per(limit, time.Hour).Using(core.FixedWindow)}

@@ -46,7 +46,7 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 	cl := testredis.StartCluster(t, 3, 1, time.Second)
 	client := redis.NewUniversalClient(redisstore.ClientOptions(cl.Addrs()...))
 	t.Cleanup(func() { _ = client.Close() })
-	s, err := redisstore.New(client)
+	s, err := redisstore.New(client, redisstore.WithClientTime()) // the calls and Peeks at one instant
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, soon(func() error { return s.Check(ctx) }))
@@ -123,7 +123,7 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	opts.MasterName = testredis.SentinelMaster
 	client := redis.NewUniversalClient(opts)
 	t.Cleanup(func() { _ = client.Close() })
-	s, err := redisstore.New(client)
+	s, err := redisstore.New(client, redisstore.WithClientTime()) // the calls and Peeks at one instant
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, soon(func() error { return s.Check(ctx) }))
@@ -208,7 +208,7 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 
 	// The fresh keys, read on the new master itself: a store still
 	// writing to the demoted master has them there, not here.
-	direct, err := redisstore.New(sn.Replica.Client(t))
+	direct, err := redisstore.New(sn.Replica.Client(t), redisstore.WithClientTime())
 	require.NoError(t, err)
 	for _, k := range lateKeys {
 		var r core.Result

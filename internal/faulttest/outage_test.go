@@ -38,7 +38,7 @@ func TestRedisStopsAndComesBack(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	var cmds counter
-	store, err := redisstore.New(srv.client(t, &cmds))
+	store, err := redisstore.New(srv.client(t, &cmds), redisstore.WithClientTime()) // on frozenClock
 	require.NoError(t, err)
 	const limit = 20
 	l, err := core.NewLimiter(store, []core.Policy{core.Per(limit, time.Hour).Using(core.FixedWindow)},

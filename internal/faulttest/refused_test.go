@@ -35,7 +35,7 @@ func TestRefusedRedisFailsInMilliseconds(t *testing.T) {
 	srv := startRedis(t)
 	client := redis.NewUniversalClient(redisstore.ClientOptions(srv.addr()))
 	t.Cleanup(func() { _ = client.Close() })
-	store, err := redisstore.New(client)
+	store, err := redisstore.New(client, redisstore.WithClientTime()) // on frozenClock
 	require.NoError(t, err)
 	l, err := core.NewLimiter(store, []core.Policy{core.Per(1000, time.Hour).Using(core.FixedWindow)},
 		core.WithClock(frozenClock()))

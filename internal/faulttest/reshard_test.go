@@ -30,7 +30,7 @@ func TestSlotMigrationUnderLoad(t *testing.T) {
 	cl := testredis.StartCluster(t, 3, 0, 2*time.Second)
 	client := redis.NewUniversalClient(redisstore.ClientOptions(cl.Addrs()...))
 	t.Cleanup(func() { _ = client.Close() })
-	s, err := redisstore.New(client)
+	s, err := redisstore.New(client, redisstore.WithClientTime()) // the calls and Peeks at one instant
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, s.Check(ctx))

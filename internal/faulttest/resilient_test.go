@@ -50,7 +50,7 @@ func TestBreakerStopsCallingDeadRedis(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	var calls counter
-	rs, err := redisstore.New(srv.client(t, &calls))
+	rs, err := redisstore.New(srv.client(t, &calls), redisstore.WithClientTime()) // on frozenClock
 	require.NoError(t, err)
 	breakerClock := clocktest.New(time.Now())
 	var mu sync.Mutex
@@ -114,7 +114,7 @@ func TestBreakerStopsCallingDeadRedis(t *testing.T) {
 func TestFallbackWhileRedisIsDown(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
-	rs, err := redisstore.New(srv.client(t))
+	rs, err := redisstore.New(srv.client(t), redisstore.WithClientTime()) // on frozenClock
 	require.NoError(t, err)
 	var fellBack sync.Map
 	store, err := resilient.New(rs, resilient.WithFallback(4), resilient.WithOpenInterval(50*time.Millisecond),
@@ -175,7 +175,7 @@ func TestDenyCacheSparesRedis(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	var calls counter
-	rs, err := redisstore.New(srv.client(t, &calls))
+	rs, err := redisstore.New(srv.client(t, &calls), redisstore.WithClientTime()) // on frozenClock
 	require.NoError(t, err)
 	primary := &takeCounter{Store: rs}
 	store, err := resilient.New(primary, resilient.WithDenyCache())

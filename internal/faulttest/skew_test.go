@@ -19,13 +19,13 @@ type skewed struct{ ahead time.Duration }
 func (c skewed) Now() time.Time { return time.Now().Add(c.ahead) }
 
 // TestSkewedClocksAgreeOnServerTime: two application nodes whose clocks
-// differ by 7 seconds share one Redis. With redisstore.WithServerTime the
+// differ by 7 seconds share one Redis. By default (server time) the
 // windows are those of the Redis clock, and the two enforce one limit
-// together. With the nodes' own clocks and a window shorter than the skew,
-// the request node A makes before node B first moves the key to B's
-// (later) window is counted in a window B never sees: the pair admits one
-// more than the limit (afterwards the stores' rule that time never runs
-// backward makes A count in B's window).
+// together. With the nodes' own clocks (redisstore.WithClientTime) and a
+// window shorter than the skew, the request node A makes before node B
+// first moves the key to B's (later) window is counted in a window B
+// never sees: the pair admits one more than the limit (afterwards the
+// stores' rule that time never runs backward makes A count in B's window).
 func TestSkewedClocksAgreeOnServerTime(t *testing.T) {
 	t.Parallel()
 	const limit, skew, window = 10, 7 * time.Second, 5 * time.Second
@@ -46,8 +46,8 @@ func TestSkewedClocksAgreeOnServerTime(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := []redisstore.Option{redisstore.WithPrefix(testredis.Prefix(t))}
-			if tt.serverTime {
-				opts = append(opts, redisstore.WithServerTime())
+			if !tt.serverTime {
+				opts = append(opts, redisstore.WithClientTime())
 			}
 			store, err := redisstore.New(rdb, opts...)
 			require.NoError(t, err)

@@ -40,7 +40,7 @@ func TestSlowRedis(t *testing.T) {
 	for _, tt := range stalls {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := startRedis(t)
-			store, err := redisstore.New(srv.client(t))
+			store, err := redisstore.New(srv.client(t), redisstore.WithClientTime()) // on frozenClock
 			require.NoError(t, err)
 			const limit = 10
 			l, err := core.NewLimiter(store, []core.Policy{core.Per(limit, time.Hour).Using(core.FixedWindow)},

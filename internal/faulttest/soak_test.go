@@ -69,7 +69,7 @@ func settledGoroutines(a *app) int {
 // of goroutines after the last round must be those after the first.
 func TestSoak(t *testing.T) {
 	duration := soakDuration(t)
-	rs, err := redisstore.New(testredis.Standalone(t), redisstore.WithPrefix(testredis.Prefix(t)))
+	rs, err := redisstore.New(testredis.Standalone(t), redisstore.WithPrefix(testredis.Prefix(t)), redisstore.WithClientTime()) // on frozenClock
 	require.NoError(t, err)
 	primary := &takeCounter{Store: rs}
 	store, err := resilient.New(primary, resilient.WithDenyCache())

@@ -27,8 +27,11 @@ func liveRedis(t *testing.T) core.Store { return newRedisStore(t, testredis.Stan
 // liveCluster is liveRedis on the test cluster.
 func liveCluster(t *testing.T) core.Store { return newRedisStore(t, testredis.Cluster(t)) }
 
+// newRedisStore returns a Redis store on c that decides on the now the
+// Limiter passes (WithClientTime): the suite runs on a fake clock and
+// expects the memory store's answers.
 func newRedisStore(t *testing.T, c redis.UniversalClient) core.Store {
-	s, err := redisstore.New(c, redisstore.WithPrefix(testredis.Prefix(t)))
+	s, err := redisstore.New(c, redisstore.WithPrefix(testredis.Prefix(t)), redisstore.WithClientTime())
 	require.NoError(t, err)
 	return s
 }
