@@ -25,7 +25,8 @@ func TestSlotEnforcingBatch(t *testing.T) {
 	ps := validate(t, core.PerMinute(10).Named("a").Using(core.FixedWindow), core.PerMinute(10).Named("b").Using(core.SlidingLog))
 	now := micros(time.Now())
 	newStore := func(t *testing.T) *Store {
-		s, err := New(c, WithPrefix(testredis.Prefix(t)))
+		// Client time: the batch's calls are decided at one instant.
+		s, err := New(c, WithPrefix(testredis.Prefix(t)), WithClientTime())
 		require.NoError(t, err)
 		return s
 	}
