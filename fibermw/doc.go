@@ -51,6 +51,18 @@
 // after a Use of the same prefix joins that Use route in Fiber, and is
 // then no route the adapter can see: register it elsewhere.
 //
+// # Prefork
+//
+// With fiber.Config{Prefork: true}, Fiber runs the program again in one
+// child process per CPU, and each child builds its own limiter. A store
+// held in memory (core/memory, the default of the examples) then counts
+// in each child apart, and the kernel spreads one client's connections
+// over the children: the client gets the limit once per child, up to
+// N×Limit with N children. Under Prefork, use a store the children share,
+// such as core/redisstore. core/resilient's local fallback is such a
+// per-process store too: count every child of every instance in
+// WithFallback's replicas.
+//
 // Header names are matched in any case, as HTTP says, also in an app with
 // DisableHeaderNormalizing (where Fiber's own lookups are exact).
 //
