@@ -63,6 +63,13 @@
 // per-process store too: count every child of every instance in
 // WithFallback's replicas.
 //
+// Whatever else main builds is per child as well. Secrets left random are
+// made once per process: set headers.Writer's PartitionSecret (with
+// PartitionKey) and the logging hook's WithKeySecret, or each child writes
+// its own pk, and logs its own key_hash, for one key. Metrics and topkeys
+// count in each child, and a scrape of a /metrics route served by the app
+// reaches one child.
+//
 // Header names are matched in any case, as HTTP says, also in an app with
 // DisableHeaderNormalizing (where Fiber's own lookups are exact).
 //
