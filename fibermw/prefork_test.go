@@ -210,19 +210,25 @@ func (s *preforkServer) spend(t *testing.T, n int) (int, map[string]string) {
 }
 
 // requestsPerChild is how many requests each child gets, on average, in
-// spend: enough that every child gets its full limit (a child getting
-// fewer than preforkLimit of 30 requests split by a hash is a chance
-// below one in a million).
+// spend: enough that every child, if it counted alone, would admit its
+// full limit (a child getting fewer than preforkLimit of 30 requests split
+// by a hash is a chance below one in a million).
 const requestsPerChild = 15
 
-// With a memory store, each Prefork child counts alone: one client spread
-// over the children by the kernel gets the limit once per child.
-func TestPreforkMemoryStoreCountsPerChild(t *testing.T) {
+// With a memory store, each Prefork child would count alone, and one
+// client spread over the children by the kernel would get the limit once
+// per child: every child's fibermw.New refuses it, and the app does not
+// start.
+func TestPreforkRefusesMemoryStore(t *testing.T) {
 	s := startPrefork(t, envPreforkStore+"=memory")
-	s.waitChildren(t)
-	admitted, byChild := s.spend(t, requestsPerChild*preforkChildren)
-	t.Logf("limit %d per client; %d children admitted %d (admitted/answered by pid: %v)", preforkLimit, preforkChildren, admitted, byChild)
-	assert.Equal(t, preforkChildren*preforkLimit, admitted, "admitted by child: %v", byChild)
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		s.stop()
+		t.Fatalf("the Prefork app still runs after 30 s:\n%s", s.out)
+	}
+	assert.Contains(t, s.out.String(), "Prefork child")
+	assert.Contains(t, s.out.String(), "core/redisstore")
 }
 
 // With a store the children share, the client gets the limit once.
