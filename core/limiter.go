@@ -112,6 +112,16 @@ func (l *Limiter) SetPolicies(policies ...Policy) error {
 // Policies returns the limiter's current policies. Do not modify them.
 func (l *Limiter) Policies() []Policy { return l.policies.Load().policies }
 
+// ProcessLocal reports whether the limiter's store keeps its counts in
+// this process only (see LocalStore): then every process that builds such
+// a limiter applies its policies alone. An adapter that knows it runs as
+// one of several processes of one server (fibermw under Fiber's Prefork)
+// refuses such a limiter.
+func (l *Limiter) ProcessLocal() bool {
+	s, ok := l.store.(LocalStore)
+	return ok && s.ProcessLocal()
+}
+
 // Clock returns the limiter's clock.
 func (l *Limiter) Clock() Clock { return l.clock }
 

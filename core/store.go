@@ -38,3 +38,15 @@ type Store interface {
 type PolicyChecker interface {
 	CheckPolicies(policies []Policy) error
 }
+
+// LocalStore is implemented by a Store that may keep its counts in the
+// memory of this process, such as the memory store. Several processes
+// that each build one (replicas of a service, Fiber's Prefork children)
+// count apart, and a client whose requests they share gets the limit once
+// per process. ProcessLocal reports whether this store does so. A Store
+// that wraps another should forward the call, as core/resilient does for
+// its primary. A Store that does not implement LocalStore is taken to be
+// shared.
+type LocalStore interface {
+	ProcessLocal() bool
+}

@@ -11,7 +11,18 @@ import (
 // New returns Fiber middleware that limits requests with l (and the
 // options). Invalid options are reported here, as an error wrapping
 // core.ErrInvalidConfig that names the field.
+//
+// In a Prefork child (fiber.IsChild), New refuses a limiter whose store
+// keeps its counts in this process (core.Limiter.ProcessLocal: the memory
+// store), and a limiter that the WithLimiterFunc function chooses for a
+// request may not be one either (see the package documentation).
 func New(l *core.Limiter, opts ...ratewindow.Option) (fiber.Handler, error) {
+	if err := refusePerProcess(l); err != nil {
+		return nil, err
+	}
+	if fiber.IsChild() {
+		opts = append(opts[:len(opts):len(opts)], sharedOnly)
+	}
 	f, err := middleware.FromOptions(l, opts)
 	if err != nil {
 		return nil, err
@@ -20,10 +31,15 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (fiber.Handler, error) {
 }
 
 // Limit is the one-line form of New with the default options (peer IP
-// key, IETF headers, fail open). It cannot fail; a nil limiter yields
-// middleware that answers every request 503. Use New to get the error
-// instead.
-func Limit(l *core.Limiter) fiber.Handler { return wrap(middleware.Default(l)) }
+// key, IETF headers, fail open). It cannot fail; a nil limiter, or one New
+// refuses in a Prefork child, yields middleware that answers every request
+// 503. Use New to get the error instead.
+func Limit(l *core.Limiter) fiber.Handler {
+	if err := refusePerProcess(l); err != nil {
+		return wrap(middleware.Unusable(err))
+	}
+	return wrap(middleware.Default(l))
+}
 
 func wrap(f *middleware.Flow) fiber.Handler {
 	return func(c *fiber.Ctx) error {

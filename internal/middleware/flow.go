@@ -128,8 +128,16 @@ func Default(l *core.Limiter) *Flow {
 	if err == nil {
 		return f
 	}
+	return Unusable(err)
+}
+
+// Unusable returns a flow that serves nothing, for a Limit form given a
+// limiter it refuses: every request is answered 503 and reported with
+// Outcome UnclassifiedRejected and an Err wrapping
+// ratewindow.ErrNoLimiter and err.
+func Unusable(err error) *Flow {
 	err = fmt.Errorf("%w: %w", ratewindow.ErrNoLimiter, err)
-	f, _ = New(Settings{
+	f, _ := New(Settings{
 		LimiterFunc: func(keyfuncs.Request, string) (*core.Limiter, error) {
 			return nil, err
 		},

@@ -1,0 +1,51 @@
+package fibermw
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/options"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// errPerProcess is why a Prefork child refuses a limiter whose store keeps
+// its counts in this process.
+var errPerProcess = errors.New("fibermw: this is a Prefork child, one of several processes each with its own limiter, " +
+	"and the limiter's store keeps its counts in this process (core/memory): every child would admit the full limit, " +
+	"so a client would get it once per child; use a store the children share, such as core/redisstore, or turn Prefork off")
+
+// errChosenPerProcess is the error of a request whose WithLimiterFunc
+// function chose such a limiter: the request has no limiter it may use.
+var errChosenPerProcess = fmt.Errorf("%w: %w", ratewindow.ErrNoLimiter, errPerProcess)
+
+// refusePerProcess returns an error wrapping core.ErrInvalidConfig when
+// this process is a Prefork child and l keeps its counts in it.
+func refusePerProcess(l *core.Limiter) error {
+	if l != nil && fiber.IsChild() && l.ProcessLocal() {
+		return fmt.Errorf("%w: %w", core.ErrInvalidConfig, errPerProcess)
+	}
+	return nil
+}
+
+// sharedOnly is applied after the user's options in a Prefork child: the
+// WithLimiterFunc function, if any, may not choose a limiter that keeps
+// its counts in this process. A request for which it does cannot be
+// classified (errChosenPerProcess, an ErrNoLimiter), rather than limited
+// once per child.
+func sharedOnly(s *options.Settings[ratewindow.Handler, ratewindow.Event]) {
+	choose := s.LimiterFunc
+	if choose == nil {
+		return
+	}
+	s.LimiterFunc = func(r keyfuncs.Request, key string) (*core.Limiter, error) {
+		l, err := choose(r, key)
+		if err == nil && l != nil && l.ProcessLocal() {
+			return nil, errChosenPerProcess
+		}
+		return l, err
+	}
+}
