@@ -118,7 +118,25 @@ func TestLostMasterOpensOnlyItsBreaker(t *testing.T) {
 	assert.True(t, seen.Opened(), "State reported Open")
 	assert.False(t, seen.ClosedAfterOpen(), "State did not report Closed while the master was lost")
 
+	// Keep asking for the lost master's keys while it restarts (which
+	// takes seconds on a loaded machine), as a service would: a breaker
+	// nobody asks for 10 open intervals is forgotten as stale, and State
+	// would close without the master being back.
+	keepAsking := make(chan struct{})
+	var asking sync.WaitGroup
+	asking.Go(func() {
+		for {
+			select {
+			case <-keepAsking:
+				return
+			case <-time.After(50 * time.Millisecond):
+				take(byNode[2][0])
+			}
+		}
+	})
 	nodes[2].restart()
+	close(keepAsking)
+	asking.Wait()
 	require.Eventually(t, func() bool {
 		for _, k := range byNode[2] {
 			take(k)
