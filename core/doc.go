@@ -51,5 +51,7 @@
 //
 // A Limiter reads the time from a [Clock]: the system clock by default
 // (exact, one clock read per decision), or in tests any Clock of your own
-// that moves only when told.
+// that moves only when told. The Store decides on the instants the Limiter
+// passes, except the Redis store, which by default decides on Redis's
+// clock (redisstore.WithClientTime makes it use the Limiter's).
 package core

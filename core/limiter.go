@@ -50,7 +50,9 @@ func (ps *policySet) check(key string, cost int64) error {
 type Option func(*Limiter)
 
 // WithClock makes the limiter read time from c (the system clock by
-// default). Tests pass a fake clock that moves only when told.
+// default). Tests pass a fake clock that moves only when told. A store may
+// decide on a clock of its own: the Redis store uses Redis's unless it is
+// built with redisstore.WithClientTime, and then ignores c.
 func WithClock(c Clock) Option { return func(l *Limiter) { l.clock = c } }
 
 // NewLimiter returns a Limiter that enforces policies on store. Policies are

@@ -66,8 +66,8 @@
 // function (or a config.Set, on its default memory store) chooses for a
 // request cannot be checked at New: in a child, a request for which it is
 // such a limiter is not limited but cannot be classified (Outcome
-// UnclassifiedRejected, answered 400, Event.Err wrapping
-// ratewindow.ErrNoLimiter and saying why). Under Prefork, use a store the
+// UnclassifiedRejected, answered 400 even with WithPassUnclassified,
+// Event.Err wrapping ratewindow.ErrNoLimiter and saying why). Under Prefork, use a store the
 // children share, such as core/redisstore. core/resilient over Redis is
 // accepted: its local fallback is a per-process store by design, so count
 // every child of every instance in WithFallback's replicas.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/middleware"
 	"github.com/ratewindow/ratewindow/internal/options"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
@@ -20,7 +21,16 @@ var errPerProcess = errors.New("fibermw: this is a Prefork child, one of several
 
 // errChosenPerProcess is the error of a request whose WithLimiterFunc
 // function chose such a limiter: the request has no limiter it may use.
-var errChosenPerProcess = fmt.Errorf("%w: %w", ratewindow.ErrNoLimiter, errPerProcess)
+var errChosenPerProcess = fmt.Errorf("%w: %w", ratewindow.ErrNoLimiter, refused{errPerProcess})
+
+// refused is errPerProcess as a limiter func's error: it also matches
+// middleware.ErrRefused, so that WithPassUnclassified does not pass the
+// request unlimited.
+type refused struct{ error }
+
+func (refused) Is(target error) bool { return target == middleware.ErrRefused }
+
+func (r refused) Unwrap() error { return r.error }
 
 // refusePerProcess returns an error wrapping core.ErrInvalidConfig when
 // this process is a Prefork child and l keeps its counts in it.

@@ -8,9 +8,12 @@
 //
 // newStore must return a fresh, empty store each time it is called (a Redis
 // store can use a new key prefix). The suite passes the store instants
-// near a fixed one; a test that moves them (to put them ahead of a
-// server's clock, say) must move them by a whole number of weeks, which
-// keeps them aligned to the windows whose exact results it checks.
+// near a fixed one and checks the decisions made on them, so a store that
+// can read a clock of its own must be run in a mode that decides on the
+// instants passed (the Redis store with redisstore.WithClientTime). A test
+// that moves them (to put them ahead of a server's clock, say) must move
+// them by a whole number of weeks, which keeps them aligned to the windows
+// whose exact results it checks.
 //
 // The suite checks hand-computed sequences for each algorithm, then replays
 // random sequences of (time, key, policies, cost) against an oracle written

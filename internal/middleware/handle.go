@@ -42,6 +42,11 @@ func (f *Flow) Handle(x Exchange) bool {
 			if errors.Is(err, keyfuncs.ErrSkip) {
 				return f.skipped(x, key)
 			}
+			if errors.Is(err, ErrRefused) {
+				// Not passed by WithPassUnclassified: the request has a
+				// limiter, one the adapter may not use.
+				return f.unclassifiedOr(x, key, 0, err, false)
+			}
 			if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) {
 				return f.unclassified(x, key, 0, err)
 			}
@@ -112,6 +117,12 @@ func (f *Flow) Handle(x Exchange) bool {
 // found no key (say, the value of a header the client left out). The
 // limiter would refuse the empty key with core.ErrEmptyKey, a failure the
 // fail-open rule would wave through unlimited.
+// ErrRefused marks a limiter func's error for a request whose chosen
+// limiter the adapter refuses (fibermw in a Prefork child): the request is
+// unclassified, but not passed by WithPassUnclassified, which is for
+// requests that have no key or no limiter.
+var ErrRefused = errors.New("middleware: limiter refused")
+
 var errEmptyKey = fmt.Errorf("%w: the key func returned an empty key (%w)", keyfuncs.ErrNoKey, core.ErrEmptyKey)
 
 // allowWithin is kept apart so the derived context is only built when a
