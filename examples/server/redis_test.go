@@ -60,6 +60,11 @@ func TestTwoProcessesShareOneLimit(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			addrs := c.addrs(t)
 			const limit, workers, each = 10, 6, 5
+			// A fixed window of a day ends at midnight UTC: count in one.
+			now := time.Now()
+			if left := now.Truncate(24 * time.Hour).Add(24 * time.Hour).Sub(now); left < 30*time.Second {
+				time.Sleep(left + 100*time.Millisecond)
+			}
 			args := []string{"-store", "redis", "-redis-addrs", addrs, "-algorithm", c.alg,
 				"-limits", "10/24h", "-key", "header:X-Api-Key", "-fail", "closed"}
 			a := start(t, append([]string{"-framework", "nethttp"}, args...)...)
