@@ -57,11 +57,13 @@ func TestSkewedClocksAgreeOnServerTime(t *testing.T) {
 			nodeB, err := core.NewLimiter(store, ps, core.WithClock(skewed{ahead: skew}))
 			require.NoError(t, err)
 
-			// Start the burst early in a window of the Redis clock, so it
-			// cannot straddle two (it takes well under a second).
+			// Start the burst in the first second of a window of the Redis
+			// clock, so it straddles neither two of those nor two of node
+			// B's, which begin 3 s into each (it takes well under a second;
+			// 2 s of slack for a loaded machine).
 			now, err := rdb.Time(ctx).Result()
 			require.NoError(t, err)
-			if into := now.Sub(now.Truncate(window)); into > window/2 {
+			if into := now.Sub(now.Truncate(window)); into > time.Second {
 				time.Sleep(window - into + 10*time.Millisecond)
 			}
 
