@@ -162,7 +162,7 @@ func TestFleetOutageAndRecovery(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, peek.Fallback)
 	assert.Equal(t, limit-onRedis, int(peek.Remaining), "Redis counts what it admitted, once")
-	admitted, local = take(2 * limit)
+	_, local = take(2 * limit)
 	assert.Zero(t, local)
 	assert.Equal(t, limit, onRedis, "Redis admits the rest of its limit")
 }
