@@ -113,46 +113,7 @@ func TestBatchExact(t *testing.T) {
 					hook := &batchCounter{perCall: len(ps)}
 					hook.watch(t, c)
 					s, _ := store(t, c, mix.opts...)
-					type decision struct {
-						key int
-						r   core.Result
-					}
-					results := make(chan decision, goroutines*perG)
-					var wg sync.WaitGroup
-					for g := range goroutines {
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							for i := range perG {
-								k := (g + i) % keys
-								r, err := s.Take(context.Background(), fmt.Sprint("user:", k), ps, 1, base)
-								if !assert.NoError(t, err) {
-									return
-								}
-								results <- decision{k, r}
-							}
-						}()
-					}
-					wg.Wait()
-					close(results)
-					remaining := make([][]int64, keys)
-					seconds := make([][]int64, keys)
-					for d := range results {
-						st := d.r.States
-						allowed := st[0].Allowed
-						for i := range ps {
-							allowed = allowed && st[i].Allowed
-						}
-						if !allowed {
-							assert.Zero(t, st[0].Remaining, "a denied request saw the key full")
-							assert.Positive(t, st[0].RetryAfter)
-							continue
-						}
-						remaining[d.key] = append(remaining[d.key], st[0].Remaining)
-						if len(ps) == 2 {
-							seconds[d.key] = append(seconds[d.key], st[1].Remaining)
-						}
-					}
+					remaining, seconds := takeConcurrently(t, s, ps, goroutines, perG, keys)
 					for k := range keys {
 						assert.Equal(t, countdown(limit-1, 0), sorted(remaining[k]), "key %d: the admitted requests' Remaining", k)
 						if len(ps) == 2 {
@@ -164,6 +125,55 @@ func TestBatchExact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// takeConcurrently makes perG calls of s from each of goroutines
+// goroutines, all at base, spread over keys keys ("user:<k>"), and returns
+// per key the Remaining of the first policy and, with two policies, of the
+// second, for every request all of ps admitted. A denied request must
+// have seen the first policy's count full and be told to retry later; no
+// call may fail.
+func takeConcurrently(t *testing.T, s core.Store, ps []core.Policy, goroutines, perG, keys int) (first, second [][]int64) {
+	t.Helper()
+	type decision struct {
+		key int
+		r   core.Result
+	}
+	results := make(chan decision, goroutines*perG)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range perG {
+				k := (g + i) % keys
+				r, err := s.Take(context.Background(), fmt.Sprint("user:", k), ps, 1, base)
+				if !assert.NoError(t, err) {
+					return
+				}
+				results <- decision{k, r}
+			}
+		})
+	}
+	wg.Wait()
+	close(results)
+	first = make([][]int64, keys)
+	second = make([][]int64, keys)
+	for d := range results {
+		st := d.r.States
+		allowed := true
+		for i := range ps {
+			allowed = allowed && st[i].Allowed
+		}
+		if !allowed {
+			assert.Zero(t, st[0].Remaining, "a denied request saw the key full")
+			assert.Positive(t, st[0].RetryAfter)
+			continue
+		}
+		first[d.key] = append(first[d.key], st[0].Remaining)
+		if len(ps) == 2 {
+			second[d.key] = append(second[d.key], st[1].Remaining)
+		}
+	}
+	return first, second
 }
 
 // countdown returns from, from-1, ..., to.

@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -100,39 +99,7 @@ func testSlotEnforcingExact(t *testing.T, c redis.UniversalClient) {
 	c.AddHook(refused)
 	s, _ := store(t, c)
 
-	type decision struct {
-		key int
-		r   core.Result
-	}
-	results := make(chan decision, goroutines*perG)
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range perG {
-				k := (g + i) % keys
-				r, err := s.Take(context.Background(), fmt.Sprint("user:", k), ps, 1, base)
-				if !assert.NoError(t, err) {
-					return
-				}
-				results <- decision{k, r}
-			}
-		}()
-	}
-	wg.Wait()
-	close(results)
-	remaining := make([][]int64, keys)
-	seconds := make([][]int64, keys)
-	for d := range results {
-		st := d.r.States
-		if !st[0].Allowed || !st[1].Allowed {
-			assert.Zero(t, st[0].Remaining, "a denied request saw the key full")
-			continue
-		}
-		remaining[d.key] = append(remaining[d.key], st[0].Remaining)
-		seconds[d.key] = append(seconds[d.key], st[1].Remaining)
-	}
+	remaining, seconds := takeConcurrently(t, s, ps, goroutines, perG, keys)
 	for k := range keys {
 		assert.Equal(t, countdown(limit-1, 0), sorted(remaining[k]), "key %d: the admitted requests' Remaining", k)
 		assert.Equal(t, countdown(second-1, second-limit), sorted(seconds[k]), "key %d: the second policy charged with the first", k)
