@@ -17,21 +17,40 @@ import (
 	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
-// answerLog records the error answers a client gets, and runs onFirst
-// once, on the first answer that starts with prefix.
+// answerLog records the error answers a client gets and each batch
+// call's answers in order. It runs onFirst once, on the first answer that
+// starts with prefix.
 type answerLog struct {
 	mu      sync.Mutex
 	answers []string
+	batches map[string][]string // a batch call's arguments: its answers
 	prefix  string
 	onFirst func()
+	onBatch func() // run once, on the first batch call that meets CLUSTERDOWN
 }
 
-func (l *answerLog) note(err error) {
+func (l *answerLog) note(cmd redis.Cmder, err error) {
 	if err == nil {
 		return
 	}
 	l.mu.Lock()
 	l.answers = append(l.answers, err.Error())
+	if args := cmd.Args(); len(args) > 2 {
+		if n, ok := args[2].(int); ok && n > 1 {
+			if l.batches == nil {
+				l.batches = map[string][]string{}
+			}
+			call := fmt.Sprint(args[2:]...) // EVALSHA or EVAL: the same call
+			l.batches[call] = append(l.batches[call], err.Error())
+			if l.onBatch != nil && redis.HasErrorPrefix(err, "CLUSTERDOWN") {
+				f := l.onBatch
+				l.onBatch = nil
+				l.mu.Unlock()
+				f()
+				return
+			}
+		}
+	}
 	run := l.onFirst != nil && redis.HasErrorPrefix(err, l.prefix)
 	f := l.onFirst
 	if run {
@@ -55,12 +74,28 @@ func (l *answerLog) count(prefix string) int {
 	return n
 }
 
+// batchesAnswered counts the batch calls that got first and then later.
+func (l *answerLog) batchesAnswered(first, later string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, as := range l.batches {
+		for i := 1; i < len(as); i++ {
+			if strings.HasPrefix(as[0], first) && strings.HasPrefix(as[i], later) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
 func (l *answerLog) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (l *answerLog) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		l.note(err)
+		l.note(cmd, err) // go-redis sets cmd.Err() only after the hooks return
 		return err
 	}
 }
@@ -69,7 +104,7 @@ func (l *answerLog) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		err := next(ctx, cmds)
 		for _, c := range cmds {
-			l.note(c.Err())
+			l.note(c, c.Err())
 		}
 		return err
 	}
@@ -131,4 +166,74 @@ func TestMovedAfterRetryIsMisconfigured(t *testing.T) {
 	assert.Equal(t, 1, log.count("MOVED"), "MOVED ends the retries")
 	assert.ErrorIs(t, err, redisstore.ErrMisconfigured)
 	assert.Contains(t, err.Error(), "MOVED")
+}
+
+// An endpoint that enforces slots behind one address (a single-node
+// cluster) while it still forms: a batch sent while its first key's slot
+// is not served meets CLUSTERDOWN and is retried; then every slot is
+// served, and the retried batch, whose keys span slots, meets CROSSSLOT.
+// That answer ends the retries as at a first attempt: the batch is sent
+// again one slot per call, and every call is decided, charged once.
+func TestCrossSlotAfterRetryIsSentPerSlot(t *testing.T) {
+	node := testredis.SingleNodeCluster(t)
+	admin := node.Client(t)
+	ctx := context.Background()
+	require.NoError(t, admin.ConfigSet(ctx, "cluster-require-full-coverage", "no").Err())
+	require.NoError(t, admin.Do(ctx, "CLUSTER", "DELSLOTSRANGE", 1, 16383).Err())
+	require.Eventually(t, func() bool {
+		info, err := admin.ClusterInfo(ctx).Result()
+		return err == nil && strings.Contains(info, "cluster_slots_assigned:1\r")
+	}, 10*time.Second, 10*time.Millisecond)
+
+	c := redis.NewClient(&redis.Options{Addr: node.Addr})
+	t.Cleanup(func() { _ = c.Close() })
+	log := &answerLog{}
+	c.AddHook(log)
+	s, err := redisstore.New(c, redisstore.WithPrefix(testredis.Prefix(t)))
+	require.NoError(t, err)
+	ps := policies(t, core.PerMinute(10))
+	now := time.Now()
+	// Once a batch met CLUSTERDOWN, every slot is served again.
+	log.onBatch = func() {
+		require.NoError(t, admin.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", 1, 16383).Err())
+		require.Eventually(t, func() bool {
+			info, err := admin.ClusterInfo(ctx).Result()
+			return err == nil && strings.Contains(info, "cluster_slots_assigned:16384\r")
+		}, 10*time.Second, 10*time.Millisecond)
+	}
+
+	// Two callers that give up soon hold both round trips, retrying
+	// CLUSTERDOWN, while the others queue: their batch goes out when the
+	// two give up, the slots still unserved.
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			defer cancel()
+			// Its result does not matter: it fails unless it went in a
+			// batch with the other one.
+			_, _ = s.Take(short, fmt.Sprint("early", g), ps, 1, now)
+		}()
+	}
+	time.Sleep(100 * time.Millisecond)
+	const goroutines = 30
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			callCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			_, err := s.Take(callCtx, fmt.Sprint("k", g), ps, 1, now)
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	require.Positive(t, log.batchesAnswered("CLUSTERDOWN", "CROSSSLOT"), "a retried batch met CROSSSLOT")
+	for g := range goroutines {
+		r, err := s.Peek(ctx, fmt.Sprint("k", g), ps, 1, now)
+		require.NoError(t, err)
+		assert.Equal(t, int64(9), r.States[0].Remaining, "key k%d charged once", g)
+	}
 }
