@@ -209,8 +209,9 @@ func (s *Store) runRetried(ctx context.Context, key string, sc *script, args []a
 // retryable), until one succeeds, ctx is done or the retry budget is
 // spent. It returns the last attempt's error, classified. A MOVED or ASK
 // answer to a client that cannot follow redirects is a configuration
-// error, never retried. An answer that key's slot is not served is noted
-// at once (see Domain), while the attempts go on.
+// error, never retried, at the first attempt or a later one. An answer
+// that key's slot is not served is noted at once (see Domain), while the
+// attempts go on.
 func (s *Store) retry(ctx context.Context, key string, err error, again func() error) error {
 	if !retryable(err) {
 		// CROSSSLOT, to a standalone batch, is the endpoint enforcing
@@ -218,17 +219,12 @@ func (s *Store) retry(ctx context.Context, key string, err error, again func() e
 		s.lostNode(err)
 		return classify(err)
 	}
-	if !s.cluster {
-		if redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "ASK") {
-			return fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
-		}
-	}
 	giveUp := time.Now().Add(retryBudget)
 	if d, ok := ctx.Deadline(); ok {
 		giveUp = d
 	}
 	wait := retryMin
-	for retryable(err) && time.Now().Add(wait).Before(giveUp) {
+	for retryable(err) && !s.misdirected(err) && time.Now().Add(wait).Before(giveUp) {
 		if s.cluster {
 			s.noteSlot(key, err)
 		}
@@ -242,8 +238,20 @@ func (s *Store) retry(ctx context.Context, key string, err error, again func() e
 		wait = min(2*wait, retryMax)
 		err = again()
 	}
+	if s.misdirected(err) {
+		return fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
+	}
 	s.lostNode(err)
 	return classify(err)
+}
+
+// misdirected reports whether err is a redirect (MOVED or ASK) answered
+// to a client that cannot follow it: a non-cluster client on a node of a
+// Redis Cluster. That is a configuration error at whichever attempt it
+// comes, also after answers worth retrying (CLUSTERDOWN or LOADING while
+// the cluster forms): retrying it cannot succeed.
+func (s *Store) misdirected(err error) bool {
+	return !s.cluster && (redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "ASK"))
 }
 
 // lostNode asks a cluster client to reload its slot map after a call
