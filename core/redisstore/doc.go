@@ -21,7 +21,8 @@
 // arithmetic mirrors the Go algorithms in package core (fixedwindow.lua,
 // slidingwindow.lua, slidinglog.lua), on integer milliseconds that stay
 // exact in Lua's doubles, and the core/storetest suite checks that it
-// decides exactly as the memory store does.
+// decides exactly as the memory store does on the same instants (with
+// WithClientTime; by default the instant is Redis's, see Time).
 //
 // The scripts are generated from the algorithm files with go generate and
 // checked in as they run, in scripts/ (docs/redis-scripts.md in the
