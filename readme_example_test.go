@@ -87,7 +87,7 @@ func Example_redis() {
 		log.Fatal(err)
 	}
 	if err := store.Check(ctx); errors.Is(err, redisstore.ErrMisconfigured) {
-		log.Fatal(err) // e.g. a lone Cluster node
+		log.Fatal(err) // e.g. one node of a Cluster
 	} else if err != nil {
 		log.Print(err) // down or mistyped: requests pass unlimited meanwhile
 	}

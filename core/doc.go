@@ -20,7 +20,8 @@
 //     close to exact on real traffic.
 //
 // All arithmetic is done on integer milliseconds, so every Store (memory,
-// Redis Lua) reaches the same decisions for the same inputs.
+// Redis Lua) reaches the same decisions for the same instants (see Clocks
+// for the instants the Redis store decides on).
 //
 // # Clock steps
 //
@@ -42,7 +43,9 @@
 //
 // A [Store] evaluates and charges all policies of one key atomically, in one
 // call. ratewindow ships an in-memory store (core/memory) and a Redis store
-// (core/redisstore); core/storetest is the conformance suite both pass.
+// (core/redisstore); core/storetest is the conformance suite both pass (the
+// Redis store with redisstore.WithClientTime, deciding on the instants the
+// suite passes).
 // Counts belong to a key and a policy's Name, Window and Algorithm, not to a
 // Limiter: limiters sharing a store share the counts of policies named
 // alike (see NewLimiter).

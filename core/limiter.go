@@ -51,8 +51,9 @@ type Option func(*Limiter)
 
 // WithClock makes the limiter read time from c (the system clock by
 // default). Tests pass a fake clock that moves only when told. A store may
-// decide on a clock of its own: the Redis store uses Redis's unless it is
-// built with redisstore.WithClientTime, and then ignores c.
+// decide on a clock of its own and ignore c: the Redis store does so by
+// default, deciding on Redis's clock; built with redisstore.WithClientTime,
+// it decides on c.
 func WithClock(c Clock) Option { return func(l *Limiter) { l.clock = c } }
 
 // NewLimiter returns a Limiter that enforces policies on store. Policies are

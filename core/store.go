@@ -9,8 +9,11 @@ import (
 // for concurrent use and must evaluate all policies of one call atomically:
 // no other call for the same key may interleave.
 //
-// Every Store reaches the same decisions for the same sequence of (now, key,
-// policies, cost); core/storetest checks that.
+// Every Store reaches the same decisions for the same sequence of (instant,
+// key, policies, cost); core/storetest checks that. The instant is the now
+// passed in, unless the Store decides on a clock of its own: the Redis store
+// does by default, on Redis's clock (redisstore.WithClientTime makes it
+// decide on now).
 type Store interface {
 	// Take evaluates every policy for key at now and, only if all of them
 	// allow cost more units, charges cost to each. Policies are those of a

@@ -21,7 +21,8 @@
 // arithmetic mirrors the Go algorithms in package core (fixedwindow.lua,
 // slidingwindow.lua, slidinglog.lua), on integer milliseconds that stay
 // exact in Lua's doubles, and the core/storetest suite checks that it
-// decides exactly as the memory store does.
+// decides exactly as the memory store does on the same instants (with
+// WithClientTime; by default the instant is Redis's, see Time).
 //
 // The scripts are generated from the algorithm files with go generate and
 // checked in as they run, in scripts/ (docs/redis-scripts.md in the
@@ -215,12 +216,12 @@
 // Create the client with ClientOptions, so a Redis that is down costs a
 // request milliseconds (go-redis's defaults spend seconds dialling and
 // retrying), and run Check at startup: an error wrapping ErrMisconfigured
-// (a cluster node behind a standalone client, a replica, comma-joined
-// addresses, ClientOptions given no address, credentials or an ACL that
+// (a standalone client on a node of a Cluster of several masters or with
+// replicas, a replica, comma-joined addresses, ClientOptions given no address, credentials or an ACL that
 // Redis refuses) means the service should not start; any other means
 // Redis is not reachable yet. A call that meets ASK, MOVED, TRYAGAIN or CLUSTERDOWN
 // while a cluster reshards or fails over is retried within its deadline; a
-// MOVED to a non-cluster client is ErrMisconfigured. The scripts start with
+// MOVED or ASK to a non-cluster client is ErrMisconfigured, at any attempt. The scripts start with
 // the shebang #!lua (Redis 7.0 or later), so a Redis over its maxmemory
 // refuses them before any write (ErrOutOfMemory). Behind core/resilient,
 // a Cluster master that is lost opens the circuit breaker of its own keys

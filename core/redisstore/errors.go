@@ -13,8 +13,10 @@ import (
 var (
 	// ErrMisconfigured is wrapped by the errors of a store whose client does
 	// not match its Redis: a standalone client on a node of a Redis Cluster
-	// (keys of the other masters answer MOVED), a comma-joined address list
-	// given as one address (a Sentinel's too), options from ClientOptions
+	// of several masters, or of one master with replicas (keys of the other
+	// masters answer MOVED, and every key once a replica takes over; one
+	// node that serves every slot is no mistake), a comma-joined address
+	// list given as one address (a Sentinel's too), options from ClientOptions
 	// left with no address, a client on a replica, a cluster client on a
 	// server without cluster support, a Redis too old for the scripts,
 	// credentials Redis refuses (WRONGPASS, NOAUTH), a DB the server does
@@ -22,8 +24,9 @@ var (
 	// uses (NOPERM), a command the server renamed or disabled
 	// (rename-command), a Sentinel client whose Sentinels know no master of
 	// its MasterName, refuse its SentinelPassword or are Redis servers
-	// instead. Check reports it at startup; a MOVED answer to a
-	// non-cluster client, one of those refusals, or a dial that
+	// instead. Check reports it at startup; a MOVED or ASK answer to a
+	// non-cluster client (at a call's first attempt or a retried one), one
+	// of those refusals, or a dial that
 	// fails because an address is no host:port, at run time is reported
 	// with it too, so it reads as a configuration error and not as an
 	// outage. It does not go away by retrying: fix the client's options
