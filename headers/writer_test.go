@@ -439,6 +439,7 @@ func TestResetForgivesTheStoresMillisecond(t *testing.T) {
 			d.States()[0] = ps
 			h, set := capture()
 			headers.Writer{}.Write(set, d, t0)
+			//lint:ignore SA1008 capture keeps the names as the writer spells them
 			assert.Equal(t, []string{c.want}, h["RateLimit"])
 		})
 	}
