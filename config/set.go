@@ -26,6 +26,10 @@ type options struct {
 
 // WithStore sets the store every route's limiter counts on (default: a new
 // memory store). It is kept across reloads, which is what keeps counts.
+// Several processes of one service (replicas, Fiber's Prefork children)
+// need a store they share, such as core/redisstore: on the default memory
+// store each counts alone, and in a Prefork child fibermw refuses its
+// requests.
 func WithStore(s core.Store) Option { return func(o *options) { o.store = s } }
 
 // WithLogger sets where reloads are logged (default slog.Default()): Info
