@@ -82,10 +82,10 @@ func (k *slowKey) get(host string) {
 	_ = resp.Body.Close()
 }
 
-// holdFirst sends a request to api.example, held in the base, and
-// lets a minute and more pass while the transport sees many other hosts,
-// enough for a sweep. It returns the channel the held request ends on.
-func (k *slowKey) holdFirst() chan struct{} {
+// holdOne sends a request to api.example, held in the base until a value
+// is sent on k.release. It returns once the base has the request, with
+// the channel the held request ends on.
+func (k *slowKey) holdOne() chan struct{} {
 	k.mu.Lock()
 	k.hold = true
 	k.mu.Unlock()
@@ -95,6 +95,14 @@ func (k *slowKey) holdFirst() chan struct{} {
 		k.get("api.example")
 	}()
 	<-k.entered
+	return done
+}
+
+// holdFirst holds a request (see holdOne) and lets a minute and more pass
+// while the transport sees many other hosts, enough for a sweep. It
+// returns the channel the held request ends on.
+func (k *slowKey) holdFirst() chan struct{} {
+	done := k.holdOne()
 	k.clock.Advance(idleAfter + time.Second)
 	k.others()
 	return done
@@ -177,15 +185,7 @@ func TestSweepKeepsTheStateOfARequestInFlight(t *testing.T) {
 // use all that time, and the answer it brings back is fresh.
 func TestSweepKeepsTheAnswerOfARequestInFlightForHours(t *testing.T) {
 	k := newSlowKey(t, `"p";r=9;t=60`)
-	k.mu.Lock()
-	k.hold = true
-	k.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		k.get("api.example")
-	}()
-	<-k.entered
+	done := k.holdOne()
 	k.clock.Advance(staleAfter + time.Minute)
 	k.release <- `"p";r=0;t=30` // used up for 30 s
 	<-done
