@@ -30,6 +30,23 @@ func processClient(t *testing.T, name string) redis.UniversalClient {
 	return testredis.Standalone(t)
 }
 
+// fleetProcess returns the limiter of one process of a fleet: a store of
+// its own on c, under prefix, deciding on the process's clock with
+// clientTime (WithClientTime) or on Redis's; one policy p; and a clock off
+// the true time by off.
+func fleetProcess(t *testing.T, c redis.UniversalClient, prefix string, clientTime bool, p core.Policy, off time.Duration) *core.Limiter {
+	t.Helper()
+	opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
+	if clientTime {
+		opts = append(opts, redisstore.WithClientTime())
+	}
+	s, err := redisstore.New(c, opts...)
+	require.NoError(t, err)
+	l, err := core.NewLimiter(s, []core.Policy{p}, core.WithClock(offsetClock{off}))
+	require.NoError(t, err)
+	return l
+}
+
 // TestFleetClockSkew: two processes of one service share one Redis, each
 // with its own client and store, and one's clock is 7 s behind the
 // other's, more than three windows. They take turns on one key.
@@ -58,16 +75,7 @@ func TestFleetClockSkew(t *testing.T) {
 				t.Run(sub, func(t *testing.T) {
 					prefix := testredis.Prefix(t)
 					process := func(off time.Duration) *core.Limiter {
-						opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
-						if clientTime {
-							opts = append(opts, redisstore.WithClientTime())
-						}
-						s, err := redisstore.New(processClient(t, name), opts...)
-						require.NoError(t, err)
-						l, err := core.NewLimiter(s, []core.Policy{core.Per(limit, window).Using(alg)},
-							core.WithClock(offsetClock{off}))
-						require.NoError(t, err)
-						return l
+						return fleetProcess(t, processClient(t, name), prefix, clientTime, core.Per(limit, window).Using(alg), off)
 					}
 					inStep, behind := process(0), process(-skew)
 					// Start early in a window of Redis's clock, so the burst
@@ -120,16 +128,7 @@ func TestFleetSkewedPeek(t *testing.T) {
 			t.Run(sub, func(t *testing.T) {
 				prefix := testredis.Prefix(t)
 				process := func(off time.Duration) *core.Limiter {
-					opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
-					if clientTime {
-						opts = append(opts, redisstore.WithClientTime())
-					}
-					s, err := redisstore.New(testredis.Standalone(t), opts...)
-					require.NoError(t, err)
-					l, err := core.NewLimiter(s, []core.Policy{core.PerMinute(limit).Using(alg)},
-						core.WithClock(offsetClock{off}))
-					require.NoError(t, err)
-					return l
+					return fleetProcess(t, testredis.Standalone(t), prefix, clientTime, core.PerMinute(limit).Using(alg), off)
 				}
 				service, admin := process(0), process(-3*time.Minute)
 				// Not in the last seconds of a minute on Redis's clock, so
@@ -184,16 +183,7 @@ func TestFleetSkewedLog(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			prefix := testredis.Prefix(t)
 			process := func(off time.Duration) *core.Limiter {
-				opts := []redisstore.Option{redisstore.WithPrefix(prefix)}
-				if clientTime {
-					opts = append(opts, redisstore.WithClientTime())
-				}
-				s, err := redisstore.New(testredis.Standalone(t), opts...)
-				require.NoError(t, err)
-				l, err := core.NewLimiter(s, []core.Policy{core.PerSecond(limit).Using(core.SlidingLog)},
-					core.WithClock(offsetClock{off}))
-				require.NoError(t, err)
-				return l
+				return fleetProcess(t, testredis.Standalone(t), prefix, clientTime, core.PerSecond(limit).Using(core.SlidingLog), off)
 			}
 			inStep, ahead := process(0), process(500*time.Millisecond)
 			burst := func(l *core.Limiter, key string) int {
