@@ -28,7 +28,7 @@ func (f *Flow) Handle(x Exchange) bool {
 			return f.unclassified(x, "", 0, err)
 		}
 		if cancelled(x) {
-			return f.abandoned(x, "", err)
+			return f.unpassable(x, "", err)
 		}
 		return f.failed(x, "", 0, err, 0)
 	}
@@ -43,15 +43,13 @@ func (f *Flow) Handle(x Exchange) bool {
 				return f.skipped(x, key)
 			}
 			if errors.Is(err, ErrRefused) {
-				// Not passed by WithPassUnclassified: the request has a
-				// limiter, one the adapter may not use.
-				return f.unclassifiedOr(x, key, 0, err, false)
+				return f.unpassable(x, key, err)
 			}
 			if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) {
 				return f.unclassified(x, key, 0, err)
 			}
 			if cancelled(x) {
-				return f.abandoned(x, key, err)
+				return f.unpassable(x, key, err)
 			}
 			return f.failed(x, key, 0, err, 0)
 		}
@@ -113,16 +111,16 @@ func (f *Flow) Handle(x Exchange) bool {
 	return false
 }
 
-// errEmptyKey is the error of a key func that returned "" and no error: it
-// found no key (say, the value of a header the client left out). The
-// limiter would refuse the empty key with core.ErrEmptyKey, a failure the
-// fail-open rule would wave through unlimited.
 // ErrRefused marks a limiter func's error for a request whose chosen
 // limiter the adapter refuses (fibermw in a Prefork child): the request is
 // unclassified, but not passed by WithPassUnclassified, which is for
 // requests that have no key or no limiter.
 var ErrRefused = errors.New("middleware: limiter refused")
 
+// errEmptyKey is the error of a key func that returned "" and no error: it
+// found no key (say, the value of a header the client left out). The
+// limiter would refuse the empty key with core.ErrEmptyKey, a failure the
+// fail-open rule would wave through unlimited.
 var errEmptyKey = fmt.Errorf("%w: the key func returned an empty key (%w)", keyfuncs.ErrNoKey, core.ErrEmptyKey)
 
 // allowWithin is kept apart so the derived context is only built when a
@@ -281,12 +279,13 @@ func (f *Flow) unclassified(x Exchange, key string, cost int64, err error) bool 
 	return f.unclassifiedOr(x, key, cost, err, f.passUnclass)
 }
 
-// abandoned handles a request whose key func or limiter func failed after
-// its client cancelled it (see cancelled): unclassified, but not passed by
+// unpassable handles a request that is unclassified but not passed by
 // WithPassUnclassified, which is for requests that have no key or no
-// limiter. This one has them, unlooked-up: passed, a client could skip its
-// limit by half-closing as it sends. Observe-only requests still pass.
-func (f *Flow) abandoned(x Exchange, key string, err error) bool {
+// limiter. Two have them: one whose key func or limiter func failed after
+// its client cancelled it (see cancelled), which passed could skip its
+// limit by half-closing as it sends; and one whose chosen limiter the
+// adapter refuses (ErrRefused). Observe-only requests still pass.
+func (f *Flow) unpassable(x Exchange, key string, err error) bool {
 	return f.unclassifiedOr(x, key, 0, err, false)
 }
 
