@@ -40,6 +40,11 @@ func decode(data []byte) (*file, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var doc json.RawMessage
 	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			// "parse: EOF" would not say that nothing was there: a file
+			// truncated to be rewritten in place, read before the write.
+			return nil, errors.New(`parse: the file is empty (or only white space); want a JSON object with "routes"`)
+		}
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {

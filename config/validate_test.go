@@ -26,6 +26,9 @@ func TestValidation(t *testing.T) {
 	}
 	cases := []struct{ name, content, want string }{
 		{"not json", `{"routes": [`, "parse: unexpected EOF"},
+		// What a reload reads of a file truncated to be written in place.
+		{"empty", "", "limits.json: parse: the file is empty"},
+		{"blank", " \n\t", "limits.json: parse: the file is empty"},
 		{"trailing data", doc(ok) + `{}`, "parse: unexpected data after the JSON document"},
 		{"unknown field", `{"routez": []}`, `limits.json: unknown field "routez"`},
 		{"unknown field in a policy", doc(ok, policy(`"limit": 1, "window": "1s", "burst": 3`)), `routes[1].policies[1]: unknown field "burst"`},

@@ -12,6 +12,8 @@
 //
 // The files assume the Collector's default names (no registry prefix). The
 // test runs promtool check rules and promtool test rules on them, checks
-// every PromQL query of the dashboard with promtool, and checks that every
-// metric name they use is one a metrics.Collector exports.
+// that the unit tests make every alert fire in one scenario and keep it
+// quiet in another, checks every PromQL query of the dashboard with
+// promtool, and checks that every metric name they use is one a
+// metrics.Collector exports.
 package deploy

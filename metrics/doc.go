@@ -25,10 +25,18 @@
 // and the request passed: fail open, or observe-only), store_error_rejected
 // (the limiter failed and the request was answered 503: fail closed),
 // skipped, unclassified_rejected (the request had no key, an invalid cost
-// or no limiter, and was answered 400) and unclassified_passed (such a
-// request passed uncounted: WithPassUnclassified, or observe-only). policy is the binding policy's name for the first three (the one
-// that denied, or the one with the least quota left) and "none" for the
-// others, which got no decision.
+// or no limiter, or its key func or limiter func failed after its client
+// cancelled it, and was answered 400, or as WithUnclassifiedHandler
+// says) and unclassified_passed (such a request passed uncounted:
+// WithPassUnclassified, or observe-only). policy is the binding policy's
+// name for the first three (the one that denied, or the one with the least
+// quota left) and "none" for the others, which got no decision.
+//
+// Each middleware reports each request it sees: a request that goes
+// through two middlewares (one per IP around the router, one per API key
+// on a route) fed to one Collector is counted twice, once per decision,
+// and one the first denies is not seen by the second. To count them apart,
+// give each middleware its own Collector (see Collector).
 //
 // near_limit_total counts, per policy, the allowed requests after which
 // that policy had at most 10% of its limit left (see WithNearLimit): a

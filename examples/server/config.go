@@ -173,6 +173,7 @@ func parseRedisAddrs(s string) ([]string, error) {
 // parseLimits reads "10/1s,600/1m" into policies counted by alg.
 func parseLimits(s string, alg core.Algorithm) ([]core.Policy, error) {
 	var ps []core.Policy
+	seen := map[time.Duration]string{} // window → the item that gave it
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		limit, window, ok := strings.Cut(item, "/")
@@ -187,6 +188,12 @@ func parseLimits(s string, alg core.Algorithm) ([]core.Policy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%q: window %q is not a Go duration such as 1s or 1m", item, window)
 		}
+		// The limiter would refuse two policies named alike and tell the
+		// user to name one, which no flag can do: say what is wrong here.
+		if first, dup := seen[w]; dup {
+			return nil, fmt.Errorf("%q and %q have the same window; give each window once (the lower limit would always bind)", first, item)
+		}
+		seen[w] = item
 		ps = append(ps, core.Per(n, w).Using(alg))
 	}
 	// A limiter checks them and names them after their windows ("1s"), as the one the

@@ -65,6 +65,7 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"-limits", "-1/1s"}, "-limits"},
 		{[]string{"-limits", "10/soon"}, "-limits"},
 		{[]string{"-limits", "10/1s,10/1s"}, "-limits"},
+		{[]string{"-limits", "10/1s,20/1000ms"}, `-limits: "10/1s" and "20/1000ms" have the same window`},
 		{[]string{"-limits", "10/1500us"}, "-limits"},
 		{[]string{"-key", "cookie:session"}, "-key"},
 		{[]string{"-key", "header:"}, "-key"},
