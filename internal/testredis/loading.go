@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +12,7 @@ import (
 )
 
 // Loading is a private Redis still loading its dataset after a restart
-// (see StartLoading): it answers LOADING to every command but the few
+// (see StartLoading and RestartLoading): it answers LOADING to every command but the few
 // Redis serves while it loads (CONFIG, INFO, HELLO), until Finish.
 type Loading struct {
 	*Instance
@@ -21,21 +20,29 @@ type Loading struct {
 }
 
 // StartLoading starts a private redis-server, lets fill write to it
-// (through a plain client), adds 2,000 keys of 1.1 kB under "fill:", and
-// restarts it on that dataset (see Restart) with a delay of 5 ms for each
-// key it loads, about 10 s in all, answering its clients after every 1 kB
-// it reads, so after every key. It returns once the restarted server
-// answers LOADING. It stops in t.Cleanup.
+// (through a plain client), and restarts it loading (see RestartLoading).
 func StartLoading(t testing.TB, fill func(context.Context, *redis.Client) error) *Loading {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	first := Server(t)
-	c := first.Client(t)
-	if err := fill(ctx, c); err != nil {
+	if err := fill(ctx, first.Client(t)); err != nil {
 		t.Fatalf("testredis: fill the dataset to load: %v", err)
 	}
-	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	return first.RestartLoading(t)
+}
+
+// RestartLoading adds 2,000 keys of 1.1 kB under "fill:" to the server's
+// dataset and restarts it on that dataset (see Restart), with the extra
+// redis-server arguments args (a cluster node's, say), a delay of 5 ms for
+// each key it loads, about 10 s in all, and an answer to its clients after
+// every 1 kB it reads, so after every key. It returns once the restarted
+// server answers LOADING. It stops in t.Cleanup.
+func (s *Instance) RestartLoading(t testing.TB, args ...string) *Loading {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := s.Client(t).Pipelined(ctx, func(p redis.Pipeliner) error {
 		v := make([]byte, 550)
 		for i := range 2000 {
 			_, _ = rand.Read(v) // incompressible: 1.1 kB on disk too
@@ -46,7 +53,8 @@ func StartLoading(t testing.TB, fill func(context.Context, *redis.Client) error)
 	if err != nil {
 		t.Fatalf("testredis: write the keys to load: %v", err)
 	}
-	l := &Loading{Instance: first.Restart(t, "--key-load-delay", "5000", "--loading-process-events-interval-bytes", "1024")}
+	args = append(args, "--key-load-delay", "5000", "--loading-process-events-interval-bytes", "1024")
+	l := &Loading{Instance: s.Restart(t, args...)}
 	l.admin = redis.NewClient(&redis.Options{Addr: l.Addr, MaxRetries: -1})
 	t.Cleanup(func() { _ = l.admin.Close() })
 	if err := l.admin.Ping(ctx).Err(); !redis.HasErrorPrefix(err, "LOADING") {
@@ -72,7 +80,6 @@ func (l *Loading) End(t testing.TB) {
 		t.Fatalf("testredis: end loading: %v", err)
 	}
 	waitFor(t, ctx, "the server to load its dataset", func() bool {
-		info, err := l.admin.Info(ctx, "persistence").Result()
-		return err == nil && strings.Contains(info, "loading:0\r")
+		return l.admin.Ping(ctx).Err() == nil // PING is answered LOADING until then
 	})
 }

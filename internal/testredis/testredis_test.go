@@ -185,7 +185,8 @@ func TestStartLoading(t *testing.T) {
 	l := StartLoading(t, func(ctx context.Context, c *redis.Client) error {
 		return c.Set(ctx, "kept", "yes", 0).Err()
 	})
-	c := l.Client(t)
+	c := redis.NewClient(&redis.Options{Addr: l.Addr, MaxRetries: -1}) // go-redis retries no LOADING itself
+	t.Cleanup(func() { _ = c.Close() })
 	require.True(t, redis.HasErrorPrefix(c.Get(ctx, "kept").Err(), "LOADING"), "a command is refused while loading")
 	l.End(t)
 	assert.Equal(t, "yes", c.Get(ctx, "kept").Val())
