@@ -119,3 +119,50 @@ func TestLoadingPastTheDeadline(t *testing.T) {
 		})
 	}
 }
+
+// Check on a Redis loading its dataset (a restart with persistence, as a
+// deployment may meet) is a Redis not ready yet, not a misconfiguration:
+// the service may start, and Check passes once the loading ends.
+func TestCheckWhileLoading(t *testing.T) {
+	srv := loadingServer(t, testredis.Prefix(t), "k", policies(t, core.PerMinute(10)))
+	client := redis.NewUniversalClient(redisstore.ClientOptions(srv.Addr))
+	t.Cleanup(func() { _ = client.Close() })
+	s, err := redisstore.New(client)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	err = s.Check(ctx)
+	t.Logf("Check while loading, after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "LOADING")
+	srv.End(t)
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, s.Check(ctx))
+}
+
+// The same with a cluster client, whose one node (a cluster of one) is
+// loading: its CLUSTER SHARDS is answered LOADING too. (Once loaded, a
+// restarted cluster master answers CLUSTERDOWN for 2 s, Redis's own
+// delay before it takes writes again: Check retries until it passes.)
+func TestClusterCheckWhileLoading(t *testing.T) {
+	srv := testredis.SingleNodeCluster(t).RestartLoading(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+	client := redis.NewClusterClient(redisstore.ClientOptions(srv.Addr).Cluster())
+	t.Cleanup(func() { _ = client.Close() })
+	s, err := redisstore.New(client)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	err = s.Check(ctx)
+	t.Logf("Check while loading, after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "LOADING")
+	srv.End(t)
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, s.Check(ctx))
+}
