@@ -152,10 +152,20 @@ func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
 // withContext makes an error that ends a call after ctx was done match
 // ctx.Err() too, so callers can test for context.DeadlineExceeded whatever
 // the client reports (go-redis with ContextTimeoutEnabled says "i/o
-// timeout").
+// timeout"). A call whose deadline has passed counts as done even before
+// ctx says so: the connection's deadline, which go-redis sets to ctx's,
+// and ctx's own timer fire at the same instant, in either order, and the
+// call may return between the two.
 func withContext(ctx context.Context, err error) error {
-	if err == nil || ctx.Err() == nil || errors.Is(err, ctx.Err()) {
+	if err == nil {
+		return nil
+	}
+	cause := ctx.Err()
+	if d, ok := ctx.Deadline(); cause == nil && ok && !time.Now().Before(d) {
+		cause = context.DeadlineExceeded
+	}
+	if cause == nil || errors.Is(err, cause) {
 		return err
 	}
-	return &textError{ctx.Err().Error() + ": " + bare(err), []error{ctx.Err(), err}}
+	return &textError{cause.Error() + ": " + bare(err), []error{cause, err}}
 }

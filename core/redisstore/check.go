@@ -160,7 +160,9 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 		if d := denied(err); d != nil {
 			return d
 		}
-		if isReply(err) {
+		if isReply(err) && !retryable(err) {
+			// (LOADING, from a node loading its dataset, is Redis not
+			// ready yet.)
 			return fmt.Errorf("%w: a cluster client, but the server is no cluster node: %w", ErrMisconfigured, err)
 		}
 		return err
@@ -215,7 +217,9 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 			if d := denied(err); d != nil {
 				return d
 			}
-			if isReply(err) {
+			if isReply(err) && !retryable(err) {
+				// (LOADING, from a server loading its dataset after a
+				// restart, is Redis not ready yet.)
 				return fmt.Errorf("%w: the server refused the store's script (Redis 7.0 or later is needed): %w", ErrMisconfigured, err)
 			}
 			return fmt.Errorf("load script: %w", err)

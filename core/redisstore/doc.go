@@ -220,7 +220,11 @@
 // replicas, a replica, comma-joined addresses, ClientOptions given no address, credentials or an ACL that
 // Redis refuses) means the service should not start; any other means
 // Redis is not reachable yet. A call that meets ASK, MOVED, TRYAGAIN or CLUSTERDOWN
-// while a cluster reshards or fails over is retried within its deadline; a
+// while a cluster reshards or fails over, READONLY or MASTERDOWN from a
+// demoted master, or LOADING from a Redis loading its dataset, is retried
+// within its deadline (500 ms with none); a call whose time runs out
+// first fails uncharged with an error that matches its context's error
+// (os.ErrDeadlineExceeded for the 500 ms) and keeps Redis's answer. A
 // MOVED or ASK to a non-cluster client is ErrMisconfigured, at any attempt. The scripts start with
 // the shebang #!lua (Redis 7.0 or later), so a Redis over its maxmemory
 // refuses them before any write (ErrOutOfMemory). Behind core/resilient,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -210,11 +211,12 @@ func (s *Store) runRetried(ctx context.Context, key string, sc *script, args []a
 // retry takes err, the failure of a command's first attempt on key, and
 // makes further attempts with again while the answer is retryable (see
 // retryable), until one succeeds, ctx is done or the retry budget is
-// spent. It returns the last attempt's error, classified. A MOVED or ASK
-// answer to a client that cannot follow redirects is a configuration
-// error, never retried, at the first attempt or a later one. An answer
-// that key's slot is not served is noted at once (see Domain), while the
-// attempts go on.
+// spent. It returns the last attempt's error, classified; when the
+// retries end on an answer still worth retrying, for want of time, the
+// error says why (see retriesEnded). A MOVED or ASK answer to a client
+// that cannot follow redirects is a configuration error, never retried,
+// at the first attempt or a later one. An answer that key's slot is not
+// served is noted at once (see Domain), while the attempts go on.
 func (s *Store) retry(ctx context.Context, key string, err error, again func() error) error {
 	if !retryable(err) {
 		// CROSSSLOT, to a standalone batch, is the endpoint enforcing
@@ -222,12 +224,16 @@ func (s *Store) retry(ctx context.Context, key string, err error, again func() e
 		s.lostNode(err)
 		return classify(err)
 	}
-	giveUp := time.Now().Add(retryBudget)
+	start := time.Now()
+	giveUp := start.Add(retryBudget)
 	if d, ok := ctx.Deadline(); ok {
 		giveUp = d
 	}
 	wait := retryMin
-	for retryable(err) && !s.misdirected(err) && time.Now().Add(wait).Before(giveUp) {
+	for retryable(err) && !s.misdirected(err) {
+		if !time.Now().Add(wait).Before(giveUp) {
+			return retriesEnded(ctx, err, start)
+		}
 		if s.cluster {
 			s.noteSlot(key, err)
 		}
@@ -235,7 +241,7 @@ func (s *Store) retry(ctx context.Context, key string, err error, again func() e
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return err
+			return retriesEnded(ctx, err, start)
 		case <-t.C:
 		}
 		wait = min(2*wait, retryMax)
@@ -246,6 +252,29 @@ func (s *Store) retry(ctx context.Context, key string, err error, again func() e
 	}
 	s.lostNode(err)
 	return classify(err)
+}
+
+// retriesEnded returns the error of a call whose retries (see retry),
+// begun at start, end on err, an answer still worth retrying (so Redis ran
+// nothing), because ctx is done or its deadline would pass before the next
+// attempt: the error matches ctx's error, context.DeadlineExceeded for a
+// deadline not quite reached, or, for a ctx with no deadline whose retry
+// budget is spent, os.ErrDeadlineExceeded; and it matches err, classified.
+// The caller can thus tell that time ran out, and what Redis answered.
+// Redis did answer, so no node was lost and there is no slot map to
+// reload (see lostNode).
+func retriesEnded(ctx context.Context, err error, start time.Time) error {
+	err = classify(err)
+	took := time.Since(start).Round(time.Millisecond)
+	cause := ctx.Err()
+	if _, ok := ctx.Deadline(); cause == nil && !ok {
+		return &textError{fmt.Sprintf("retried for %v, the most a call with no deadline waits: %s", took, bare(err)),
+			[]error{os.ErrDeadlineExceeded, err}}
+	}
+	if cause == nil {
+		cause = context.DeadlineExceeded
+	}
+	return &textError{fmt.Sprintf("%v: retried for %v: %s", cause, took, bare(err)), []error{cause, err}}
 }
 
 // misdirected reports whether err is a redirect (MOVED or ASK) answered

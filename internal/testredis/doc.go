@@ -29,6 +29,8 @@
 // replicas) or StartSentinel (a master, a replica and three Sentinels).
 // SingleNodeCluster starts one cluster node that serves every slot: an
 // endpoint with one address that still refuses multi-slot commands.
+// StartLoading starts a server that, restarted on its dataset, answers
+// LOADING until the test lets it finish (Instance.Restart restarts any).
 // All of them listen on loopback ports 10000-21999 and stop in t.Cleanup;
 // they need only RATEWINDOW_REDIS_SERVER.
 package testredis

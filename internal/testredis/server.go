@@ -20,6 +20,7 @@ type Instance struct {
 	// Addr is the server's loopback host:port.
 	Addr string
 
+	dir    string // its working directory, where SAVE writes dump.rdb
 	cmd    *exec.Cmd
 	exited chan struct{}
 	once   sync.Once
@@ -49,7 +50,12 @@ func spawn(t testing.TB, conf []string, args []string) *Instance {
 	bin := ServerPath(t)
 	var lastErr error
 	for range 5 {
-		s, err := start(bin, t.TempDir(), conf, args)
+		port, err := freePort()
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		s, err := start(bin, t.TempDir(), port, conf, args, answersPing)
 		if err == nil {
 			t.Cleanup(s.Stop)
 			return s
@@ -60,12 +66,13 @@ func spawn(t testing.TB, conf []string, args []string) *Instance {
 	return nil
 }
 
-// start runs one server and waits (at most 5 s) until it answers PING.
-func start(bin, dir string, conf, extra []string) (*Instance, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
+// answersPing is start's readiness rule for a new server: PING succeeds.
+func answersPing(err error) bool { return err == nil }
+
+// start runs one server on port with dir as its working directory and
+// waits (at most 5 s) until its answer to PING (nil, or the error) is one
+// ready accepts.
+func start(bin, dir string, port int, conf, extra []string, ready func(error) bool) (*Instance, error) {
 	args := append([]string{}, conf...)
 	args = append(args, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--protected-mode", "no", "--save", "", "--appendonly", "no", "--dir", dir)
@@ -73,12 +80,13 @@ func start(bin, dir string, conf, extra []string) (*Instance, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &Instance{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd, exited: make(chan struct{})}
+	s := &Instance{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, cmd: cmd, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.exited) }()
 
 	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
 	defer c.Close()
 	deadline := time.Now().Add(5 * time.Second)
+	var err error
 	for time.Now().Before(deadline) {
 		select {
 		case <-s.exited:
@@ -88,7 +96,7 @@ func start(bin, dir string, conf, extra []string) (*Instance, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		err = c.Ping(ctx).Err()
 		cancel()
-		if err == nil {
+		if ready(err) {
 			return s, nil
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -116,6 +124,42 @@ func portFree(p int) bool {
 	}
 	_ = ln.Close()
 	return true
+}
+
+// Restart writes the server's dataset to disk (SAVE), stops the server and
+// starts a redis-server on that dataset at the same address, with the extra
+// redis-server arguments args, stopped in t.Cleanup. It returns the new
+// server as soon as it answers PING, with PONG or with LOADING: a server
+// restarted on many keys with "--key-load-delay" (microseconds per key; it
+// can be changed by CONFIG SET while the server loads) and a small
+// "--loading-process-events-interval-bytes" answers every command LOADING
+// until its dataset is loaded, as a Redis restarted with persistence does.
+func (s *Instance) Restart(t testing.TB, args ...string) *Instance {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
+	err := c.Save(ctx).Err()
+	_ = c.Close()
+	if err != nil {
+		t.Fatalf("testredis: save before restart: %v", err)
+	}
+	s.Stop()
+	_, p, err := net.SplitHostPort(s.Addr)
+	if err != nil {
+		t.Fatalf("testredis: restart %s: %v", s.Addr, err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		t.Fatalf("testredis: restart %s: %v", s.Addr, err)
+	}
+	loading := func(err error) bool { return err == nil || redis.HasErrorPrefix(err, "LOADING") }
+	n, err := start(ServerPath(t), s.dir, port, nil, args, loading)
+	if err != nil {
+		t.Fatalf("testredis: restart %s: %v", s.Addr, err)
+	}
+	t.Cleanup(n.Stop)
+	return n
 }
 
 // Client returns a new client of the instance, closed by t.Cleanup.

@@ -177,3 +177,18 @@ func TestSingleNodeCluster(t *testing.T) {
 		assert.Zero(t, n, "the refused script wrote nothing")
 	}
 }
+
+// A server restarted by StartLoading answers LOADING until End, and then
+// holds the dataset written before the restart.
+func TestStartLoading(t *testing.T) {
+	ctx := context.Background()
+	l := StartLoading(t, func(ctx context.Context, c *redis.Client) error {
+		return c.Set(ctx, "kept", "yes", 0).Err()
+	})
+	c := redis.NewClient(&redis.Options{Addr: l.Addr, MaxRetries: -1}) // go-redis retries no LOADING itself
+	t.Cleanup(func() { _ = c.Close() })
+	require.True(t, redis.HasErrorPrefix(c.Get(ctx, "kept").Err(), "LOADING"), "a command is refused while loading")
+	l.End(t)
+	assert.Equal(t, "yes", c.Get(ctx, "kept").Val())
+	assert.EqualValues(t, 2001, c.DBSize(ctx).Val(), "the key and the 2,000 filler keys")
+}

@@ -1,0 +1,168 @@
+package redisstore_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// loadingServer returns a private Redis that is loading its dataset
+// after a restart (it answers LOADING), in which key was charged three
+// times by a store with prefix for ps.
+func loadingServer(t *testing.T, prefix, key string, ps []core.Policy) *testredis.Loading {
+	t.Helper()
+	return testredis.StartLoading(t, func(ctx context.Context, c *redis.Client) error {
+		s, err := redisstore.New(c, redisstore.WithPrefix(prefix))
+		if err != nil {
+			return err
+		}
+		for range 3 {
+			if _, err := s.Take(ctx, key, ps, 1, time.Now()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// A call made while Redis loads its dataset after a restart (it answers
+// LOADING) is retried, and decided once the loading ends, within its
+// deadline: exactly, on the counts the dataset held, charged once.
+func TestLoadingIsRetriedUntilLoaded(t *testing.T) {
+	prefix, ps := testredis.Prefix(t), policies(t, core.PerMinute(10))
+	srv := loadingServer(t, prefix, "k", ps)
+	client := redis.NewUniversalClient(redisstore.ClientOptions(srv.Addr))
+	t.Cleanup(func() { _ = client.Close() })
+	log := &answerLog{prefix: "LOADING", onFirst: func() {
+		// Loading goes on for a few more attempts, then ends.
+		time.AfterFunc(150*time.Millisecond, func() { _ = srv.Finish(context.Background()) })
+	}}
+	client.AddHook(log)
+	s, err := redisstore.New(client, redisstore.WithPrefix(prefix))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	r, err := s.Take(ctx, "k", ps, 1, time.Now())
+	took := time.Since(start)
+	require.NoError(t, err)
+	t.Logf("decided after %v and %d LOADING answers", took.Round(time.Millisecond), log.count("LOADING"))
+	assert.GreaterOrEqual(t, log.count("LOADING"), 2, "the call met LOADING and was retried")
+	assert.True(t, r.States[0].Allowed)
+	assert.Equal(t, int64(6), r.States[0].Remaining, "the three charges before the restart, and this one, once")
+}
+
+// A call whose deadline ends while Redis still loads returns by its
+// deadline, uncharged, with an error that says the deadline ended
+// (context.DeadlineExceeded); with no deadline, the retries end after
+// their budget with an error that says so (os.ErrDeadlineExceeded) and
+// keeps Redis's answer. (A deadline that cuts an attempt short leaves no
+// answer to keep: the error then keeps the client's.) On a
+// client that bounds its waits by the context's deadline (ClientOptions)
+// the call runs on the caller's goroutine, on go-redis's defaults on one
+// of its own: both end alike. Before, the retries ended a few
+// milliseconds short of the deadline and the call returned Redis's bare
+// LOADING answer, which named no deadline.
+func TestLoadingPastTheDeadline(t *testing.T) {
+	clients := map[string]func(addr string) redis.UniversalClient{
+		"ClientOptions": func(addr string) redis.UniversalClient {
+			return redis.NewUniversalClient(redisstore.ClientOptions(addr))
+		},
+		"go-redis defaults": func(addr string) redis.UniversalClient {
+			return redis.NewClient(&redis.Options{Addr: addr})
+		},
+	}
+	for name, newClient := range clients {
+		t.Run(name, func(t *testing.T) {
+			prefix, ps := testredis.Prefix(t), policies(t, core.PerMinute(10))
+			srv := loadingServer(t, prefix, "k", ps)
+			client := newClient(srv.Addr)
+			t.Cleanup(func() { _ = client.Close() })
+			s, err := redisstore.New(client, redisstore.WithPrefix(prefix))
+			require.NoError(t, err)
+
+			for _, deadline := range []time.Duration{30 * time.Millisecond, 300 * time.Millisecond} {
+				ctx, cancel := context.WithTimeout(context.Background(), deadline)
+				start := time.Now()
+				_, err := s.Take(ctx, "k", ps, 1, time.Now())
+				took := time.Since(start)
+				cancel()
+				t.Logf("deadline %v: returned after %v: %v", deadline, took.Round(time.Millisecond), err)
+				require.Error(t, err)
+				assert.ErrorIs(t, err, context.DeadlineExceeded, "the caller can tell its deadline ended")
+				assert.Less(t, took, deadline+500*time.Millisecond, "returned by its deadline (with room for a busy machine)")
+			}
+			// With no deadline, the retries end after their budget.
+			start := time.Now()
+			_, err = s.Take(context.Background(), "k", ps, 1, time.Now())
+			took := time.Since(start)
+			t.Logf("no deadline: returned after %v: %v", took.Round(time.Millisecond), err)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, os.ErrDeadlineExceeded, "the store's own bound ended the call")
+			assert.Contains(t, err.Error(), "LOADING", "Redis's answer is kept")
+			assert.Less(t, took, 2*time.Second, "returned after the retry budget")
+
+			srv.End(t)
+			r, err := s.Peek(context.Background(), "k", ps, 1, time.Now())
+			require.NoError(t, err)
+			assert.Equal(t, int64(7), r.States[0].Remaining, "no call that met LOADING was charged")
+		})
+	}
+}
+
+// Check on a Redis loading its dataset (a restart with persistence, as a
+// deployment may meet) is a Redis not ready yet, not a misconfiguration:
+// the service may start, and Check passes once the loading ends.
+func TestCheckWhileLoading(t *testing.T) {
+	srv := loadingServer(t, testredis.Prefix(t), "k", policies(t, core.PerMinute(10)))
+	client := redis.NewUniversalClient(redisstore.ClientOptions(srv.Addr))
+	t.Cleanup(func() { _ = client.Close() })
+	s, err := redisstore.New(client)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	err = s.Check(ctx)
+	t.Logf("Check while loading, after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "LOADING")
+	srv.End(t)
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, s.Check(ctx))
+}
+
+// The same with a cluster client, whose one node (a cluster of one) is
+// loading: its CLUSTER SHARDS is answered LOADING too. (Once loaded, a
+// restarted cluster master answers CLUSTERDOWN for 2 s, Redis's own
+// delay before it takes writes again: Check retries until it passes.)
+func TestClusterCheckWhileLoading(t *testing.T) {
+	srv := testredis.SingleNodeCluster(t).RestartLoading(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+	client := redis.NewClusterClient(redisstore.ClientOptions(srv.Addr).Cluster())
+	t.Cleanup(func() { _ = client.Close() })
+	s, err := redisstore.New(client)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	err = s.Check(ctx)
+	t.Logf("Check while loading, after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "LOADING")
+	srv.End(t)
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, s.Check(ctx))
+}
