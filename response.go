@@ -6,10 +6,12 @@ import "github.com/ratewindow/ratewindow/keyfuncs"
 // adapter implements it over its native response.
 type Response interface {
 	// SetHeader sets a response header field, replacing any value. Call
-	// it before Send: once the response is sent, some frameworks drop
-	// the field and others do not.
+	// it before Send: a field set after Send is dropped.
 	SetHeader(name, value string)
-	// Send writes the status and the body. It is called at most once.
+	// Send writes the status and the body. Only the first call counts;
+	// a Handler that never calls it has its request answered with the
+	// status of the default response it replaces (429, 503 or 400) and
+	// no body.
 	Send(status int, body []byte)
 }
 

@@ -59,6 +59,9 @@ func runScenario(t *testing.T, a Adapter, client *http.Client, sc Scenario) {
 			if st.Body != "" {
 				assert.Equal(t, st.Body, got.body, where)
 			}
+			if st.EmptyBody {
+				assert.Empty(t, got.body, where)
+			}
 			if st.ContentType != "" {
 				assert.Equal(t, st.ContentType, got.contentType, where)
 			}

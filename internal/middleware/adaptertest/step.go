@@ -46,6 +46,8 @@ type Step struct {
 	Want map[string]string
 	// Body, if set, is the exact expected body.
 	Body string
+	// EmptyBody, if set, requires the body to be empty.
+	EmptyBody bool
 	// ContentType, if set, is the expected Content-Type.
 	ContentType string
 	// Do, if set, replaces the request by an action.

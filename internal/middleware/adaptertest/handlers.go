@@ -1,0 +1,75 @@
+package adaptertest
+
+import (
+	"net/http"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/headerfmt"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// handlerScenarios hold the responses of handlers of the user's own that
+// misuse ratewindow.Response, to the same answer on every framework.
+func handlerScenarios() []Scenario {
+	return []Scenario{
+		{
+			// Left as they were, each framework answered 200 OK with an
+			// empty body: a stopped request that looked served.
+			Name: "a handler that sends nothing: the request is still answered with the default status, no body",
+			Options: func(env *Env) []ratewindow.Option {
+				silent := func(w ratewindow.Response, _ keyfuncs.Request, _ ratewindow.Event) { w.SetHeader("X-Handler", "ran") }
+				down := env.NewLimiter(FailingStore{}, core.PerMinute(3).Using(core.FixedWindow).Named("minute"))
+				return []ratewindow.Option{
+					ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", nil)),
+					ratewindow.WithLimiterFunc(func(r keyfuncs.Request, _ string) (*core.Limiter, error) {
+						if r.Header("X-Down") != "" {
+							return down, nil
+						}
+						return nil, nil
+					}),
+					ratewindow.WithFailClosed(),
+					ratewindow.WithDenyHandler(silent),
+					ratewindow.WithErrorHandler(silent),
+					ratewindow.WithUnclassifiedHandler(silent),
+				}
+			},
+			Steps: []Step{
+				{Header: client("a"), Repeat: 3, Status: 200, Body: okBody},
+				{Header: client("a"), Status: 429, Want: denied(minute(0, 60), 60), EmptyBody: true},
+				{Header: map[string]string{"X-Client": "a", "X-Down": "yes"}, Status: 503, Want: none, EmptyBody: true},
+				{Status: 400, Want: none, EmptyBody: true},
+			},
+		},
+		{
+			// Left as they were, net/http, Gin and Echo kept the first
+			// status and wrote both bodies; Fiber kept the second.
+			Name: "a handler that sends twice: the first answer stands",
+			Options: func(*Env) []ratewindow.Option {
+				return []ratewindow.Option{ratewindow.WithDenyHandler(func(w ratewindow.Response, _ keyfuncs.Request, _ ratewindow.Event) {
+					w.Send(http.StatusTooManyRequests, []byte("first\n"))
+					w.Send(http.StatusTeapot, []byte("second\n"))
+				})}
+			},
+			Steps: []Step{
+				{Repeat: 3, Status: 200},
+				{Status: 429, Want: denied(minute(0, 60), 60), Body: "first\n"},
+			},
+		},
+		{
+			// Left as they were, Fiber sent a field set after Send and the
+			// others dropped it.
+			Name: "a field a handler sets after sending is dropped",
+			Options: func(*Env) []ratewindow.Option {
+				return []ratewindow.Option{ratewindow.WithDenyHandler(func(w ratewindow.Response, _ keyfuncs.Request, _ ratewindow.Event) {
+					w.Send(http.StatusTooManyRequests, []byte("slow down\n"))
+					w.SetHeader(headerfmt.FieldRetryAfter, "3600")
+				})}
+			},
+			Steps: []Step{
+				{Repeat: 3, Status: 200},
+				{Status: 429, Want: denied(minute(0, 60), 60), Body: "slow down\n"},
+			},
+		},
+	}
+}

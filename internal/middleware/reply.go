@@ -1,0 +1,46 @@
+package middleware
+
+import (
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// guarded holds a handler of the user's own to ratewindow.Response's
+// contract, so that every framework answers alike whatever it does: the
+// first Send is the answer and a later one is dropped (net/http, Gin and
+// Echo would write both bodies under the first status, Fiber the second
+// body and status), as is a field set after it (Fiber would send it, the
+// others drop it). A handler that sends nothing still stops the request:
+// it is answered status, with no body, where each framework would answer
+// 200 OK, a stopped request that looked served.
+//
+// The default responses keep Response's contract, and are not wrapped.
+func guarded(h ratewindow.Handler, status int) ratewindow.Handler {
+	return func(w ratewindow.Response, x keyfuncs.Request, ev ratewindow.Event) {
+		r := &reply{w: w}
+		h(r, x, ev)
+		if !r.sent {
+			w.Send(status, nil)
+		}
+	}
+}
+
+// reply is the Response a guarded handler writes to.
+type reply struct {
+	w    ratewindow.Response
+	sent bool
+}
+
+func (r *reply) SetHeader(name, value string) {
+	if !r.sent {
+		r.w.SetHeader(name, value)
+	}
+}
+
+func (r *reply) Send(status int, body []byte) {
+	if r.sent {
+		return
+	}
+	r.sent = true
+	r.w.Send(status, body)
+}
