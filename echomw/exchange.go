@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/ratewindow/ratewindow/internal/middleware"
+	"github.com/ratewindow/ratewindow/internal/reqheader"
 )
 
 // exchange is an echo.Context seen as the flow's request view and response
@@ -39,8 +40,8 @@ func putExchange(x *exchange) {
 
 func (x *exchange) Method() string                    { return x.c.Request().Method }
 func (x *exchange) Path() string                      { return x.c.Request().URL.Path }
-func (x *exchange) Header(name string) string         { return x.c.Request().Header.Get(name) }
-func (x *exchange) HeaderValues(name string) []string { return x.c.Request().Header.Values(name) }
+func (x *exchange) Header(name string) string         { return reqheader.Get(x.c.Request(), name) }
+func (x *exchange) HeaderValues(name string) []string { return reqheader.Values(x.c.Request(), name) }
 func (x *exchange) RemoteAddr() string                { return x.c.Request().RemoteAddr }
 func (x *exchange) Context() context.Context          { return x.c.Request().Context() }
 func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.c.Response().Header(), name, value) }

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/ratewindow/ratewindow/internal/middleware"
+	"github.com/ratewindow/ratewindow/internal/reqheader"
 )
 
 // exchange is a *gin.Context seen as the flow's request view and response
@@ -21,8 +22,8 @@ var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 func (x *exchange) Method() string                    { return x.c.Request.Method }
 func (x *exchange) Path() string                      { return x.c.Request.URL.Path }
 func (x *exchange) Route() string                     { return x.c.FullPath() }
-func (x *exchange) Header(name string) string         { return x.c.Request.Header.Get(name) }
-func (x *exchange) HeaderValues(name string) []string { return x.c.Request.Header.Values(name) }
+func (x *exchange) Header(name string) string         { return reqheader.Get(x.c.Request, name) }
+func (x *exchange) HeaderValues(name string) []string { return reqheader.Values(x.c.Request, name) }
 func (x *exchange) RemoteAddr() string                { return x.c.Request.RemoteAddr }
 func (x *exchange) Context() context.Context          { return x.c.Request.Context() }
 func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.c.Writer.Header(), name, value) }

@@ -93,6 +93,10 @@ func roundTrip(client *http.Client, base string, st Step) (response, error) {
 		return response{}, err
 	}
 	for k, v := range st.Header {
+		if k == "Host" {
+			req.Host = v // what net/http's client sends as the Host field
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := client.Do(req)

@@ -34,7 +34,7 @@ var basicSteps = []Step{
 
 // Scenarios returns the table. Every adapter must pass every row.
 func Scenarios() []Scenario {
-	return append(baseScenarios(), handlerScenarios()...)
+	return append(append(baseScenarios(), handlerScenarios()...), fieldScenarios()...)
 }
 
 func baseScenarios() []Scenario {

@@ -34,7 +34,7 @@ type Step struct {
 	Advance time.Duration
 	// Path defaults to "/".
 	Path string
-	// Header holds request header fields.
+	// Header holds request header fields; "Host" sets the Host field.
 	Header map[string]string
 	// Repeat sends the same request that many times (default once).
 	Repeat int
