@@ -8,10 +8,11 @@ type Response interface {
 	// SetHeader sets a response header field, replacing any value. Call
 	// it before Send: a field set after Send is dropped.
 	SetHeader(name, value string)
-	// Send writes the status and the body. Only the first call counts;
-	// a Handler that never calls it has its request answered with the
-	// status of the default response it replaces (429, 503 or 400) and
-	// no body.
+	// Send writes the status and the body. Only the first call counts.
+	// A status outside 200-599 (no final response has one) is replaced
+	// by the status of the default response the Handler replaces (429,
+	// 503 or 400); a Handler that never calls Send has its request
+	// answered with that status and no body.
 	Send(status int, body []byte)
 }
 

@@ -6,18 +6,23 @@ import (
 )
 
 // guarded holds a handler of the user's own to ratewindow.Response's
-// contract, so that every framework answers alike whatever it does: the
-// first Send is the answer and a later one is dropped (net/http, Gin and
-// Echo would write both bodies under the first status, Fiber the second
-// body and status), as is a field set after it (Fiber would send it, the
-// others drop it). A handler that sends nothing still stops the request:
-// it is answered status, with no body, where each framework would answer
-// 200 OK, a stopped request that looked served.
+// contract, so that every framework answers alike whatever it does:
 //
-// The default responses keep Response's contract, and are not wrapped.
+//   - The first Send is the answer and a later one is dropped (net/http,
+//     Gin and Echo would write both bodies under the first status, Fiber
+//     the second body and status), as is a field set after it (Fiber
+//     would send it, the others drop it).
+//   - A status no final response has (outside 200-599) is replaced by
+//     status: net/http and Echo panic on one outside 100-999, Gin and
+//     Fiber answer 200 or a malformed status line, and a 1xx is no answer.
+//   - A handler that sends nothing still stops the request: it is
+//     answered status, with no body, where each framework would answer
+//     200 OK, a stopped request that looked served.
+//
+// The default responses keep the contract, and are not wrapped.
 func guarded(h ratewindow.Handler, status int) ratewindow.Handler {
 	return func(w ratewindow.Response, x keyfuncs.Request, ev ratewindow.Event) {
-		r := &reply{w: w}
+		r := &reply{w: w, status: status}
 		h(r, x, ev)
 		if !r.sent {
 			w.Send(status, nil)
@@ -27,8 +32,9 @@ func guarded(h ratewindow.Handler, status int) ratewindow.Handler {
 
 // reply is the Response a guarded handler writes to.
 type reply struct {
-	w    ratewindow.Response
-	sent bool
+	w      ratewindow.Response
+	status int // the default response's
+	sent   bool
 }
 
 func (r *reply) SetHeader(name, value string) {
@@ -42,5 +48,8 @@ func (r *reply) Send(status int, body []byte) {
 		return
 	}
 	r.sent = true
+	if status < 200 || status > 599 {
+		status = r.status
+	}
 	r.w.Send(status, body)
 }

@@ -2,6 +2,7 @@ package adaptertest
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
@@ -70,6 +71,33 @@ func handlerScenarios() []Scenario {
 				{Repeat: 3, Status: 200},
 				{Status: 429, Want: denied(minute(0, 60), 60), Body: "slow down\n"},
 			},
+		},
+		statusScenario(),
+	}
+}
+
+// statusScenario: a handler of the user's own that sends a status no
+// final response has. Left as they were, net/http and Echo panicked on
+// 0 and 1000 (the client saw the connection drop), Gin answered 200,
+// Fiber 200 or a malformed status line; a 1xx gave 200 and the body on
+// three and Fiber a body-less 103.
+func statusScenario() Scenario {
+	return Scenario{
+		Name: "a handler that sends a status outside 200-599: the default status stands",
+		Options: func(*Env) []ratewindow.Option {
+			return []ratewindow.Option{byClient, ratewindow.WithDenyHandler(func(w ratewindow.Response, r keyfuncs.Request, _ ratewindow.Event) {
+				status, _ := strconv.Atoi(r.Header("X-Status"))
+				w.SetHeader("Content-Type", "text/plain; charset=utf-8")
+				w.Send(status, []byte("slow down\n"))
+			})}
+		},
+		Steps: []Step{
+			{Header: client("a"), Repeat: 3, Status: 200},
+			{Header: map[string]string{"X-Client": "a", "X-Status": "0"}, Status: 429, Want: denied(minute(0, 60), 60), Body: "slow down\n"},
+			{Header: map[string]string{"X-Client": "a", "X-Status": "103"}, Status: 429, Want: denied(minute(0, 60), 60), Body: "slow down\n"},
+			{Header: map[string]string{"X-Client": "a", "X-Status": "1000"}, Status: 429, Want: denied(minute(0, 60), 60), Body: "slow down\n"},
+			{Header: map[string]string{"X-Client": "a", "X-Status": "600"}, Status: 429, Body: "slow down\n"},
+			{Header: map[string]string{"X-Client": "a", "X-Status": "503"}, Status: 503, Body: "slow down\n"},
 		},
 	}
 }
