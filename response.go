@@ -6,7 +6,8 @@ import "github.com/ratewindow/ratewindow/keyfuncs"
 // adapter implements it over its native response.
 type Response interface {
 	// SetHeader sets a response header field, replacing any value. Call
-	// it before Send: a field set after Send is dropped.
+	// it before Send: a field set after Send is dropped, as is one whose
+	// name is not a valid field name.
 	SetHeader(name, value string)
 	// Send writes the status and the body. Only the first call counts.
 	// A status outside 200-599 (no final response has one) is replaced

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/internal/httptoken"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -11,7 +12,8 @@ import (
 //   - The first Send is the answer and a later one is dropped (net/http,
 //     Gin and Echo would write both bodies under the first status, Fiber
 //     the second body and status), as is a field set after it (Fiber
-//     would send it, the others drop it).
+//     would send it, the others drop it), and one whose name is not a
+//     field name (see reply.SetHeader).
 //   - A status no final response has (outside 200-599) is replaced by
 //     status: net/http and Echo panic on one outside 100-999, Gin and
 //     Fiber answer 200 or a malformed status line, and a 1xx is no answer.
@@ -37,8 +39,12 @@ type reply struct {
 	sent   bool
 }
 
+// SetHeader drops a field set after Send, and one whose name is no
+// token (RFC 9110's field-name): Fiber would write such a name as given,
+// so a CR LF in it would end the field and start one of the handler's
+// choosing; net/http, Gin and Echo drop it.
 func (r *reply) SetHeader(name, value string) {
-	if !r.sent {
+	if !r.sent && httptoken.Valid(name) {
 		r.w.SetHeader(name, value)
 	}
 }

@@ -73,6 +73,23 @@ func handlerScenarios() []Scenario {
 			},
 		},
 		statusScenario(),
+		{
+			// Left as they were, Fiber wrote such a name as given, CR LF
+			// and all, so a handler could end the field and start one
+			// of its choosing; net/http, Gin and Echo drop it.
+			Name: "a field a handler names with a character no field name has is dropped",
+			Options: func(*Env) []ratewindow.Option {
+				return []ratewindow.Option{ratewindow.WithDenyHandler(func(w ratewindow.Response, _ keyfuncs.Request, _ ratewindow.Event) {
+					w.SetHeader("X-Note\r\n"+headerfmt.FieldRetryAfter, "3600")
+					w.SetHeader("X Note", "1")
+					w.Send(http.StatusTooManyRequests, []byte("slow down\n"))
+				})}
+			},
+			Steps: []Step{
+				{Repeat: 3, Status: 200},
+				{Status: 429, Want: denied(minute(0, 60), 60), Body: "slow down\n"},
+			},
+		},
 	}
 }
 
