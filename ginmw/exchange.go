@@ -36,7 +36,14 @@ func (x *exchange) RouteMatch() (string, bool) {
 	return p, p == ""
 }
 
+// Send writes nothing when the response is already written: the
+// middleware then runs after the handler (r.GET(path, handler, limit),
+// see the package doc) and can no longer refuse the request, and Gin would
+// append the body to the handler's answer.
 func (x *exchange) Send(status int, body []byte) {
+	if x.c.Writer.Written() {
+		return
+	}
 	x.c.Writer.WriteHeader(status)
 	_, _ = x.c.Writer.Write(body)
 }
