@@ -40,7 +40,8 @@ type Adapter struct {
 
 // Run runs every scenario against a, then the checks that are not steps
 // of a table: invalid configuration, concurrency, the one-line form,
-// half-closed connections, requests no route serves.
+// half-closed connections, requests no route serves, what outlives a
+// request.
 func Run(t *testing.T, a Adapter) {
 	t.Helper()
 	client := &http.Client{Timeout: clientTimeout}
@@ -52,4 +53,5 @@ func Run(t *testing.T, a Adapter) {
 	t.Run("the one-line form", func(t *testing.T) { checkLimit(t, a, client) })
 	t.Run("half-closing clients get the limit", func(t *testing.T) { checkHalfClose(t, a) })
 	t.Run("requests no route serves share one key per method", func(t *testing.T) { checkUnmatched(t, a, client) })
+	t.Run("what outlives a request is its own", func(t *testing.T) { checkKept(t, a) })
 }
