@@ -110,8 +110,15 @@ func (x *exchange) lookup() {
 	e.ReleaseContext(scratch)
 }
 
+// Send writes nothing when the response is already committed (by a
+// middleware that answered and then called next): the middleware can no
+// longer refuse the request, and Echo would append the body to the
+// answer.
 func (x *exchange) Send(status int, body []byte) {
 	r := x.c.Response()
+	if r.Committed {
+		return
+	}
 	r.WriteHeader(status)
 	_, _ = r.Write(body)
 }
