@@ -12,9 +12,10 @@ func fieldScenarios() []Scenario {
 	return []Scenario{
 		{
 			// net/http moves the Host field out of the header map into
-			// Request.Host; fasthttp keeps it. Left as they were, a key
-			// by the Host field (one quota per tenant domain) worked on
-			// Fiber alone, and answered every request 400 on the others.
+			// Request.Host; fasthttp keeps it. Read from the header map
+			// alone, a key by the Host field (one quota per tenant
+			// domain) works on Fiber and answers every request 400 on
+			// the others.
 			Name: "the Host field is a header like any other",
 			Options: func(*Env) []ratewindow.Option {
 				return []ratewindow.Option{ratewindow.WithKeyFunc(keyfuncs.Header("Host", nil))}

@@ -15,8 +15,8 @@ import (
 func handlerScenarios() []Scenario {
 	return []Scenario{
 		{
-			// Left as they were, each framework answered 200 OK with an
-			// empty body: a stopped request that looked served.
+			// Unguarded, each framework answers 200 OK with an
+			// empty body: a stopped request that looks served.
 			Name: "a handler that sends nothing: the request is still answered with the default status, no body",
 			Options: func(env *Env) []ratewindow.Option {
 				silent := func(w ratewindow.Response, _ keyfuncs.Request, _ ratewindow.Event) { w.SetHeader("X-Handler", "ran") }
@@ -43,8 +43,8 @@ func handlerScenarios() []Scenario {
 			},
 		},
 		{
-			// Left as they were, net/http, Gin and Echo kept the first
-			// status and wrote both bodies; Fiber kept the second.
+			// Unguarded, net/http, Gin and Echo keep the first
+			// status and write both bodies; Fiber keeps the second.
 			Name: "a handler that sends twice: the first answer stands",
 			Options: func(*Env) []ratewindow.Option {
 				return []ratewindow.Option{ratewindow.WithDenyHandler(func(w ratewindow.Response, _ keyfuncs.Request, _ ratewindow.Event) {
@@ -58,8 +58,8 @@ func handlerScenarios() []Scenario {
 			},
 		},
 		{
-			// Left as they were, Fiber sent a field set after Send and the
-			// others dropped it.
+			// Unguarded, Fiber sends a field set after Send and the
+			// others drop it.
 			Name: "a field a handler sets after sending is dropped",
 			Options: func(*Env) []ratewindow.Option {
 				return []ratewindow.Option{ratewindow.WithDenyHandler(func(w ratewindow.Response, _ keyfuncs.Request, _ ratewindow.Event) {
@@ -74,7 +74,7 @@ func handlerScenarios() []Scenario {
 		},
 		statusScenario(),
 		{
-			// Left as they were, Fiber wrote such a name as given, CR LF
+			// Unguarded, Fiber writes such a name as given, CR LF
 			// and all, so a handler could end the field and start one
 			// of its choosing; net/http, Gin and Echo drop it.
 			Name: "a field a handler names with a character no field name has is dropped",
@@ -94,10 +94,10 @@ func handlerScenarios() []Scenario {
 }
 
 // statusScenario: a handler of the user's own that sends a status no
-// final response has. Left as they were, net/http and Echo panicked on
-// 0 and 1000 (the client saw the connection drop), Gin answered 200,
-// Fiber 200 or a malformed status line; a 1xx gave 200 and the body on
-// three and Fiber a body-less 103.
+// final response has. Unguarded, net/http and Echo panic on 0 and 1000
+// (the client sees the connection drop), Gin answers 200, Fiber 200 or a
+// malformed status line; a 1xx gives 200 and the body on three and a
+// body-less 103 on Fiber.
 func statusScenario() Scenario {
 	return Scenario{
 		Name: "a handler that sends a status outside 200-599: the default status stands",
