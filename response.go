@@ -6,10 +6,14 @@ import "github.com/ratewindow/ratewindow/keyfuncs"
 // adapter implements it over its native response.
 type Response interface {
 	// SetHeader sets a response header field, replacing any value. Call
-	// it before Send: once the response is sent, some frameworks drop
-	// the field and others do not.
+	// it before Send: a field set after Send is dropped, as is one whose
+	// name is not a valid field name.
 	SetHeader(name, value string)
-	// Send writes the status and the body. It is called at most once.
+	// Send writes the status and the body. Only the first call counts.
+	// A status outside 200-599 (no final response has one) is replaced
+	// by the status of the default response the Handler replaces (429,
+	// 503 or 400); a Handler that never calls Send has its request
+	// answered with that status and no body.
 	Send(status int, body []byte)
 }
 

@@ -27,6 +27,24 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 
 func mountLimit(t *testing.T, l *core.Limiter) string { return serve(t, echomw.Limit(l)) }
 
+// mountAll mounts the middleware with e.Use.
+func mountAll(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, error) {
+	limit, err := echomw.New(l, opts...)
+	if err != nil {
+		return "", err
+	}
+	ok := func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.Use(limit)
+	e.GET("/", ok)
+	e.GET("/items/:id", ok)
+	e.GET("/healthz", ok)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	return srv.URL, nil
+}
+
 func serve(t *testing.T, limit echo.MiddlewareFunc) string {
 	ok := func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
 	e := echo.New()
@@ -40,7 +58,7 @@ func serve(t *testing.T, limit echo.MiddlewareFunc) string {
 }
 
 func TestAdapter(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{Name: "echo", Mount: mount, MountLimit: mountLimit, ItemsRoute: "/items/:id"})
+	adaptertest.Run(t, adaptertest.Adapter{Name: "echo", Mount: mount, MountLimit: mountLimit, MountAll: mountAll, ItemsRoute: "/items/:id"})
 }
 
 // Echo's Skipper convention, served by ratewindow.WithSkip: a skipped

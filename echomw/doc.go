@@ -14,7 +14,10 @@
 // always "", the adapter asks Echo's router for the route itself (for the
 // request as it is then: a path rewrite by later Pre middleware is not
 // seen). A request no route matches is keyed by keyfuncs.Route as
-// "route:GET (unmatched)", one key per method for all such requests;
+// "route:GET (unmatched)", one key per method for all such requests, and
+// so is one that Echo answers itself because the route of its path takes
+// other methods (405, or 204 to OPTIONS), though Echo names that route in
+// c.Path(): the event's route is "", as on the other frameworks;
 // under a group (e.Group("/api", limit)) Echo hands such requests to the
 // group's catch-all 404 route, "/api/*", whose key they share.
 //

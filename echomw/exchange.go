@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/ratewindow/ratewindow/internal/middleware"
+	"github.com/ratewindow/ratewindow/internal/reqheader"
 )
 
 // exchange is an echo.Context seen as the flow's request view and response
@@ -14,11 +15,12 @@ import (
 type exchange struct {
 	c   echo.Context
 	set middleware.HeaderSetter
-	// found is the route Echo's router finds for the request, looked up
-	// at most once per request (when looked is set), and only when
-	// c.Path() is "".
-	found  string
-	looked bool
+	// found is the route Echo's router finds for the request, and
+	// unmatched whether it found none, looked up at most once per request
+	// (when looked is set), and only when c.Path() is "".
+	found     string
+	unmatched bool
+	looked    bool
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
@@ -31,15 +33,15 @@ func getExchange(c echo.Context) *exchange {
 
 func putExchange(x *exchange) {
 	x.c = nil
-	x.found, x.looked = "", false
+	x.found, x.unmatched, x.looked = "", false, false
 	x.set.Reset()
 	exchanges.Put(x)
 }
 
 func (x *exchange) Method() string                    { return x.c.Request().Method }
 func (x *exchange) Path() string                      { return x.c.Request().URL.Path }
-func (x *exchange) Header(name string) string         { return x.c.Request().Header.Get(name) }
-func (x *exchange) HeaderValues(name string) []string { return x.c.Request().Header.Values(name) }
+func (x *exchange) Header(name string) string         { return reqheader.Get(x.c.Request(), name) }
+func (x *exchange) HeaderValues(name string) []string { return reqheader.Values(x.c.Request(), name) }
 func (x *exchange) RemoteAddr() string                { return x.c.Request().RemoteAddr }
 func (x *exchange) Context() context.Context          { return x.c.Request().Context() }
 func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.c.Response().Header(), name, value) }
@@ -54,28 +56,42 @@ func (x *exchange) Route() string {
 
 // RouteMatch is Route, and whether no route matches the request (a 404 or
 // 405 to be): its c.Path() is "", and Echo's router finds no route for it
-// either.
+// either; or the router found a route for the path but not for the
+// method (see refused).
 func (x *exchange) RouteMatch() (string, bool) {
 	if p := x.c.Path(); p != "" {
+		if refused(x.c) {
+			return "", true
+		}
 		return p, false
 	}
 	if x.c.Echo() == nil {
 		return "", false
 	}
-	p := x.lookup()
-	return p, p == ""
+	x.lookup()
+	return x.found, x.unmatched
 }
+
+// refused reports whether Echo's router, routing c, found a route for
+// its path but none for its method: it then answers 405 (or 204 to an
+// OPTIONS request) itself, and sets c.Path() to the route's pattern, where
+// the other frameworks report no route. The router marks those requests,
+// and those alone, with the methods the path takes, under
+// echo.ContextKeyHeaderAllow. Such a request is unmatched: keyed by the
+// route, a client could spend a GET route's quota with HEAD requests Echo
+// refuses, and the metrics would name a route that served nothing.
+func refused(c echo.Context) bool { return c.Get(echo.ContextKeyHeaderAllow) != nil }
 
 // lookup routes the request as Echo does, on a context of its own taken
 // from Echo's pool, so c is left as it is.
-func (x *exchange) lookup() string {
+func (x *exchange) lookup() {
 	if x.looked {
-		return x.found
+		return
 	}
 	x.looked = true
 	e := x.c.Echo()
 	if e == nil {
-		return ""
+		return
 	}
 	r := x.c.Request()
 	router := e.Router()
@@ -86,13 +102,23 @@ func (x *exchange) lookup() string {
 	scratch.Reset(r, nil)
 	router.Find(r.Method, echo.GetPath(r), scratch)
 	x.found = scratch.Path()
+	if refused(scratch) {
+		x.found = ""
+	}
+	x.unmatched = x.found == ""
 	scratch.Reset(nil, nil) // the pool keeps no request
 	e.ReleaseContext(scratch)
-	return x.found
 }
 
+// Send writes nothing when the response is already committed (by a
+// middleware that answered and then called next): the middleware can no
+// longer refuse the request, and Echo would append the body to the
+// answer.
 func (x *exchange) Send(status int, body []byte) {
 	r := x.c.Response()
+	if r.Committed {
+		return
+	}
 	r.WriteHeader(status)
 	_, _ = r.Write(body)
 }

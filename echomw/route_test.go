@@ -17,7 +17,8 @@ import (
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
-// Requests no route matches share one route key per method, with the
+// Requests no route matches (404s, and 405s Echo answers itself) share one
+// route key per method, with the
 // middleware mounted before routing (e.Pre) or after it (e.Use): a client
 // sending invented paths spends one quota, instead of minting a fresh
 // quota and a store key per path. Under e.Pre, a real route is keyed by
@@ -54,9 +55,17 @@ func TestRouteKeysUnmatchedRequestsAlike(t *testing.T) {
 			assert.Equal(t, http.StatusOK, status(http.MethodGet, "/items/1"), "a real route keeps its own quota")
 			assert.Equal(t, http.StatusTooManyRequests, status(http.MethodGet, "/items/2"), "one quota per route, not per path")
 			assert.Equal(t, http.StatusNotFound, status(http.MethodPost, "/nope-9"), "one unmatched key per method")
+			// Echo answers a method the route does not take itself (405,
+			// or 204 to OPTIONS), and names the route in c.Path(): no
+			// route serves such a request, and a HEAD one must not spend
+			// the GET route's quota.
+			assert.Equal(t, http.StatusTooManyRequests, status(http.MethodPost, "/items/3"), "the unmatched POSTs' quota")
+			assert.Equal(t, http.StatusTooManyRequests, status(http.MethodHead, "/items/3"), "the unmatched GETs' quota")
+			assert.Equal(t, http.StatusNoContent, status(http.MethodOptions, "/items/3"))
 			u := "route:GET (unmatched)"
-			assert.Equal(t, []string{u, u, u, u, u, u, "route:GET /items/:id", "route:GET /items/:id", "route:POST (unmatched)"}, keys)
-			assert.Equal(t, []string{"", "", "", "", "", "", "/items/:id", "/items/:id", ""}, routes)
+			assert.Equal(t, []string{u, u, u, u, u, u, "route:GET /items/:id", "route:GET /items/:id", "route:POST (unmatched)",
+				"route:POST (unmatched)", u, "route:OPTIONS (unmatched)"}, keys)
+			assert.Equal(t, []string{"", "", "", "", "", "", "/items/:id", "/items/:id", "", "", "", ""}, routes)
 		})
 	}
 }

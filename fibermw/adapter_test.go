@@ -48,6 +48,21 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 
 func mountLimit(t *testing.T, l *core.Limiter) string { return routes(t, fibermw.Limit(l)) }
 
+// mountAll mounts the middleware with app.Use.
+func mountAll(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, error) {
+	limit, err := fibermw.New(l, opts...)
+	if err != nil {
+		return "", err
+	}
+	ok := func(c *fiber.Ctx) error { return c.SendString("ok\n") }
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Use(limit)
+	app.Get("/", ok)
+	app.Get("/items/:id", ok)
+	app.Get("/healthz", ok)
+	return serve(t, app), nil
+}
+
 func routes(t *testing.T, limit fiber.Handler) string {
 	ok := func(c *fiber.Ctx) error { return c.SendString("ok\n") }
 	app := fiber.New(fiber.Config{DisableStartupMessage: true})
@@ -58,7 +73,7 @@ func routes(t *testing.T, limit fiber.Handler) string {
 }
 
 func TestAdapter(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{Name: "fiber", Mount: mount, MountLimit: mountLimit, ItemsRoute: "/items/:id"})
+	adaptertest.Run(t, adaptertest.Adapter{Name: "fiber", Mount: mount, MountLimit: mountLimit, MountAll: mountAll, ItemsRoute: "/items/:id"})
 }
 
 // Fiber's Next convention, served by ratewindow.WithSkip: a skipped request

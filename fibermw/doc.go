@@ -9,6 +9,13 @@
 //
 // The options are those of package ratewindow, shared by every adapter.
 //
+// Give the middleware before what it guards. Fiber runs a route's
+// handlers, and the app's routes, in the order registered, each reached
+// only through the c.Next() of the one before: app.Get(path, handler,
+// limit) (Echo's order) never runs the middleware, nor does an
+// app.Use(limit) registered after the routes it should guard, so those
+// requests are not limited.
+//
 // # Client address
 //
 // The default key is the TCP peer (keyfuncs.RemoteIP), not c.IP(): Fiber's

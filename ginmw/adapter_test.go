@@ -24,6 +24,23 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 
 func mountLimit(t *testing.T, l *core.Limiter) string { return serve(t, ginmw.Limit(l)) }
 
+// mountAll mounts the middleware with r.Use.
+func mountAll(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, error) {
+	limit, err := ginmw.New(l, opts...)
+	if err != nil {
+		return "", err
+	}
+	ok := func(c *gin.Context) { c.String(200, "ok\n") }
+	r := gin.New()
+	r.Use(limit)
+	r.GET("/", ok)
+	r.GET("/items/:id", ok)
+	r.GET("/healthz", ok)
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	return srv.URL, nil
+}
+
 func serve(t *testing.T, limit gin.HandlerFunc) string {
 	ok := func(c *gin.Context) { c.String(200, "ok\n") }
 	r := gin.New()
@@ -36,5 +53,5 @@ func serve(t *testing.T, limit gin.HandlerFunc) string {
 }
 
 func TestAdapter(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{Name: "gin", Mount: mount, MountLimit: mountLimit, ItemsRoute: "/items/:id"})
+	adaptertest.Run(t, adaptertest.Adapter{Name: "gin", Mount: mount, MountLimit: mountLimit, MountAll: mountAll, ItemsRoute: "/items/:id"})
 }

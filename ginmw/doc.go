@@ -8,6 +8,14 @@
 //	api := r.Group("/api", limit)     // a group
 //
 // The options are those of package ratewindow, shared by every adapter.
+//
+// Give the middleware before what it guards. Gin runs a route's handlers
+// in the order given, so r.GET(path, handler, limit) (Echo's order) runs
+// the middleware once the handler has answered: it counts the request but
+// can refuse nothing, and writes nothing into the answer. And r.Use
+// applies to the routes registered after it only: routes registered
+// before r.Use(limit) are not limited.
+//
 // The route is c.FullPath() (e.g. "/items/:id"). A request no route
 // matches, under r.Use(limit), is keyed by keyfuncs.Route as
 // "route:GET (unmatched)", one key per method for all such requests.

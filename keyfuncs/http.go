@@ -3,6 +3,8 @@ package keyfuncs
 import (
 	"context"
 	"net/http"
+
+	"github.com/ratewindow/ratewindow/internal/reqheader"
 )
 
 // HTTPRequest returns r as a Request whose Route is route (the pattern the
@@ -23,7 +25,7 @@ type httpRequest struct {
 func (x httpRequest) Method() string                    { return x.r.Method }
 func (x httpRequest) Path() string                      { return x.r.URL.Path }
 func (x httpRequest) Route() string                     { return x.route }
-func (x httpRequest) Header(name string) string         { return x.r.Header.Get(name) }
-func (x httpRequest) HeaderValues(name string) []string { return x.r.Header.Values(name) }
+func (x httpRequest) Header(name string) string         { return reqheader.Get(x.r, name) }
+func (x httpRequest) HeaderValues(name string) []string { return reqheader.Values(x.r, name) }
 func (x httpRequest) RemoteAddr() string                { return x.r.RemoteAddr }
 func (x httpRequest) Context() context.Context          { return x.r.Context() }

@@ -19,6 +19,8 @@ type Request interface {
 	// (see the key func [Route]).
 	Route() string
 	// Header returns the first value of the named header, "" if absent.
+	// The module's adapters and HTTPRequest give the Host field too,
+	// which net/http keeps in Request.Host rather than among the others.
 	Header(name string) string
 	// HeaderValues returns every value of a repeated header, in the order
 	// received. Callers must not modify the slice.

@@ -22,6 +22,22 @@ func mount(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, err
 
 func mountLimit(t *testing.T, l *core.Limiter) string { return serve(t, nethttp.Limit(l)) }
 
+// mountAll wraps the whole ServeMux.
+func mountAll(t *testing.T, l *core.Limiter, opts []ratewindow.Option) (string, error) {
+	limit, err := nethttp.New(l, opts...)
+	if err != nil {
+		return "", err
+	}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", ok)
+	mux.Handle("GET /items/{id}", ok)
+	mux.Handle("GET /healthz", ok)
+	srv := httptest.NewServer(limit(mux))
+	t.Cleanup(srv.Close)
+	return srv.URL, nil
+}
+
 func serve(t *testing.T, limit func(http.Handler) http.Handler) string {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 	mux := http.NewServeMux()
@@ -34,5 +50,5 @@ func serve(t *testing.T, limit func(http.Handler) http.Handler) string {
 }
 
 func TestAdapter(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{Name: "nethttp", Mount: mount, MountLimit: mountLimit, ItemsRoute: "/items/{id}"})
+	adaptertest.Run(t, adaptertest.Adapter{Name: "nethttp", Mount: mount, MountLimit: mountLimit, MountAll: mountAll, ItemsRoute: "/items/{id}"})
 }

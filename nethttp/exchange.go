@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/ratewindow/ratewindow/internal/middleware"
+	"github.com/ratewindow/ratewindow/internal/reqheader"
 )
 
 // exchange is the request view and response surface of one net/http
@@ -41,8 +42,8 @@ func putExchange(x *exchange) {
 
 func (x *exchange) Method() string                    { return x.r.Method }
 func (x *exchange) Path() string                      { return x.r.URL.Path }
-func (x *exchange) Header(name string) string         { return x.r.Header.Get(name) }
-func (x *exchange) HeaderValues(name string) []string { return x.r.Header.Values(name) }
+func (x *exchange) Header(name string) string         { return reqheader.Get(x.r, name) }
+func (x *exchange) HeaderValues(name string) []string { return reqheader.Values(x.r, name) }
 func (x *exchange) RemoteAddr() string                { return x.r.RemoteAddr }
 func (x *exchange) Context() context.Context          { return x.r.Context() }
 func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.w.Header(), name, value) }

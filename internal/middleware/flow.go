@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/ratewindow/ratewindow"
@@ -94,16 +95,19 @@ func New(cfg Settings) (*Flow, error) {
 		// 8 KB header): every key the stores see is bounded.
 		f.key = boundedKeys(f.key)
 	}
-	if f.deny == nil {
-		f.deny = denyResponse
-	}
-	if f.onError == nil {
-		f.onError = unavailableResponse
-	}
-	if f.unclass == nil {
-		f.unclass = unclassifiedResponse
-	}
+	f.deny = handlerOr(f.deny, denyResponse, http.StatusTooManyRequests)
+	f.onError = handlerOr(f.onError, unavailableResponse, http.StatusServiceUnavailable)
+	f.unclass = handlerOr(f.unclass, unclassifiedResponse, http.StatusBadRequest)
 	return f, nil
+}
+
+// handlerOr is the user's handler h, guarded (see guarded) with the
+// status of def, or def when h is nil.
+func handlerOr(h, def ratewindow.Handler, status int) ratewindow.Handler {
+	if h == nil {
+		return def
+	}
+	return guarded(h, status)
 }
 
 // FromOptions applies opts in order (nil ones ignored) to settings holding

@@ -114,9 +114,11 @@ func TestObservePredicateAlsoCoversFailures(t *testing.T) {
 func TestDenyWritesRetryAfterBeforeTheHandler(t *testing.T) {
 	var seen map[string]string
 	f, err := FromOptions(newLimiter(t, 1), []ratewindow.Option{
-		ratewindow.WithDenyHandler(func(w ratewindow.Response, _ keyfuncs.Request, ev ratewindow.Event) {
+		ratewindow.WithDenyHandler(func(w ratewindow.Response, r keyfuncs.Request, ev ratewindow.Event) {
 			seen = map[string]string{}
-			for k, v := range w.(*recorder).header {
+			// The recorder is the request and, under the guard of a
+			// handler of the user's own, the response.
+			for k, v := range r.(*recorder).header {
 				seen[k] = v
 			}
 			assert.Equal(t, ratewindow.Denied, ev.Outcome)

@@ -29,6 +29,10 @@ type Adapter struct {
 	// MountLimit is Mount for the adapter's one-line form, Limit(l),
 	// with /items/:id and /healthz as in Mount.
 	MountLimit func(t *testing.T, l *core.Limiter) string
+	// MountAll is Mount with the middleware over every route, as an app
+	// mounts it once for all: around the ServeMux, r.Use, e.Use,
+	// app.Use. Every route is limited, /healthz too.
+	MountAll Mount
 	// ItemsRoute is the route the framework reports for /items/:id, e.g.
 	// "/items/{id}" on a ServeMux or "/items/:id" on Gin.
 	ItemsRoute string
@@ -36,7 +40,8 @@ type Adapter struct {
 
 // Run runs every scenario against a, then the checks that are not steps
 // of a table: invalid configuration, concurrency, the one-line form,
-// half-closed connections.
+// half-closed connections, requests no route serves, what outlives a
+// request.
 func Run(t *testing.T, a Adapter) {
 	t.Helper()
 	client := &http.Client{Timeout: clientTimeout}
@@ -47,4 +52,6 @@ func Run(t *testing.T, a Adapter) {
 	t.Run("concurrent clients never exceed the limit", func(t *testing.T) { checkConcurrency(t, a, client) })
 	t.Run("the one-line form", func(t *testing.T) { checkLimit(t, a, client) })
 	t.Run("half-closing clients get the limit", func(t *testing.T) { checkHalfClose(t, a) })
+	t.Run("requests no route serves share one key per method", func(t *testing.T) { checkUnmatched(t, a, client) })
+	t.Run("what outlives a request is its own", func(t *testing.T) { checkKept(t, a) })
 }

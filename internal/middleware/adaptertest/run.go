@@ -59,6 +59,9 @@ func runScenario(t *testing.T, a Adapter, client *http.Client, sc Scenario) {
 			if st.Body != "" {
 				assert.Equal(t, st.Body, got.body, where)
 			}
+			if st.EmptyBody {
+				assert.Empty(t, got.body, where)
+			}
 			if st.ContentType != "" {
 				assert.Equal(t, st.ContentType, got.contentType, where)
 			}
@@ -90,6 +93,10 @@ func roundTrip(client *http.Client, base string, st Step) (response, error) {
 		return response{}, err
 	}
 	for k, v := range st.Header {
+		if k == "Host" {
+			req.Host = v // what net/http's client sends as the Host field
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := client.Do(req)

@@ -34,6 +34,10 @@ var basicSteps = []Step{
 
 // Scenarios returns the table. Every adapter must pass every row.
 func Scenarios() []Scenario {
+	return append(append(baseScenarios(), handlerScenarios()...), fieldScenarios()...)
+}
+
+func baseScenarios() []Scenario {
 	return []Scenario{
 		{Name: "allows up to the limit, then 429 with Retry-After and a JSON body", Steps: basicSteps},
 		{Name: "the same answers on Redis", Store: liveRedis, Steps: basicSteps},

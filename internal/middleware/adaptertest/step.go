@@ -34,7 +34,7 @@ type Step struct {
 	Advance time.Duration
 	// Path defaults to "/".
 	Path string
-	// Header holds request header fields.
+	// Header holds request header fields; "Host" sets the Host field.
 	Header map[string]string
 	// Repeat sends the same request that many times (default once).
 	Repeat int
@@ -46,6 +46,8 @@ type Step struct {
 	Want map[string]string
 	// Body, if set, is the exact expected body.
 	Body string
+	// EmptyBody, if set, requires the body to be empty.
+	EmptyBody bool
 	// ContentType, if set, is the expected Content-Type.
 	ContentType string
 	// Do, if set, replaces the request by an action.
