@@ -33,7 +33,8 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (fiber.Handler, error) {
 // Limit is the one-line form of New with the default options (peer IP
 // key, IETF headers, fail open). It cannot fail; a nil limiter, or one New
 // refuses in a Prefork child, yields middleware that answers every request
-// 503. Use New to get the error instead.
+// 503 and logs it to slog.Default() (Error, at most once a second). Use New
+// to get the error instead.
 func Limit(l *core.Limiter) fiber.Handler {
 	if err := refusePerProcess(l); err != nil {
 		return wrap(middleware.Unusable(err))

@@ -24,7 +24,8 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (func(http.Handler) http.Ha
 // is keyed by its peer IP, IETF headers are written, store errors fail
 // open. It cannot fail; a nil limiter (the only possible mistake) yields
 // middleware that answers every request 503, as a limiter failing closed
-// would. Use New to get the error instead.
+// would, and logs it to slog.Default() (Error, at most once a second). Use
+// New to get the error instead.
 func Limit(l *core.Limiter) func(http.Handler) http.Handler { return wrap(middleware.Default(l)) }
 
 func wrap(f *middleware.Flow) func(http.Handler) http.Handler {

@@ -157,3 +157,56 @@ func TestHealthyStoreWithNoHookLogsNothing(t *testing.T) {
 	assert.False(t, f.Handle(newRecorder("a")))
 	assert.Empty(t, logs.all())
 }
+
+// A Limit form given a limiter it refuses answers every request 503, and
+// has no hook: the requests are logged as a failing limiter's are, once a
+// second, or the mistake would go unnoticed.
+func TestUnusableFlowIsLogged(t *testing.T) {
+	logs := captureDefault(t)
+	f := Default(nil)
+	clock := clocktest.New(time.Unix(1_800_000_000, 0))
+	f.fails.rejected.now = clock.Now
+	for range 50 {
+		r := newRecorder("a")
+		require.False(t, f.Handle(r))
+		require.Equal(t, http.StatusServiceUnavailable, r.status)
+	}
+	clock.Advance(time.Second)
+	require.False(t, f.Handle(newRecorder("a")))
+	recs := logs.all()
+	require.Len(t, recs, 2, "one record a second")
+	assert.Equal(t, slog.LevelError, recs[0].Level)
+	assert.Equal(t, msgFailedRejected, recs[0].Message)
+	assert.Contains(t, attrs(recs[0])["err"], ratewindow.ErrNoLimiter.Error())
+	assert.Equal(t, ratewindow.UnclassifiedRejected.String(), attrs(recs[0])["outcome"])
+	assert.Equal(t, "49", attrs(recs[1])["suppressed"])
+}
+
+// refusedErr stands for an adapter's refusal of the limiter chosen for a
+// request (as fibermw's in a Prefork child).
+type refusedErr struct{}
+
+func (refusedErr) Error() string        { return "limiter refused here" }
+func (refusedErr) Is(target error) bool { return target == ErrRefused }
+
+// A limiter func's choice that the adapter refuses is a mistake in the
+// set-up, logged with no hook; a request with no key is the client's own
+// case, and is not.
+func TestRefusedChoiceIsLogged(t *testing.T) {
+	logs := captureDefault(t)
+	refuse := func(keyfuncs.Request, string) (*core.Limiter, error) { return nil, refusedErr{} }
+	f, err := FromOptions(nil, []ratewindow.Option{ratewindow.WithLimiterFunc(refuse)})
+	require.NoError(t, err)
+	r := newRecorder("a")
+	require.False(t, f.Handle(r))
+	require.Equal(t, http.StatusBadRequest, r.status)
+	recs := logs.all()
+	require.Len(t, recs, 1)
+	assert.Equal(t, slog.LevelError, recs[0].Level)
+	assert.Contains(t, attrs(recs[0])["err"], "limiter refused here")
+
+	g, err := FromOptions(newLimiter(t, 1), []ratewindow.Option{ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", nil))})
+	require.NoError(t, err)
+	require.False(t, g.Handle(newRecorder("")))
+	assert.Len(t, logs.all(), 1, "a request with no key is not logged")
+}

@@ -34,6 +34,8 @@ type Flow struct {
 	// fails logs limiter failures to slog.Default() when there is no
 	// hook (nil when there is one): a dead store is never silent.
 	fails *failLogs
+	// unusable marks a flow that serves nothing (see Unusable).
+	unusable bool
 }
 
 // Settings are the resolved options of one middleware instance.
@@ -138,15 +140,18 @@ func Default(l *core.Limiter) *Flow {
 // Unusable returns a flow that serves nothing, for a Limit form given a
 // limiter it refuses: every request is answered 503 and reported with
 // Outcome UnclassifiedRejected and an Err wrapping
-// ratewindow.ErrNoLimiter and err.
+// ratewindow.ErrNoLimiter and err. A Limit form has no hook, so the
+// requests are logged to slog.Default() as limiter failures are (Error,
+// at most one record per second, see failLogs).
 func Unusable(err error) *Flow {
 	err = fmt.Errorf("%w: %w", ratewindow.ErrNoLimiter, err)
 	f, _ := New(Settings{
 		LimiterFunc: func(keyfuncs.Request, string) (*core.Limiter, error) {
 			return nil, err
 		},
-		UnclassifiedHandler: unavailableResponse,
 	})
+	f.unclass = unavailableResponse // the default response, not a user's: unguarded
+	f.unusable = true
 	return f
 }
 

@@ -297,6 +297,8 @@ func (f *Flow) unclassifiedOr(x Exchange, key string, cost int64, err error, pas
 			ev := event(x, ratewindow.UnclassifiedPassed, key, cost)
 			ev.Err, ev.ObserveOnly = err, observe
 			f.hook(ev)
+		} else if f.misconfigured(err) {
+			f.fails.passed.log(x, ratewindow.UnclassifiedPassed, err, observe)
 		}
 		return true
 	}
@@ -306,6 +308,20 @@ func (f *Flow) unclassifiedOr(x Exchange, key string, cost int64, err error, pas
 	f.unclass(x, x, ev)
 	if f.hook != nil {
 		f.hook(ev)
+	} else if f.misconfigured(err) {
+		f.fails.rejected.log(x, ratewindow.UnclassifiedRejected, err, false)
 	}
 	return false
+}
+
+// misconfigured reports whether err, why a request is unclassified, is a
+// mistake in the middleware's set-up rather than in the request: the flow
+// is unusable (see Unusable), or the adapter refused the limiter chosen
+// for the request (ErrRefused). With no hook such requests are logged as
+// limiter failures are (see failLogs): a mistake that answers every
+// request 503 or 400 must not go unnoticed. A request with no key, or one
+// its limiter func gave no limiter, is the request's own case, and is not
+// logged.
+func (f *Flow) misconfigured(err error) bool {
+	return f.unusable || errors.Is(err, ErrRefused)
 }
