@@ -86,6 +86,15 @@
 // count in each child, and a scrape of a /metrics route served by the app
 // reaches one child.
 //
+// # Request bodies
+//
+// Fiber (fasthttp) reads a request's body, up to Config.BodyLimit (4 MiB
+// by default), before any handler runs, and answers "Expect: 100-continue"
+// at once: a client the middleware denies has sent its upload in full
+// when it gets its 429. (net/http, and Gin and Echo over it, send 100
+// Continue only when a handler reads the body, so a denied upload is never
+// sent.) Keep BodyLimit to what the app's routes take.
+//
 // Header names are matched in any case, as HTTP says, also in an app with
 // DisableHeaderNormalizing (where Fiber's own lookups are exact).
 //
