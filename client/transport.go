@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -70,6 +71,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	reads := st.sent()
 	resp, err := t.base.RoundTrip(req)
 	for attempt := 0; ; attempt++ {
+		if err == nil && resp == nil {
+			// A base that breaks the RoundTripper contract: an error,
+			// as http.Client makes of it, not a panic.
+			err = fmt.Errorf("client: %T returned a nil response and a nil error", t.base)
+		}
 		if err != nil {
 			st.failed(probe)
 			return nil, err
