@@ -56,6 +56,11 @@ const backoffBase = 500 * time.Millisecond
 // returns the last response when it stops retrying, so the caller sees
 // the server's own answer.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL == nil {
+		// As http.Transport refuses it; the key could not be read.
+		closeBody(req)
+		return nil, errors.New("client: request has a nil URL")
+	}
 	ctx := req.Context()
 	start := t.cfg.now()
 	st := t.states.get(t.cfg.key(req), start)
