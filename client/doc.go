@@ -33,7 +33,9 @@
 // else an exponential backoff from half a second), within the retry budget
 // ([WithMaxRetries], 3 by default). With pacing on, Retry-After also holds
 // back every other request with the same key until it has passed (unless
-// it is longer than [WithMaxWait]: no request waits for that).
+// it is longer than [WithMaxWait]: no request waits for that). A
+// Retry-After takes precedence over a later reset in the same response, as
+// the drafts require: the key is sent to again after the Retry-After.
 //
 // Jitter. Every wait is stretched by a random share of up to 5% ([WithJitter]),
 // so clients told the same time do not all come back at once.

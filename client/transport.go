@@ -97,6 +97,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// later one unpaced until it ended.
 			if wait, told = parseRetryAfter(resp.Header, now); told && wait <= t.cfg.maxWait {
 				st.block(now, wait)
+				// Retry-After takes precedence over a later
+				// reset in the same response (as the drafts
+				// require of a client).
+				q.reset = min(q.reset, wait)
 			}
 		}
 		// Likewise a used-up quota whose reset is longer than MaxWait:
