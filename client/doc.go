@@ -23,7 +23,7 @@
 // 429s. A key seen for the first time knows nothing: its first requests
 // go out at once. The transport reads every dialect in use:
 //
-//	RateLimit: "default";r=25;t=5          (draft-08 and later; the most restrictive policy wins)
+//	RateLimit: "default";r=25;t=5          (draft-08 and later; the most restrictive policy wins; t may be left out)
 //	RateLimit: limit=100, remaining=25, reset=5   (draft-07)
 //	RateLimit-Remaining: 25 / RateLimit-Reset: 5  (drafts 00 to 06)
 //	X-RateLimit-Remaining: 25 / X-RateLimit-Reset: 5 or a Unix time

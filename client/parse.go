@@ -88,9 +88,9 @@ func parseSeparate(remaining, reset string) (quota, bool) {
 	return quota{remaining: r, reset: seconds(t)}, true
 }
 
-// parseRateLimit reads a RateLimit field: a List of policies with r and t
-// parameters (draft-08 and later; the most restrictive wins), or a
-// Dictionary with remaining and reset (draft-07).
+// parseRateLimit reads a RateLimit field: a List of policies with r and,
+// optionally, t parameters (draft-08 and later; the most restrictive
+// wins), or a Dictionary with remaining and reset (draft-07).
 func parseRateLimit(v string) (quota, bool) {
 	var best quota
 	found := false
@@ -132,9 +132,13 @@ func parseRateLimit(v string) (quota, bool) {
 				t = n
 			}
 		}
-		if r < 0 || t < 0 {
+		if r < 0 {
 			continue
 		}
+		// t is optional (draft-08 and later): without it, no reset
+		// is known, and a used-up quota is probed one request at a
+		// time, as one that resets at once.
+		t = max(t, 0)
 		q := quota{remaining: r, reset: seconds(t)}
 		if !found || q.remaining < best.remaining || (q.remaining == best.remaining && q.reset > best.reset) {
 			best, found = q, true
