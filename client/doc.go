@@ -28,6 +28,9 @@
 //	RateLimit-Remaining: 25 / RateLimit-Reset: 5  (drafts 00 to 06)
 //	X-RateLimit-Remaining: 25 / X-RateLimit-Reset: 5 or a Unix time
 //
+// The fields of a response a cache has held (an Age above 0) are stale,
+// and ignored, as the drafts advise.
+//
 // Retrying. A 429 or 503 response is retried after its Retry-After
 // (delta-seconds or an HTTP-date; without one, after the announced reset,
 // else an exponential backoff from half a second), within the retry budget

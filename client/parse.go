@@ -18,6 +18,7 @@ var (
 	fieldLegacyReset     = textproto.CanonicalMIMEHeaderKey("X-RateLimit-Reset")
 	fieldRetryAfter      = textproto.CanonicalMIMEHeaderKey("Retry-After")
 	fieldDate            = textproto.CanonicalMIMEHeaderKey("Date")
+	fieldAge             = textproto.CanonicalMIMEHeaderKey("Age")
 )
 
 // get returns the first value of a field by its canonical name.
@@ -51,8 +52,13 @@ type quota struct {
 // (draft-07), the separate RateLimit-Remaining and RateLimit-Reset (drafts
 // 00 to 06), and X-RateLimit-Remaining and X-RateLimit-Reset. now is the
 // time the response was received; X-RateLimit-Reset may be a Unix time,
-// read against the response's Date when it has one.
+// read against the response's Date when it has one. The fields of a
+// response a cache has held (Age above 0) are stale, and ignored, as the
+// drafts advise.
 func parseQuota(h http.Header, now time.Time) (quota, bool) {
+	if age, ok := parseCount(get(h, fieldAge)); ok && age > 0 {
+		return quota{}, false
+	}
 	if v := getList(h, fieldRateLimit); v != "" {
 		if q, ok := parseRateLimit(v); ok {
 			return q, true

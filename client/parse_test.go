@@ -39,6 +39,12 @@ func TestParseQuotaDialects(t *testing.T) {
 		{"draft-08 used up without t is the most restrictive", header("RateLimit", `"a";r=0, "b";r=5;t=10`), quota{0, 0}, true},
 		{"draft-08 equally little, the one with a t waits longer", header("RateLimit", `"a";r=0, "b";r=0;t=10`), quota{0, 10 * time.Second}, true},
 		{"draft-08 without r says nothing", header("RateLimit", `"a";t=10`), quota{}, false},
+		// The fields of a response from a cache are stale: the drafts
+		// say to ignore them when its current age is positive.
+		{"from a cache", header("Age", "30", "RateLimit", `"p";r=0;t=30`), quota{}, false},
+		{"from a cache, legacy", header("Age", " 5 ", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "9"), quota{}, false},
+		{"fresh from a cache", header("Age", "0", "RateLimit", `"p";r=0;t=30`), quota{0, 30 * time.Second}, true},
+		{"unreadable Age", header("Age", "soon", "RateLimit", `"p";r=0;t=30`), quota{0, 30 * time.Second}, true},
 		{"draft-07", header("RateLimit", "limit=100, remaining=25, reset=5", "RateLimit-Policy", "100;w=60"), quota{25, 5 * time.Second}, true},
 		{"draft-07 any order", header("RateLimit", "reset=50,limit=100,remaining=99"), quota{99, 50 * time.Second}, true},
 		{"draft-07 without reset", header("RateLimit", "limit=100, remaining=25"), quota{}, false},
