@@ -28,6 +28,24 @@ func TestStatesForgetABurstWithoutNewKeys(t *testing.T) {
 	assert.Equal(t, int64(countStates(&ss)), ss.size.Load())
 }
 
+// Likewise when what follows the burst is a trickle of new hosts (a
+// crawler that slows down): far fewer than would double the map, each
+// new, none seen before. The burst is forgotten all the same.
+func TestStatesForgetABurstFollowedByFewNewKeys(t *testing.T) {
+	var ss states
+	at := now
+	for i := range 50_000 {
+		ss.use("burst-"+strconv.Itoa(i), at).update(quota{remaining: 5, reset: time.Second}, at)
+	}
+	// From now on one new host every ten seconds, for three minutes.
+	for i := range 3 * 6 {
+		at = at.Add(10 * time.Second)
+		ss.use("trickle-"+strconv.Itoa(i), at)
+	}
+	assert.Less(t, countStates(&ss), minSweepAt, "the idle hosts of the burst are forgotten")
+	assert.Equal(t, int64(countStates(&ss)), ss.size.Load())
+}
+
 // The sweep never drops a state a request holds, however long it holds
 // it; released, the state goes like any other, and a request that comes
 // for it after that takes a new one.

@@ -23,17 +23,22 @@
 // 429s. A key seen for the first time knows nothing: its first requests
 // go out at once. The transport reads every dialect in use:
 //
-//	RateLimit: "default";r=25;t=5          (draft-08 and later; the most restrictive policy wins)
+//	RateLimit: "default";r=25;t=5          (draft-08 and later; the most restrictive policy wins; t may be left out)
 //	RateLimit: limit=100, remaining=25, reset=5   (draft-07)
 //	RateLimit-Remaining: 25 / RateLimit-Reset: 5  (drafts 00 to 06)
 //	X-RateLimit-Remaining: 25 / X-RateLimit-Reset: 5 or a Unix time
+//
+// The fields of a response a cache has held (an Age above 0) are stale,
+// and ignored, as the drafts advise.
 //
 // Retrying. A 429 or 503 response is retried after its Retry-After
 // (delta-seconds or an HTTP-date; without one, after the announced reset,
 // else an exponential backoff from half a second), within the retry budget
 // ([WithMaxRetries], 3 by default). With pacing on, Retry-After also holds
 // back every other request with the same key until it has passed (unless
-// it is longer than [WithMaxWait]: no request waits for that).
+// it is longer than [WithMaxWait]: no request waits for that). A
+// Retry-After takes precedence over a later reset in the same response, as
+// the drafts require: the key is sent to again after the Retry-After.
 //
 // Jitter. Every wait is stretched by a random share of up to 5% ([WithJitter]),
 // so clients told the same time do not all come back at once.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
@@ -41,8 +42,25 @@ func defaults() config {
 	return config{maxRetries: defaultMaxRetries, maxWait: defaultMaxWait, jitter: defaultJitter, pace: true, key: hostKey, probeWait: defaultProbeWait, now: time.Now, sleep: sleep}
 }
 
-// hostKey shares state between requests to the same host and port.
-func hostKey(r *http.Request) string { return r.URL.Host }
+// hostKey shares state between requests to the same host and port,
+// however the URL writes them: a host name in any case (DNS names are
+// case-insensitive), and the scheme's default port given or left out (it
+// is left out of the key, so http and https to one host share a key). A
+// URL in lower case costs no allocation.
+func hostKey(r *http.Request) string {
+	host := strings.ToLower(r.URL.Host)
+	i := strings.LastIndexByte(host, ':')
+	if i < 0 || strings.IndexByte(host[i:], ']') >= 0 {
+		return host // no port (a colon of an IPv6 address is not one)
+	}
+	switch port := host[i+1:]; {
+	case port == "",
+		port == "80" && r.URL.Scheme == "http",
+		port == "443" && r.URL.Scheme == "https":
+		return host[:i]
+	}
+	return host
+}
 
 // WithMaxRetries sets the retry budget of one request: how many times it
 // is sent again after a 429 or a 503 (default 3; 0 never retries).
@@ -96,8 +114,9 @@ func WithRetryNonIdempotent() Option {
 
 // WithKey sets how requests are grouped into one shared quota: requests
 // with the same key share what the server said about the limit. The
-// default is the request's host and port; an API that limits per token can
-// be keyed by host and token.
+// default is the request's host, and its port unless it is the scheme's
+// default (a host's name in any case, its default port written or not, is
+// one key); an API that limits per token can be keyed by host and token.
 func WithKey(key func(*http.Request) string) Option {
 	return func(c *config) error {
 		if key == nil {

@@ -18,6 +18,7 @@ var (
 	fieldLegacyReset     = textproto.CanonicalMIMEHeaderKey("X-RateLimit-Reset")
 	fieldRetryAfter      = textproto.CanonicalMIMEHeaderKey("Retry-After")
 	fieldDate            = textproto.CanonicalMIMEHeaderKey("Date")
+	fieldAge             = textproto.CanonicalMIMEHeaderKey("Age")
 )
 
 // get returns the first value of a field by its canonical name.
@@ -51,8 +52,13 @@ type quota struct {
 // (draft-07), the separate RateLimit-Remaining and RateLimit-Reset (drafts
 // 00 to 06), and X-RateLimit-Remaining and X-RateLimit-Reset. now is the
 // time the response was received; X-RateLimit-Reset may be a Unix time,
-// read against the response's Date when it has one.
+// read against the response's Date when it has one. The fields of a
+// response a cache has held (Age above 0) are stale, and ignored, as the
+// drafts advise.
 func parseQuota(h http.Header, now time.Time) (quota, bool) {
+	if age, ok := parseCount(get(h, fieldAge)); ok && age > 0 {
+		return quota{}, false
+	}
 	if v := getList(h, fieldRateLimit); v != "" {
 		if q, ok := parseRateLimit(v); ok {
 			return q, true
@@ -88,9 +94,9 @@ func parseSeparate(remaining, reset string) (quota, bool) {
 	return quota{remaining: r, reset: seconds(t)}, true
 }
 
-// parseRateLimit reads a RateLimit field: a List of policies with r and t
-// parameters (draft-08 and later; the most restrictive wins), or a
-// Dictionary with remaining and reset (draft-07).
+// parseRateLimit reads a RateLimit field: a List of policies with r and,
+// optionally, t parameters (draft-08 and later; the most restrictive
+// wins), or a Dictionary with remaining and reset (draft-07).
 func parseRateLimit(v string) (quota, bool) {
 	var best quota
 	found := false
@@ -132,9 +138,13 @@ func parseRateLimit(v string) (quota, bool) {
 				t = n
 			}
 		}
-		if r < 0 || t < 0 {
+		if r < 0 {
 			continue
 		}
+		// t is optional (draft-08 and later): without it, no reset
+		// is known, and a used-up quota is probed one request at a
+		// time, as one that resets at once.
+		t = max(t, 0)
 		q := quota{remaining: r, reset: seconds(t)}
 		if !found || q.remaining < best.remaining || (q.remaining == best.remaining && q.reset > best.reset) {
 			best, found = q, true

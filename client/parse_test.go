@@ -33,6 +33,18 @@ func TestParseQuotaDialects(t *testing.T) {
 		{"draft-08 most restrictive of several", header("RateLimit", `"burst";r=3;t=1, "day";r=0;t=36000, "hour";r=0;t=600`), quota{0, 36000 * time.Second}, true},
 		{"draft-08 name with comma and semicolon", header("RateLimit", `"a,b;r=9";r=2;t=4`), quota{2, 4 * time.Second}, true},
 		{"draft-08 name with an escaped quote", header("RateLimit", `"a\",b";r=2;t=4, "c";r=5;t=1`), quota{2, 4 * time.Second}, true},
+		// t is optional from draft-08 on: a policy without it says what
+		// is left, and no reset (read as none to wait for).
+		{"draft-08 without t", header("RateLimit", `"default";r=999;pk=:dHJpYWwxMjEzMjM=:`), quota{999, 0}, true},
+		{"draft-08 used up without t is the most restrictive", header("RateLimit", `"a";r=0, "b";r=5;t=10`), quota{0, 0}, true},
+		{"draft-08 equally little, the one with a t waits longer", header("RateLimit", `"a";r=0, "b";r=0;t=10`), quota{0, 10 * time.Second}, true},
+		{"draft-08 without r says nothing", header("RateLimit", `"a";t=10`), quota{}, false},
+		// The fields of a response from a cache are stale: the drafts
+		// say to ignore them when its current age is positive.
+		{"from a cache", header("Age", "30", "RateLimit", `"p";r=0;t=30`), quota{}, false},
+		{"from a cache, legacy", header("Age", " 5 ", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "9"), quota{}, false},
+		{"fresh from a cache", header("Age", "0", "RateLimit", `"p";r=0;t=30`), quota{0, 30 * time.Second}, true},
+		{"unreadable Age", header("Age", "soon", "RateLimit", `"p";r=0;t=30`), quota{0, 30 * time.Second}, true},
 		{"draft-07", header("RateLimit", "limit=100, remaining=25, reset=5", "RateLimit-Policy", "100;w=60"), quota{25, 5 * time.Second}, true},
 		{"draft-07 any order", header("RateLimit", "reset=50,limit=100,remaining=99"), quota{99, 50 * time.Second}, true},
 		{"draft-07 without reset", header("RateLimit", "limit=100, remaining=25"), quota{}, false},

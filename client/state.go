@@ -184,10 +184,11 @@ func (s *state) block(now time.Time, d time.Duration) {
 // passed (a fresh state would behave the same), or unused for staleAfter
 // whatever it holds, is removed. The next sweep waits until the map has
 // doubled from what was kept, so the cost per new key stays constant, or,
-// for a map of sweepAt entries or more, until idleAfter has passed since
-// the last sweep: the states of a burst of keys that has ended are dropped
-// even if no new key comes. The held states kept are at most as many as
-// the requests under way.
+// for a map of minSweepAt entries or more, until idleAfter has passed since
+// the last sweep, which any request checks, to a known key or a new one:
+// the states of a burst of keys that has ended are dropped even if no new
+// key comes, or too few to double the map. The held states kept are at
+// most as many as the requests under way.
 const (
 	minSweepAt = 1024
 	idleAfter  = time.Minute
@@ -222,6 +223,11 @@ func (ss *states) get(key string, now time.Time) *state {
 		if !loaded {
 			if n := ss.size.Add(1); n >= max(ss.sweepAt.Load(), minSweepAt) {
 				ss.sweep(now)
+			} else {
+				// A new key after a burst that has ended: the
+				// burst is forgotten though the map will not
+				// double again soon.
+				ss.sweepIfIdle(now)
 			}
 			return fresh
 		}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -55,6 +56,11 @@ const backoffBase = 500 * time.Millisecond
 // returns the last response when it stops retrying, so the caller sees
 // the server's own answer.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL == nil {
+		// As http.Transport refuses it; the key could not be read.
+		closeBody(req)
+		return nil, errors.New("client: request has a nil URL")
+	}
 	ctx := req.Context()
 	start := t.cfg.now()
 	st := t.states.get(t.cfg.key(req), start)
@@ -70,6 +76,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	reads := st.sent()
 	resp, err := t.base.RoundTrip(req)
 	for attempt := 0; ; attempt++ {
+		if err == nil && resp == nil {
+			// A base that breaks the RoundTripper contract: an error,
+			// as http.Client makes of it, not a panic.
+			err = fmt.Errorf("client: %T returned a nil response and a nil error", t.base)
+		}
 		if err != nil {
 			st.failed(probe)
 			return nil, err
@@ -86,6 +97,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// later one unpaced until it ended.
 			if wait, told = parseRetryAfter(resp.Header, now); told && wait <= t.cfg.maxWait {
 				st.block(now, wait)
+				// Retry-After takes precedence over a later
+				// reset in the same response (as the drafts
+				// require of a client).
+				q.reset = min(q.reset, wait)
 			}
 		}
 		// Likewise a used-up quota whose reset is longer than MaxWait:

@@ -432,3 +432,65 @@ func TestNilBodyIsRetried(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, int32(2), calls.Load())
 }
+
+// A base RoundTripper that breaks its contract, answering neither a
+// response nor an error, gets the caller an error naming it, as
+// http.Client gives, not a panic; and the key's next request is sent.
+func TestNilResponseIsAnError(t *testing.T) {
+	var calls atomic.Int32
+	tr, err := client.New(roundTripFunc(func(*http.Request) (*http.Response, error) {
+		switch calls.Add(1) {
+		case 1:
+			h := http.Header{}
+			h.Set("RateLimit", `"default";r=0;t=0`)
+			return &http.Response{StatusCode: http.StatusOK, Header: h, Body: http.NoBody}, nil
+		case 2:
+			return nil, nil
+		}
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: http.NoBody}, nil
+	}))
+	require.NoError(t, err)
+	send := func() (*http.Response, error) {
+		return tr.RoundTrip(request(t, context.Background(), "GET", "http://127.0.0.1:1/", nil))
+	}
+	_, err = send()
+	require.NoError(t, err)
+	resp, err := send() // the probe after the used-up quota's reset
+	assert.Nil(t, resp)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nil response")
+	resp, err = send()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, int32(3), calls.Load())
+}
+
+// A request without a URL, which http.Client refuses before any round
+// tripper sees it, is refused by this one too when called directly (as a
+// reverse proxy does), not a panic of the key; its body is closed.
+func TestRequestWithoutURLIsAnError(t *testing.T) {
+	var calls atomic.Int32
+	tr, err := client.New(roundTripFunc(func(*http.Request) (*http.Response, error) {
+		calls.Add(1)
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: http.NoBody}, nil
+	}))
+	require.NoError(t, err)
+	body := &closeCounter{Reader: strings.NewReader("payload")}
+	resp, err := tr.RoundTrip(&http.Request{Method: "PUT", Header: http.Header{}, Body: body})
+	assert.Nil(t, resp)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "URL")
+	assert.Equal(t, int32(1), body.closes.Load(), "the body is closed, as RoundTrip must")
+	assert.Zero(t, calls.Load())
+}
+
+// closeCounter counts the calls to Close of a request body.
+type closeCounter struct {
+	io.Reader
+	closes atomic.Int32
+}
+
+func (c *closeCounter) Close() error {
+	c.closes.Add(1)
+	return nil
+}
