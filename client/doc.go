@@ -28,6 +28,10 @@
 //	RateLimit-Remaining: 25 / RateLimit-Reset: 5  (drafts 00 to 06)
 //	X-RateLimit-Remaining: 25 / X-RateLimit-Reset: 5 or a Unix time
 //
+// A response with fields in several dialects (an API gateway's limit
+// beside the application's) is read as several policies: the most
+// restrictive wins.
+//
 // The fields of a response a cache has held (an Age above 0) are stale,
 // and ignored, as the drafts advise.
 //

@@ -50,30 +50,46 @@ type quota struct {
 // parseQuota reads the rate-limit fields of h, in any of the dialects
 // servers send: RateLimit as a List (draft-08 and later) or a Dictionary
 // (draft-07), the separate RateLimit-Remaining and RateLimit-Reset (drafts
-// 00 to 06), and X-RateLimit-Remaining and X-RateLimit-Reset. now is the
-// time the response was received; X-RateLimit-Reset may be a Unix time,
-// read against the response's Date when it has one. The fields of a
-// response a cache has held (Age above 0) are stale, and ignored, as the
-// drafts advise.
+// 00 to 06), and X-RateLimit-Remaining and X-RateLimit-Reset. A response
+// may carry several (an API gateway's limit in one dialect, the
+// application's in another): each limit applies, so the most restrictive
+// wins, as among the policies of one field. now is the time the response
+// was received; X-RateLimit-Reset may be a Unix time, read against the
+// response's Date when it has one. The fields of a response a cache has
+// held (Age above 0) are stale, and ignored, as the drafts advise.
 func parseQuota(h http.Header, now time.Time) (quota, bool) {
 	if age, ok := parseCount(get(h, fieldAge)); ok && age > 0 {
 		return quota{}, false
 	}
+	var best quota
+	found := false
 	if v := getList(h, fieldRateLimit); v != "" {
-		if q, ok := parseRateLimit(v); ok {
-			return q, true
-		}
+		best, found = parseRateLimit(v)
 	}
-	if q, ok := parseSeparate(get(h, fieldRemaining), get(h, fieldReset)); ok {
-		return q, true
+	if q, ok := parseSeparate(get(h, fieldRemaining), get(h, fieldReset)); ok && (!found || stricter(q, best)) {
+		best, found = q, true
 	}
-	rem, reset := get(h, fieldLegacyRemaining), get(h, fieldLegacyReset)
-	q, ok := parseSeparate(rem, reset)
+	if q, ok := parseLegacy(h, now); ok && (!found || stricter(q, best)) {
+		best, found = q, true
+	}
+	return best, found
+}
+
+// stricter reports whether quota a restricts more than b: fewer units
+// left, or as few left for longer.
+func stricter(a, b quota) bool {
+	return a.remaining < b.remaining || a.remaining == b.remaining && a.reset > b.reset
+}
+
+// parseLegacy reads X-RateLimit-Remaining and X-RateLimit-Reset, whose
+// reset is seconds or, when larger than any sensible delta, a Unix time
+// (GitHub and others send it so), read against the response's Date when
+// it has one, else now.
+func parseLegacy(h http.Header, now time.Time) (quota, bool) {
+	q, ok := parseSeparate(get(h, fieldLegacyRemaining), get(h, fieldLegacyReset))
 	if !ok {
 		return quota{}, false
 	}
-	// A reset larger than any sensible delta is a Unix time (GitHub and
-	// others send it so).
 	if s := time.Duration(q.reset / time.Second); s > 1e9 {
 		serverNow := now
 		if d, err := http.ParseTime(get(h, fieldDate)); err == nil {
@@ -146,7 +162,7 @@ func parseRateLimit(v string) (quota, bool) {
 		// time, as one that resets at once.
 		t = max(t, 0)
 		q := quota{remaining: r, reset: seconds(t)}
-		if !found || q.remaining < best.remaining || (q.remaining == best.remaining && q.reset > best.reset) {
+		if !found || stricter(q, best) {
 			best, found = q, true
 		}
 	}

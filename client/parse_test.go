@@ -53,7 +53,12 @@ func TestParseQuotaDialects(t *testing.T) {
 		{"legacy epoch, against Date", header("X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "1565000000", "Date", "Mon, 05 Aug 2019 10:13:00 GMT"), quota{7, 20 * time.Second}, true},
 		{"legacy epoch, against now", header("X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "1565000000"), quota{7, time.Unix(1565000000, 0).Sub(now)}, true},
 		{"legacy epoch in the past", header("X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "1500000000"), quota{7, 0}, true},
-		{"draft-08 wins over the others", header("RateLimit", `"p";r=1;t=2`, "X-RateLimit-Remaining", "9", "X-RateLimit-Reset", "9"), quota{1, 2 * time.Second}, true},
+		// Several dialects are several limits (a gateway's and the
+		// application's): the most restrictive wins, whichever it is.
+		{"draft-08 stricter than legacy", header("RateLimit", `"p";r=1;t=2`, "X-RateLimit-Remaining", "9", "X-RateLimit-Reset", "9"), quota{1, 2 * time.Second}, true},
+		{"legacy stricter than draft-08", header("RateLimit", `"app";r=100;t=60`, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "30"), quota{0, 30 * time.Second}, true},
+		{"draft-06 stricter than draft-07", header("RateLimit", "limit=100, remaining=25, reset=5", "RateLimit-Remaining", "0", "RateLimit-Reset", "7"), quota{0, 7 * time.Second}, true},
+		{"equally little, the longer reset", header("RateLimit", `"app";r=0;t=5`, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1565000000", "Date", "Mon, 05 Aug 2019 10:13:00 GMT"), quota{0, 20 * time.Second}, true},
 		{"garbage falls back", header("RateLimit", "nonsense", "RateLimit-Remaining", "3", "RateLimit-Reset", "4"), quota{3, 4 * time.Second}, true},
 		{"negative", header("RateLimit-Remaining", "-1", "RateLimit-Reset", "4"), quota{}, false},
 		{"none", header(), quota{}, false},
