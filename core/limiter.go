@@ -13,7 +13,8 @@ import (
 
 // Limiter applies a set of policies to keys, backed by a Store. It is safe
 // for concurrent use; its policies can be replaced at run time with
-// SetPolicies.
+// SetPolicies. Make one with NewLimiter: a nil or zero Limiter answers
+// every call with an error wrapping ErrInvalidConfig.
 type Limiter struct {
 	store    Store
 	clock    Clock
@@ -96,6 +97,9 @@ func NewLimiter(store Store, policies []Policy, opts ...Option) (*Limiter, error
 // validates them, the store's PolicyChecker included. On error nothing
 // changes.
 func (l *Limiter) SetPolicies(policies ...Policy) error {
+	if l == nil || l.store == nil {
+		return errUnbuilt
+	}
 	ps, err := validatePolicies(policies)
 	if err != nil {
 		return err
@@ -113,7 +117,24 @@ func (l *Limiter) SetPolicies(policies ...Policy) error {
 }
 
 // Policies returns the limiter's current policies. Do not modify them.
-func (l *Limiter) Policies() []Policy { return l.policies.Load().policies }
+func (l *Limiter) Policies() []Policy {
+	if set := l.policySet(); set != nil {
+		return set.policies
+	}
+	return nil
+}
+
+// errUnbuilt is the error of a Limiter that NewLimiter did not make.
+var errUnbuilt = fmt.Errorf("%w: a Limiter must be made by NewLimiter", ErrInvalidConfig)
+
+// policySet returns the limiter's policies, or nil for a nil or zero
+// Limiter (one that NewLimiter did not make).
+func (l *Limiter) policySet() *policySet {
+	if l == nil {
+		return nil
+	}
+	return l.policies.Load()
+}
 
 // ProcessLocal reports whether the limiter's store keeps its counts in
 // this process only (see LocalStore): then every process that builds such
@@ -121,12 +142,21 @@ func (l *Limiter) Policies() []Policy { return l.policies.Load().policies }
 // one of several processes of one server (fibermw under Fiber's Prefork)
 // refuses such a limiter.
 func (l *Limiter) ProcessLocal() bool {
+	if l == nil {
+		return false
+	}
 	s, ok := l.store.(LocalStore)
 	return ok && s.ProcessLocal()
 }
 
-// Clock returns the limiter's clock.
-func (l *Limiter) Clock() Clock { return l.clock }
+// Clock returns the limiter's clock (nil for a Limiter that NewLimiter did
+// not make).
+func (l *Limiter) Clock() Clock {
+	if l == nil {
+		return nil
+	}
+	return l.clock
+}
 
 // Allow is AllowN with a cost of 1.
 func (l *Limiter) Allow(ctx context.Context, key string) (d Decision, err error) {
@@ -156,7 +186,10 @@ func (l *Limiter) Peek(ctx context.Context, key string, cost int64) (d Decision,
 // and Peek write through it rather than return each other's Decision: a
 // Decision is over 200 bytes, and each extra copy costs.
 func (l *Limiter) evaluate(ctx context.Context, d *Decision, key string, cost int64, charge bool) (err error) {
-	set := l.policies.Load()
+	set := l.policySet()
+	if set == nil {
+		return errUnbuilt
+	}
 	if err := set.check(key, cost); err != nil {
 		return err
 	}
@@ -180,8 +213,12 @@ func (l *Limiter) evaluate(ctx context.Context, d *Decision, key string, cost in
 
 // Reset forgets every count the limiter's policies hold for key.
 func (l *Limiter) Reset(ctx context.Context, key string) error {
+	set := l.policySet()
+	if set == nil {
+		return errUnbuilt
+	}
 	if key == "" {
 		return ErrEmptyKey
 	}
-	return l.store.Reset(ctx, key, l.policies.Load().policies)
+	return l.store.Reset(ctx, key, set.policies)
 }

@@ -44,7 +44,22 @@ type Policy struct {
 	Window    time.Duration
 	Algorithm Algorithm
 
-	fp uint64 // cached Fingerprint, set by validatePolicies
+	fp fingerprintCache // set by validatePolicies
+}
+
+// fingerprintCache is a Policy's Fingerprint and the fields it was
+// computed from: a copy whose Name, Window or Algorithm was changed since
+// (they are exported) does not match it, and computes its own.
+type fingerprintCache struct {
+	sum uint64
+	of  policyID
+}
+
+// policyID is what a Fingerprint hashes.
+type policyID struct {
+	name      string
+	window    time.Duration
+	algorithm Algorithm
 }
 
 // Per returns a policy of limit units per window on the default algorithm.
@@ -62,10 +77,10 @@ func PerMinute(limit int64) Policy { return Per(limit, time.Minute) }
 func PerHour(limit int64) Policy { return Per(limit, time.Hour) }
 
 // Named returns a copy of p with the given name.
-func (p Policy) Named(name string) Policy { p.Name, p.fp = name, 0; return p }
+func (p Policy) Named(name string) Policy { p.Name = name; return p }
 
 // Using returns a copy of p counted by algorithm a.
-func (p Policy) Using(a Algorithm) Policy { p.Algorithm, p.fp = a, 0; return p }
+func (p Policy) Using(a Algorithm) Policy { p.Algorithm = a; return p }
 
 // validate reports the first problem with p, wrapping ErrInvalidConfig.
 // The message names p only if it has a Name: an unnamed policy's default
@@ -105,14 +120,23 @@ var fingerprintSeed = maphash.MakeSeed()
 // hashes Name, Window and Algorithm (not Limit, so a limit can change
 // without losing counts). It is not stable across processes; stores that
 // persist state use the policy's fields instead.
+//
+// A Limiter's policies carry it computed; a copy whose Name, Window or
+// Algorithm was changed since computes its own. That of a policy with none
+// of the three set (never a valid one) is 0.
 func (p Policy) Fingerprint() uint64 {
-	if p.fp != 0 {
-		return p.fp // set by validatePolicies: the hot path
+	// An unvalidated policy's cache is zero: it matches only the policy
+	// without Name, Window and Algorithm, whose fingerprint is 0.
+	if p.fp.of == (policyID{p.Name, p.Window, p.Algorithm}) {
+		return p.fp.sum // cached by validatePolicies: the hot path
 	}
 	return p.fingerprint()
 }
 
 func (p *Policy) fingerprint() uint64 {
+	if (policyID{p.Name, p.Window, p.Algorithm}) == (policyID{}) {
+		return 0 // as the zero cache says (see Fingerprint)
+	}
 	var h maphash.Hash
 	h.SetSeed(fingerprintSeed)
 	h.WriteString(p.Name)
@@ -152,7 +176,7 @@ func validatePolicies(policies []Policy) ([]Policy, error) {
 			return nil, fmt.Errorf("%w: policies[%d] and policies[%d] are both named %q", ErrInvalidConfig, j, i, p.Name)
 		}
 		seen[p.Name] = i
-		p.fp = p.fingerprint() // computed afresh: p may carry another's
+		p.fp = fingerprintCache{p.fingerprint(), policyID{p.Name, p.Window, p.Algorithm}}
 		out[i] = p
 	}
 	return out, nil

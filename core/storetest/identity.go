@@ -17,7 +17,8 @@ import (
 // or two limiters over one store) never share counts, whether they come
 // in separate calls or in one; nor do policies of one Name with another
 // Window or Algorithm (a policy reconfigured, or two limiters that reuse
-// a name), nor a key and a name that join into another's. And a policy's
+// a name, or a copy of a policy changed through its fields), nor a key
+// and a name that join into another's. And a policy's
 // counts do not depend on the policies it comes with: a limiter that
 // gains or loses a policy keeps the others' counts.
 func runPolicyIdentity(t *testing.T, s core.Store) {
@@ -35,6 +36,14 @@ func runPolicyIdentity(t *testing.T, s core.Store) {
 			"another window":    validated(t, core.Per(2, 2*time.Minute).Named("a").Using(alg)),
 			"another algorithm": validated(t, core.Per(2, time.Minute).Named("a").Using(core.Algorithm((int(alg)+1)%3))),
 		}
+		// A Limiter's policy changed through its fields, as a store
+		// decorator may rename one, is the policy its fields say.
+		renamed := append([]core.Policy(nil), p...)
+		renamed[0].Name = "c"
+		others["a copy renamed through its field"] = renamed
+		rewindowed := append([]core.Policy(nil), p...)
+		rewindowed[0].Window = 3 * time.Minute
+		others["a copy given another Window through its field"] = rewindowed
 		for what, q := range others {
 			r, err := s.Take(ctx, key, q, 2, at(0))
 			require.NoError(t, err)

@@ -55,6 +55,9 @@ func New(cfg Settings) (*Flow, error) {
 	if cfg.Limiter == nil && cfg.LimiterFunc == nil {
 		return nil, fmt.Errorf("%w: the limiter is nil (pass a *core.Limiter, or set WithLimiterFunc)", core.ErrInvalidConfig)
 	}
+	if cfg.Limiter != nil && cfg.Limiter.Policies() == nil {
+		return nil, fmt.Errorf("%w: the limiter was not made by core.NewLimiter", core.ErrInvalidConfig)
+	}
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("%w: WithTimeout: the timeout must not be negative, got %v", core.ErrInvalidConfig, cfg.Timeout)
 	}

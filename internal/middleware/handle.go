@@ -57,7 +57,7 @@ func (f *Flow) Handle(x Exchange) bool {
 			l = chosen
 		}
 	}
-	if l == nil {
+	if l == nil || l.Policies() == nil { // none, or one NewLimiter did not make
 		return f.unclassified(x, key, 0, ratewindow.ErrNoLimiter)
 	}
 	cost := int64(1)
