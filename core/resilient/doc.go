@@ -70,7 +70,8 @@
 // error, and the middleware enforces it, headers and
 // 429 included (the Decision's Limit is the configured one, its Remaining
 // is counted against the local share). WithOnFallback is called for it.
-// A cost above a policy's local share is charged as the whole share. The
+// A cost above a policy's local share is charged to that policy as its
+// whole share, and to the other policies as itself. The
 // local counts start empty when the primary first fails and are not copied
 // back when it recovers: during an outage a client can get up to its local
 // share on top of what it had used on the primary.
