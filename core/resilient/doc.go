@@ -31,7 +31,10 @@
 // context with no deadline) is given up: the next call goes as a new
 // probe. The given-up probe's answer, when it comes, closes the breaker if
 // it is a success and the breaker has stayed half-open since that probe
-// started; otherwise it is ignored. WithOnStateChange reports each
+// started; otherwise it is ignored. So is the end of any other call that
+// started before the breaker last opened: its failure tells of the outage
+// the breaker opened for, and must not count against a primary that a
+// probe has found answering since. WithOnStateChange reports each
 // transition. On a Redis Cluster all of this happens per master (see
 // Failure domains).
 //
