@@ -77,7 +77,9 @@
 // whole share, and to the other policies as itself. The
 // local counts start empty when the primary first fails and are not copied
 // back when it recovers: during an outage a client can get up to its local
-// share on top of what it had used on the primary.
+// share on top of what it had used on the primary. Nor are they cleared
+// then: an outage within the same window goes on from them, so a primary
+// that keeps failing and recovering gives no fresh local share each time.
 //
 // One resilient Store may wrap another. To the outer one, the inner one's
 // fallback answer is an error like any other: it counts as a failure, and
