@@ -25,6 +25,10 @@ type breaker struct {
 	failures atomic.Int64 // consecutive failures while closed
 
 	openedAt atomic.Int64 // when the breaker last opened, Unix nanoseconds
+	// opens counts the openings: a call admitted while closed carries the
+	// count of its admission, and its outcome is dropped if the breaker
+	// has opened since (see record).
+	opens atomic.Uint64
 
 	// The rest is under mu.
 	mu *sync.Mutex
@@ -51,6 +55,7 @@ func (b *breaker) stillOpen() bool {
 // it comes, is late. Called with mu held.
 func (b *breaker) open() {
 	b.probing = false
+	b.opens.Add(1)
 	now := b.clock.Now().UnixNano()
 	b.openedAt.Store(now)
 	b.touched = now
@@ -58,7 +63,8 @@ func (b *breaker) open() {
 }
 
 // admit reports whether a call may go to the primary and, if that call is
-// the half-open probe, its number (0 for any other call).
+// the half-open probe, its number (0 for any other call); gen is the count
+// of openings when a call that is not a probe was admitted, for record.
 //
 // A probe holds the half-open slot for one open interval at most: a
 // primary that never answers it (a store with no timeout, a context with
@@ -69,32 +75,33 @@ func (b *breaker) open() {
 // whose open interval has passed already, and the next call goes as a new
 // probe. A caller's deadline could not bound it: a call need not have
 // one, and it runs on the real clock, not the breaker's.
-func (b *breaker) admit() (ok bool, probe uint64) {
+func (b *breaker) admit() (ok bool, probe, gen uint64) {
+	gen = b.opens.Load() // before the state: an opening since then is seen
 	switch State(b.state.Load()) {
 	case Closed:
-		return true, 0
+		return true, 0, gen
 	case Open:
 		if b.stillOpen() {
-			return false, 0
+			return false, 0, 0
 		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch State(b.state.Load()) {
 	case Closed:
-		return true, 0
+		return true, 0, b.opens.Load()
 	case Open:
 		if b.stillOpen() {
-			return false, 0
+			return false, 0, 0
 		}
 		b.set(HalfOpen)
 		b.spell = b.probe + 1
-		return true, b.startProbe()
+		return true, b.startProbe(), 0
 	default: // HalfOpen
 		if b.probing && b.probeRuns() {
-			return false, 0
+			return false, 0, 0
 		}
-		return true, b.startProbe()
+		return true, b.startProbe(), 0
 	}
 }
 
@@ -115,10 +122,20 @@ func (b *breaker) startProbe() uint64 {
 	return b.probe
 }
 
-// record tells the breaker how a call it admitted ended; probe is the
-// number admit gave it.
-func (b *breaker) record(probe uint64, o outcome) {
+// record tells the breaker how a call it admitted ended; probe and gen
+// are what admit gave it.
+//
+// The outcome of a call admitted while closed is dropped if the breaker
+// has opened since: a failure then tells of the outage the breaker opened
+// for, and once a probe has closed it again (a primary slower to fail than
+// the open interval) it would count against the primary that answers now,
+// and a few such late failures would open it anew; a success tells no more
+// of the present than a failure.
+func (b *breaker) record(probe, gen uint64, o outcome) {
 	if probe == 0 {
+		if b.opens.Load() != gen {
+			return
+		}
 		switch o {
 		case success:
 			if b.failures.Load() != 0 {
@@ -176,7 +193,7 @@ func (b *breaker) close() {
 // called record.
 func (b *breaker) abandon(probe *uint64) {
 	if *probe != 0 {
-		b.record(*probe, failure)
+		b.record(*probe, 0, failure)
 	}
 }
 

@@ -31,7 +31,10 @@
 // context with no deadline) is given up: the next call goes as a new
 // probe. The given-up probe's answer, when it comes, closes the breaker if
 // it is a success and the breaker has stayed half-open since that probe
-// started; otherwise it is ignored. WithOnStateChange reports each
+// started; otherwise it is ignored. So is the end of any other call that
+// started before the breaker last opened: its failure tells of the outage
+// the breaker opened for, and must not count against a primary that a
+// probe has found answering since. WithOnStateChange reports each
 // transition. On a Redis Cluster all of this happens per master (see
 // Failure domains).
 //
@@ -70,10 +73,13 @@
 // error, and the middleware enforces it, headers and
 // 429 included (the Decision's Limit is the configured one, its Remaining
 // is counted against the local share). WithOnFallback is called for it.
-// A cost above a policy's local share is charged as the whole share. The
+// A cost above a policy's local share is charged to that policy as its
+// whole share, and to the other policies as itself. The
 // local counts start empty when the primary first fails and are not copied
 // back when it recovers: during an outage a client can get up to its local
-// share on top of what it had used on the primary.
+// share on top of what it had used on the primary. Nor are they cleared
+// then: an outage within the same window goes on from them, so a primary
+// that keeps failing and recovering gives no fresh local share each time.
 //
 // One resilient Store may wrap another. To the outer one, the inner one's
 // fallback answer is an error like any other: it counts as a failure, and

@@ -2,6 +2,8 @@ package resilient
 
 import (
 	"context"
+	"hash/maphash"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,7 +18,14 @@ type fallback struct {
 	store    core.Store
 	replicas int64
 	last     atomic.Pointer[scaledSet] // the policy set scaled most recently
+
+	// stripes order the calls of keys that hash alike (see decide).
+	seed    maphash.Seed
+	stripes [fallbackStripes]sync.RWMutex
 }
+
+// fallbackStripes is the number of key stripes of the fallback's lock.
+const fallbackStripes = 64
 
 // scaledSet is a policy set and its scaled copy. A Limiter passes the same
 // slice on every call until its policies change, so one cached copy makes
@@ -36,7 +45,7 @@ const fallbackShards = 16
 
 func newFallback(replicas, maxKeys int) *fallback {
 	store := memory.New(memory.WithMaxKeys(maxKeys), shards.Option[memory.Option](fallbackShards))
-	return &fallback{store: store, replicas: int64(replicas)}
+	return &fallback{store: store, replicas: int64(replicas), seed: maphash.MakeSeed()}
 }
 
 // scale returns policies with each Limit divided by the replicas, at least
@@ -72,20 +81,50 @@ func same(a, b []core.Policy) bool {
 	return true
 }
 
-// decide takes or peeks on the local store. A cost above a scaled limit
-// could never be admitted locally; it is charged as the whole local quota
-// instead, so such a request gets one chance per window on each replica.
+// decide takes or peeks on the local store. A cost above a policy's
+// scaled limit could never be admitted by it locally; it is charged to
+// that policy as its whole local quota instead, so such a request gets one
+// chance per window on each replica, and to every other policy as itself.
+//
+// When the policies' charges differ (a cost above some shares, not all),
+// one call to the local store cannot make them: each policy is asked
+// alone for its own charge, under the key's stripe lock held exclusively,
+// and charged only once every one of them admits it, so the decision stays
+// all-or-nothing. Other calls for the stripe hold the lock shared.
 func (f *fallback) decide(key string, policies []core.Policy, cost int64, now time.Time, charge bool) core.Result {
 	ps := f.scale(policies)
+	each := min(cost, ps[0].Limit) // every policy's charge, if uniform
+	uniform := true
 	for i := range ps {
-		cost = min(cost, ps[i].Limit)
+		uniform = uniform && min(cost, ps[i].Limit) == each
 	}
+	mu := &f.stripes[maphash.String(f.seed, key)%uint64(len(f.stripes))]
 	ctx := context.Background()
 	var r core.Result
-	if charge {
-		r, _ = f.store.Take(ctx, key, ps, cost, now)
-	} else {
-		r, _ = f.store.Peek(ctx, key, ps, cost, now)
+	if uniform {
+		mu.RLock()
+		defer mu.RUnlock()
+		if charge {
+			r, _ = f.store.Take(ctx, key, ps, each, now)
+		} else {
+			r, _ = f.store.Peek(ctx, key, ps, each, now)
+		}
+		return r
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	admit := true
+	for i := range ps {
+		one, _ := f.store.Peek(ctx, key, ps[i:i+1], min(cost, ps[i].Limit), now)
+		r.States[i] = one.States[0]
+		admit = admit && one.States[0].Allowed
+	}
+	if !charge || !admit {
+		return r
+	}
+	for i := range ps {
+		one, _ := f.store.Take(ctx, key, ps[i:i+1], min(cost, ps[i].Limit), now)
+		r.States[i] = one.States[0]
 	}
 	return r
 }

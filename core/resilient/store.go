@@ -109,7 +109,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		_ = s.fallback.store.Reset(ctx, key, policies)
 	}
 	b := s.breakerFor(key)
-	ok, probe := b.admit()
+	ok, probe, gen := b.admit()
 	if !ok {
 		s.stats.fastFails.Add(1)
 		return ErrCircuitOpen
@@ -118,7 +118,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		defer b.abandon(&probe)
 	}
 	if err := ctx.Err(); err != nil {
-		b.record(probe, neutral)
+		b.record(probe, gen, neutral)
 		probe = 0
 		return fmt.Errorf("resilient: reset: %w", err)
 	}
@@ -131,7 +131,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		s.deny.reset(sh, kh, key)
 	}
 	o := classify(ctx, err)
-	b.record(probe, o)
+	b.record(probe, gen, o)
 	probe = 0
 	if o == failure {
 		s.stats.primaryErrors.Add(1)
@@ -160,7 +160,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 		epoch = sh.resets.Load()
 	}
 	b := s.breakerFor(key)
-	ok, probe := b.admit()
+	ok, probe, gen := b.admit()
 	if !ok {
 		s.stats.fastFails.Add(1)
 		return s.degrade(key, policies, cost, now, charge, ErrCircuitOpen)
@@ -173,7 +173,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 		// fault, and nothing left to wait for. A caller that cancelled
 		// gets its error back, as it would from the primary: nobody
 		// waits for a decision, and the primary has not failed.
-		b.record(probe, neutral)
+		b.record(probe, gen, neutral)
 		probe = 0
 		err = fmt.Errorf("resilient: %w", err)
 		if errors.Is(err, context.Canceled) {
@@ -190,7 +190,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 		r, err = s.primary.Peek(ctx, key, policies, cost, now)
 	}
 	o := classify(ctx, err)
-	b.record(probe, o)
+	b.record(probe, gen, o)
 	probe = 0
 	switch o {
 	case failure:
