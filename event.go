@@ -98,8 +98,11 @@ type Event struct {
 	// or not it was enforced (true for Denied and WouldDeny).
 	WouldDeny bool
 	// Err is the error that made the limiter fail: a store error (wrapping
-	// context.DeadlineExceeded on a timeout) or a key func error; or why
-	// the request could not be classified: keyfuncs.ErrNoKey,
+	// context.DeadlineExceeded when the call's deadline, WithTimeout's or
+	// the request's, ran out; os.ErrDeadlineExceeded when a Redis store's
+	// own bound did, its client's read timeout or, with no deadline, the
+	// 500 ms its retries of LOADING and the like may take) or a key func
+	// error; or why the request could not be classified: keyfuncs.ErrNoKey,
 	// core.ErrInvalidCost or ErrNoLimiter (test with errors.Is). Nil
 	// otherwise.
 	Err error

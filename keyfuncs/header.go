@@ -18,20 +18,40 @@ import (
 // nil fallback gives ErrNoKey. A name that is not a valid header name is a
 // mistake: every request then fails with an error wrapping ErrNoKey.
 //
-// The value is used as is (bounded to 128 bytes, see the package doc). If it is a secret
-// you would rather not see in your store or logs, wrap the result in Hashed.
+// The value is used as is (bounded to 128 bytes, see the package doc),
+// but for the Host field's: a host name in any case, with or without a
+// port or the root's trailing dot, is one host, which the server serves
+// however it is spelt, so it is one key ("hdr:host:a.example" for
+// "A.Example:8080"); used as sent, a client could multiply its quota by
+// spelling its host anew. If the value is a secret you would rather not
+// see in your store or logs, wrap the result in Hashed.
 func Header(name string, fallback KeyFunc) KeyFunc {
 	if !httptoken.Valid(name) {
 		return failing(misconfigured("Header: %q is not a valid header name", name))
 	}
 	ns := tagHeader + strings.ToLower(name) + ":"
+	host := strings.EqualFold(name, "Host")
 	return func(r Request) (string, error) {
 		v := strings.TrimSpace(r.Header(name))
+		if host {
+			v = hostName(v)
+		}
 		if v == "" {
 			return orFallback(r, fallback)
 		}
 		return boundKey(ns+v, maxKeyLen), nil
 	}
+}
+
+// hostName is the host of a Host field's value h, in lower case, without
+// its port or the root's trailing dot. A value already so costs no
+// allocation.
+func hostName(h string) string {
+	h = strings.ToLower(h)
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && strings.IndexByte(h[i:], ']') < 0 {
+		h = h[:i] // a port (a colon of an IPv6 literal is not one)
+	}
+	return strings.TrimSuffix(h, ".")
 }
 
 // BearerToken keys requests by the token of an "Authorization: Bearer

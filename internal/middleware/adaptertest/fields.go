@@ -15,7 +15,8 @@ func fieldScenarios() []Scenario {
 			// Request.Host; fasthttp keeps it. Read from the header map
 			// alone, a key by the Host field (one quota per tenant
 			// domain) works on Fiber and answers every request 400 on
-			// the others.
+			// the others. A host is matched in any case, with or
+			// without a port.
 			Name: "the Host field is a header like any other",
 			Options: func(*Env) []ratewindow.Option {
 				return []ratewindow.Option{ratewindow.WithKeyFunc(keyfuncs.Header("Host", nil))}
@@ -23,6 +24,10 @@ func fieldScenarios() []Scenario {
 			Steps: []Step{
 				{Header: host("a.example"), Repeat: 3, Status: 200, Body: okBody},
 				{Header: host("a.example"), Status: 429, Want: denied(minute(0, 60), 60)},
+				// One host however it is spelt: no new quota for a
+				// name in other case, or with a port.
+				{Header: host("A.Example"), Status: 429, Want: denied(minute(0, 60), 60)},
+				{Header: host("a.example:80"), Status: 429, Want: denied(minute(0, 60), 60)},
 				{Header: host("b.example"), Status: 200, Want: minute(2, 60)},
 			},
 		},

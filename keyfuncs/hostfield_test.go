@@ -1,0 +1,40 @@
+package keyfuncs_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// Keyed by the Host field (one quota per tenant domain), every spelling
+// of one host is one key: a host name is matched in any case, and the
+// server answers it with or without a port or the root's trailing dot.
+// Used as sent, each spelling was a quota of its own, so a client could
+// multiply its quota by varying the case of the name, or adding ":80".
+func TestHostFieldKeysEverySpellingAlike(t *testing.T) {
+	key := keyfuncs.Header("Host", nil)
+	want, err := key(req("192.0.2.1:5", "Host", "a.example"))
+	require.NoError(t, err)
+	assert.Equal(t, "hdr:host:a.example", want)
+	for _, h := range []string{"A.Example", "A.EXAMPLE", "a.example:80", "a.example:8080", "a.example.", "A.Example.:443", " a.example "} {
+		got, err := keyfuncs.Header("host", nil)(req("192.0.2.1:5", "Host", h))
+		require.NoError(t, err, h)
+		assert.Equal(t, want, got, "Host: %q", h)
+	}
+	v6, err := key(req("192.0.2.1:5", "Host", "[2001:DB8::1]:8080"))
+	require.NoError(t, err)
+	assert.Equal(t, "hdr:host:[2001:db8::1]", v6, "an IPv6 literal keeps its colons")
+	other, err := key(req("192.0.2.1:5", "Host", "b.example"))
+	require.NoError(t, err)
+	assert.NotEqual(t, want, other, "another host is another key")
+	_, err = key(req("192.0.2.1:5", "Host", ":80"))
+	assert.ErrorIs(t, err, keyfuncs.ErrNoKey, "a port alone names no host")
+
+	// Any other field is used as sent: an API key is case-sensitive.
+	a, err := keyfuncs.Header("X-API-Key", nil)(req("192.0.2.1:5", "X-API-Key", "AbC"))
+	require.NoError(t, err)
+	assert.Equal(t, "hdr:x-api-key:AbC", a)
+}
