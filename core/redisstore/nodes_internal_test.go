@@ -27,7 +27,9 @@ func TestNodeBatchersFollowMasters(t *testing.T) {
 	cl := testredis.StartCluster(t, 3, 0, 5*time.Second)
 	client := redis.NewUniversalClient(ClientOptions(cl.Addrs()...)).(*redis.ClusterClient)
 	t.Cleanup(func() { _ = client.Close() })
-	s, err := New(client, WithPrefix(testredis.Prefix(t)))
+	// Every call and Peek at one instant: the counts are compared exactly,
+	// and no window may end between them (an hour's, on the clock, can).
+	s, err := New(client, WithPrefix(testredis.Prefix(t)), WithClientTime())
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, s.Check(ctx))
@@ -41,6 +43,7 @@ func TestNodeBatchersFollowMasters(t *testing.T) {
 	}
 	all := append(append(append([]string(nil), keys[0][:4]...), keys[1][:4]...), keys[2][:4]...)
 
+	at := time.Now()
 	start := time.Now()
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -49,7 +52,7 @@ func TestNodeBatchersFollowMasters(t *testing.T) {
 		wg.Go(func() {
 			for !stop.Load() {
 				c, cancel := context.WithTimeout(ctx, time.Second)
-				_, err := s.Take(c, all[g%12], ps, 1, time.Now())
+				_, err := s.Take(c, all[g%12], ps, 1, at)
 				cancel()
 				if err != nil {
 					failed[g%12].Add(1)
@@ -132,7 +135,7 @@ func TestNodeBatchersFollowMasters(t *testing.T) {
 		t.Fatalf("%d batchers for %d masters", batchers(), masters)
 	}
 	for i, k := range all {
-		r, err := s.Peek(ctx, k, ps, 1, time.Now())
+		r, err := s.Peek(ctx, k, ps, 1, at)
 		require.NoError(t, err)
 		charged := ps[0].Limit - r.States[0].Remaining
 		assert.GreaterOrEqual(t, charged, decided[i].Load(), "key %s: no decided call lost", k)
