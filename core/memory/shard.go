@@ -65,9 +65,9 @@ func (sh *shard) find(fp uint64) *table {
 	return nil
 }
 
-// table returns p's table, creating it on first use.
-func (sh *shard) table(p *core.Policy) *table {
-	fp := p.Fingerprint()
+// table returns the table of p, whose Fingerprint is fp, creating it on
+// first use.
+func (sh *shard) table(p *core.Policy, fp uint64) *table {
 	if len(sh.tables) > 0 && sh.tables[0].fp == fp {
 		return sh.tables[0] // most limiters have one policy
 	}

@@ -16,8 +16,9 @@ import (
 func (s *store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, cost, now, up int64, charge bool) {
 	h := s.hash(key)
 	sh := &s.shards[h&s.mask]
+	fp := p.Fingerprint()
 	if charge {
-		if c := sh.hotFor(h, p.Fingerprint()); c != nil {
+		if c := sh.hotFor(h, fp); c != nil {
 			if ok, sweep := c.take(ps, p.Limit, cost, now, up); ok {
 				// Decided on the key's hot cell, without the mutex. Now
 				// and then, sweep as the locked calls it replaces would.
@@ -30,7 +31,7 @@ func (s *store) decideSingle(ps *core.PolicyState, key string, p *core.Policy, c
 		}
 	}
 	waited := sh.lock()
-	t := sh.table(p)
+	t := sh.table(p, fp)
 	lim, w := p.Limit, t.window
 	switch t.alg {
 	case core.FixedWindow:

@@ -208,7 +208,7 @@ func (s *store) decide(r *core.Result, key string, policies []core.Policy, cost,
 	all := true
 	for i := range policies {
 		p := &policies[i]
-		t := sh.table(p)
+		t := sh.table(p, p.Fingerprint())
 		tables[i] = t
 		lim, w := p.Limit, t.window
 		var ps core.PolicyState
