@@ -40,12 +40,16 @@ func failing(err error) KeyFunc {
 // parts rarely contain to keep keys readable. The first error from a part
 // (ErrSkip, ErrNoKey or another) is returned as is; a part that returns
 // "" has found no key, and Compose returns an error wrapping ErrNoKey. With
-// one part the key is that part's own key. With no parts, an empty
-// sep or one containing '%', Compose gives an error wrapping ErrNoKey.
+// one part the key is that part's own key. With no parts, a nil part, an
+// empty sep or one containing '%', Compose gives an error wrapping
+// ErrNoKey and core.ErrInvalidConfig on every request.
 func Compose(sep string, parts ...KeyFunc) KeyFunc {
 	parts = append([]KeyFunc(nil), parts...)
 	if sep == "" || strings.Contains(sep, "%") {
 		return failing(misconfigured("Compose: separator %q must be non-empty and free of '%%'", sep))
+	}
+	if len(parts) == 0 {
+		return failing(misconfigured("Compose: no parts"))
 	}
 	for _, f := range parts {
 		if f == nil {
@@ -53,9 +57,6 @@ func Compose(sep string, parts ...KeyFunc) KeyFunc {
 		}
 	}
 	return func(r Request) (string, error) {
-		if len(parts) == 0 {
-			return "", ErrNoKey
-		}
 		if len(parts) == 1 {
 			return parts[0](r)
 		}
