@@ -11,7 +11,10 @@ import (
 // authentication. The value may be a string, a fmt.Stringer or any integer
 // type, named types included (type userID int64); a String method wins.
 // When it is missing, nil (also a nil pointer), empty or of another type,
-// the key comes from fallback; a nil fallback gives ErrNoKey.
+// the key comes from fallback; a nil fallback gives ErrNoKey. A ctxKey that
+// no context can hold, nil or of a type that is not comparable, is a
+// mistake: every request then fails with an error wrapping ErrNoKey and
+// core.ErrInvalidConfig.
 //
 // The key is "ctx:", a name for ctxKey, ':' and the value, e.g.
 // "ctx:example.com/app/auth.userKey:42" (':' and '%' in the name written
@@ -34,6 +37,9 @@ import (
 // (c.Request = c.Request.WithContext(ctx) in Gin, c.SetRequest in Echo,
 // c.SetUserContext in Fiber).
 func FromContext(ctxKey any, fallback KeyFunc) KeyFunc {
+	if ctxKey == nil || !reflect.TypeOf(ctxKey).Comparable() {
+		return failing(misconfigured("FromContext: the context key %#v can hold no value (context.WithValue takes only a non-nil, comparable key)", ctxKey))
+	}
 	ns := tagContext + escapeBytes(contextKeyName(ctxKey), ":") + ":"
 	return func(r Request) (string, error) {
 		if k, ok := contextString(r.Context().Value(ctxKey)); ok && k != "" {

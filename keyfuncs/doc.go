@@ -35,7 +35,8 @@
 // lines are joined in order, as HTTP says they must be. An entry that does
 // not parse as an IP address ("unknown", an obfuscated identifier, junk)
 // stops the walk and is never a key: the address of the proxy that reported
-// it is used instead. Only the 32 rightmost entries are looked at, so a
+// it is used instead. A Forwarded address whose port alone is obfuscated
+// (for="192.0.2.43:_hidden") is that address. Only the 32 rightmost entries are looked at, so a
 // huge header costs no more than a short one. A trusted range of every
 // address ("0.0.0.0/0") is refused at construction: every entry would be
 // skipped, and the leftmost, the client's own, would be its key.

@@ -78,10 +78,33 @@ func (ch *chain) readForwarded(lines []string) {
 				ch.addLeft(entry{})
 				continue
 			}
-			a, ok := parseHostPort(v)
+			a, ok := parseNode(v)
 			ch.addLeft(entry{a, ok})
 		}
 	}
+}
+
+// parseNode parses the value of a Forwarded for= parameter: an address as
+// parseHostPort reads it, whose port may also be an obfuscated identifier
+// (RFC 7239 section 6.3: "192.0.2.43:_hidden", "[2001:db8::17]:_x"). Such a
+// proxy hides the port, not the address, which is the client's key.
+func parseNode(v string) (netip.Addr, bool) {
+	if i := strings.LastIndex(v, ":_"); i >= 0 && obfPort(v[i+2:]) {
+		v = v[:i]
+	}
+	return parseHostPort(v)
+}
+
+// obfPort reports whether s, the part of an obfuscated port after its
+// '_', is one or more letters, digits, '.', '_' or '-'.
+func obfPort(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // lastElement splits a Forwarded line at its last comma outside a quoted

@@ -74,10 +74,11 @@ func routeMethod(m string) string {
 
 // Constant gives every request the same key, "const:" and key: one quota
 // shared by all clients, e.g. to protect a fragile backend. An empty key
-// gives ErrNoKey.
+// is a mistake: every request then fails with an error wrapping ErrNoKey
+// and core.ErrInvalidConfig.
 func Constant(key string) KeyFunc {
 	if key == "" {
-		return failing(ErrNoKey)
+		return failing(misconfigured("Constant: the key is empty"))
 	}
 	key = boundKey(tagConst+key, maxKeyLen)
 	return func(Request) (string, error) { return key, nil }

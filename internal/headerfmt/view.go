@@ -82,9 +82,14 @@ func (v *decisionView) remaining(i int) int64 {
 // the millisecond, so a log that has just admitted a request reports a
 // ResetAfter of up to a millisecond over its window, and a 1 s window would
 // read t=2. The t of an allowed response is a pacing hint; a denial's t, like
-// Retry-After, is never rounded down.
+// Retry-After, is never rounded down. A ResetAfter of a millisecond or less
+// is 0 before the subtraction, which would wrap the most negative ones round
+// to the largest.
 func (v *decisionView) reset(i int) int64 {
 	if s := v.stateOf(i); s.Allowed {
+		if s.ResetAfter <= resolution {
+			return 0
+		}
 		return ceilSeconds(s.ResetAfter - resolution)
 	}
 	return ceilSeconds(v.resetAfter(i))
