@@ -18,8 +18,10 @@ type ClientIPConfig struct {
 	// ranges ("10.0.0.0/8", "2001:db8::/48") or single IPs ("192.0.2.7").
 	// Headers are read only when the peer is one of them, and walking the
 	// forwarding chain from the right skips every address in them. A range
-	// of every address ("0.0.0.0/0", "::/0") is refused: with it, any
-	// client's own header would choose its key.
+	// of every address ("0.0.0.0/0", "::/0") is refused, and so is a list
+	// whose ranges together hold every IPv4 or every IPv6 address
+	// ("0.0.0.0/1" and "128.0.0.0/1"): with it, any client's own header
+	// would choose its key.
 	TrustedProxies []string
 
 	// TrustedHops is the number of reverse proxies every request passes
@@ -135,6 +137,9 @@ func compileClientIP(cfg ClientIPConfig) (*clientIP, error) {
 			return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies[%d]: %q trusts every address, so any client could write its own address into a header and choose its key: list your proxies' ranges, or set TrustedHops", core.ErrInvalidConfig, i, s)
 		}
 		c.trusted = append(c.trusted, p)
+	}
+	if fam, all := coversFamily(c.trusted); all {
+		return nil, fmt.Errorf("%w: keyfuncs: ClientIPConfig.TrustedProxies: together the ranges %q hold every %s address, so any client could write its own address into a header and choose its key: list your proxies' ranges, or set TrustedHops", core.ErrInvalidConfig, cfg.TrustedProxies, fam)
 	}
 	names := cfg.Headers
 	if len(names) == 0 {

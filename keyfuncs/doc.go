@@ -36,10 +36,12 @@
 // not parse as an IP address ("unknown", an obfuscated identifier, junk)
 // stops the walk and is never a key: the address of the proxy that reported
 // it is used instead. A Forwarded address whose port alone is obfuscated
-// (for="192.0.2.43:_hidden") is that address. Only the 32 rightmost entries are looked at, so a
-// huge header costs no more than a short one. A trusted range of every
-// address ("0.0.0.0/0") is refused at construction: every entry would be
-// skipped, and the leftmost, the client's own, would be its key.
+// (for="192.0.2.43:_hidden") is that address. Only the 32 rightmost
+// entries are looked at, so a huge header costs no more than a short one. A
+// trusted range of every address ("0.0.0.0/0"), or ranges that together
+// hold every IPv4 or every IPv6 address, are refused at construction: every
+// entry would be skipped, and the leftmost, the client's own, would be its
+// key.
 //
 // IPv6 clients usually own a whole /64 (often more), so keys group IPv6
 // addresses by prefix (default /64): one host cannot escape its limit by
