@@ -63,9 +63,11 @@ func (o Outcome) String() string {
 }
 
 // ErrNoLimiter is reported in Event.Err, with Outcome UnclassifiedRejected
-// or UnclassifiedPassed, when the WithLimiterFunc function chose no limiter and no default
-// limiter is configured, and by the adapters' Limit forms given a nil
-// limiter.
+// or UnclassifiedPassed, when the WithLimiterFunc function chose no limiter
+// and no default limiter is configured, or chose a core.Limiter that
+// core.NewLimiter did not make; by the adapters' Limit forms given a
+// limiter they cannot use (nil, say); and by fibermw, in a Prefork child,
+// for a request whose chosen limiter keeps its counts in the process.
 var ErrNoLimiter = errors.New("ratewindow: no limiter for this request")
 
 // Event is everything the middleware knows about one request, given to the

@@ -101,7 +101,8 @@
 // callback gets nil: the configuration in use is the file's again.
 //
 // Replace the file by rename (or a ConfigMap's symlink swap), so a reload
-// never reads it half written; one written in place may be read half-way,
+// never reads it half written; one written in place may be read half-way
+// (or empty, just truncated, which is reported as "the file is empty"),
 // rejected and reported, then applied whole at the next tick. A file that
 // is valid is applied as written: a route left out of it is no longer
 // limited.
