@@ -33,7 +33,8 @@ const (
 	// func found no key, its cost is below 1 or above a policy's limit, no
 	// limiter applies to it, or the key func or limiter func failed on a
 	// request its client cancelled) and was answered 400 (see
-	// WithUnclassifiedHandler). Event.Err says why.
+	// WithUnclassifiedHandler), or 503 by an adapter's Limit form given a
+	// limiter it cannot use. Event.Err says why.
 	UnclassifiedRejected
 	// UnclassifiedPassed: the request could not be classified and was
 	// passed on uncounted, because WithPassUnclassified was set or it was
