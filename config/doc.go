@@ -49,7 +49,9 @@
 //   - routes[].match: route patterns as the framework reports them
 //     (Request.Route: "/items/{id}" on net/http, "/items/:id" on Gin, Echo
 //     and Fiber). "*" matches every request no other route matches. A
-//     request no route matches is not limited. Matching is exact, so a
+//     request no route matches is not limited. A request the framework
+//     routes nowhere (a 404 or a 405 to be; see each adapter's package
+//     doc) has no pattern, and only "*" matches it. Matching is exact, so a
 //     pattern spelt for another framework ("/items/{id}" under Gin) or
 //     with another trailing slash matches nothing, and its route's limits
 //     never apply: only a pattern no framework can report ("search", a
