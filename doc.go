@@ -45,8 +45,12 @@
 // when it was answered 503, at most one record per second for each, the
 // next record counting those held back in "suppressed". The record names
 // the error, the outcome, the route and the method, never the key or the
-// path. Setting a hook (logging.Hook, a metrics collector, any func)
-// replaces that default: the hook then decides what is reported, and a
+// path. Requests that a mistake in the set-up leaves unclassified are
+// logged the same way: every request of a Limit form given a limiter it
+// cannot use and, in a Fiber Prefork child, each request whose
+// WithLimiterFunc function chose a limiter that counts in the process.
+// Setting a hook (logging.Hook, a metrics collector, any func) replaces
+// that default: the hook then decides what is reported, and a
 // hook that does nothing silences it.
 //
 // # Requests the limiter cannot classify
@@ -82,8 +86,11 @@
 // Configuration errors wrap core.ErrInvalidConfig and name the field; they
 // are returned by New, never raised while serving. An option given a nil
 // function (WithKeyFunc(nil), say, from a NewClientIP whose error was
-// ignored) is such an error, and so are two policy names that the headers
-// would write alike ("tier-é" and "tier-ü" are both "tier-_").
+// ignored) is such an error, and so are a core.Limiter that
+// core.NewLimiter did not make (a zero one) and two policy names that the
+// headers would write alike ("tier-é" and "tier-ü" are both "tier-_").
+// The Limit forms, which cannot return an error, answer every request 503
+// instead, and log it as below.
 //
 // # Rolling out
 //

@@ -33,7 +33,8 @@ const (
 	// func found no key, its cost is below 1 or above a policy's limit, no
 	// limiter applies to it, or the key func or limiter func failed on a
 	// request its client cancelled) and was answered 400 (see
-	// WithUnclassifiedHandler). Event.Err says why.
+	// WithUnclassifiedHandler), or 503 by an adapter's Limit form given a
+	// limiter it cannot use. Event.Err says why.
 	UnclassifiedRejected
 	// UnclassifiedPassed: the request could not be classified and was
 	// passed on uncounted, because WithPassUnclassified was set or it was
@@ -63,9 +64,11 @@ func (o Outcome) String() string {
 }
 
 // ErrNoLimiter is reported in Event.Err, with Outcome UnclassifiedRejected
-// or UnclassifiedPassed, when the WithLimiterFunc function chose no limiter and no default
-// limiter is configured, and by the adapters' Limit forms given a nil
-// limiter.
+// or UnclassifiedPassed, when the WithLimiterFunc function chose no limiter
+// and no default limiter is configured, or chose a core.Limiter that
+// core.NewLimiter did not make; by the adapters' Limit forms given a
+// limiter they cannot use (nil, say); and by fibermw, in a Prefork child,
+// for a request whose chosen limiter keeps its counts in the process.
 var ErrNoLimiter = errors.New("ratewindow: no limiter for this request")
 
 // Event is everything the middleware knows about one request, given to the

@@ -24,9 +24,11 @@ type settings = options.Settings[Handler, Event]
 // the store sees it ("hdr:x-api-key:abc123", hashed if long): read the API
 // key itself from r (r.Header("X-API-Key")). f returning nil, nil uses the
 // limiter given to New; a request for which it does so while no default
-// limiter is set cannot be classified (ErrNoLimiter). Returning
-// keyfuncs.ErrSkip lets the request pass unlimited; any other error is
-// handled like a store error (fail open or closed).
+// limiter is set cannot be classified (ErrNoLimiter), nor can one for
+// which it returns a core.Limiter that core.NewLimiter did not make.
+// Returning keyfuncs.ErrSkip lets the request pass unlimited; an error
+// wrapping keyfuncs.ErrNoKey or ErrNoLimiter leaves it unclassified; any
+// other error is handled like a store error (fail open or closed).
 //
 // Limiters may share one store. Policies with the same Name, Window and
 // Algorithm share their counts, so name tier policies alike (say
@@ -131,7 +133,9 @@ func WithHeaders(w headers.Writer) Option { return func(c *settings) { c.Headers
 // middleware has already written the rate-limit headers, Retry-After and
 // Cache-Control: no-store (so that no shared cache serves one client's
 // denial to others; the handler may set its own); the handler writes the
-// status and body. The default answers 429 Too Many
+// status and body (see Response: only its first Send counts, a status
+// outside 200-599 becomes 429, and a handler that sends nothing has the
+// request answered 429 with no body). The default answers 429 Too Many
 // Requests with a JSON body such as
 //
 //	{"error":"rate_limited","message":"rate limit exceeded, retry in 3s","retry_after":3}
@@ -147,7 +151,8 @@ func WithDenyHandler(h Handler) Option {
 }
 
 // WithErrorHandler replaces the fail-closed response. As before a denial,
-// the middleware has set Cache-Control: no-store. The default answers
+// the middleware has set Cache-Control: no-store, and the handler is held
+// to Response's contract, with 503 as its default status. The default answers
 // 503 Service Unavailable with the JSON body
 //
 //	{"error":"rate_limiter_unavailable","message":"the rate limiter is unavailable, try again later"}
@@ -212,8 +217,10 @@ func chain(hooks []func(Event)) func(Event) {
 
 // WithUnclassifiedHandler replaces the response to a request the limiter
 // cannot classify. As before a denial, the middleware has set
-// Cache-Control: no-store. The default answers 400 Bad Request, with no
-// Retry-After (waiting would not help), and a JSON body saying why:
+// Cache-Control: no-store, and the handler is held to Response's
+// contract, with 400 as its default status. The default answers 400 Bad
+// Request, with no Retry-After (waiting would not help), and a JSON body
+// saying why:
 //
 //	{"error":"no_rate_limit_key","message":"..."}     the key func found no key
 //	{"error":"invalid_request_cost","message":"..."}  cost below 1 or above a limit

@@ -18,6 +18,11 @@ type Response interface {
 }
 
 // Handler writes the response to a request the middleware stops: a denial
-// (DenyHandler) or a limiter failure under fail-closed (ErrorHandler). The
-// request and response are valid only during the call.
+// (WithDenyHandler), a limiter failure under fail-closed
+// (WithErrorHandler) or a request it cannot classify
+// (WithUnclassifiedHandler). Every adapter holds it to Response's
+// contract alike: the first Send is the answer, a status outside 200-599
+// becomes the default response's, and a Handler that sends nothing still
+// stops the request. The request and response are valid only during the
+// call.
 type Handler func(w Response, r keyfuncs.Request, ev Event)

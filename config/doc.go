@@ -49,7 +49,9 @@
 //   - routes[].match: route patterns as the framework reports them
 //     (Request.Route: "/items/{id}" on net/http, "/items/:id" on Gin, Echo
 //     and Fiber). "*" matches every request no other route matches. A
-//     request no route matches is not limited. Matching is exact, so a
+//     request no route matches is not limited. A request the framework
+//     routes nowhere (a 404 or a 405 to be; see each adapter's package
+//     doc) has no pattern, and only "*" matches it. Matching is exact, so a
 //     pattern spelt for another framework ("/items/{id}" under Gin) or
 //     with another trailing slash matches nothing, and its route's limits
 //     never apply: only a pattern no framework can report ("search", a
@@ -101,7 +103,8 @@
 // callback gets nil: the configuration in use is the file's again.
 //
 // Replace the file by rename (or a ConfigMap's symlink swap), so a reload
-// never reads it half written; one written in place may be read half-way,
+// never reads it half written; one written in place may be read half-way
+// (or empty, just truncated, which is reported as "the file is empty"),
 // rejected and reported, then applied whole at the next tick. A file that
 // is valid is applied as written: a route left out of it is no longer
 // limited.

@@ -21,6 +21,11 @@
 // under a group (e.Group("/api", limit)) Echo hands such requests to the
 // group's catch-all 404 route, "/api/*", whose key they share.
 //
+// Give the middleware before what answers the request. Behind a
+// middleware that has already answered (the response committed) and then
+// calls next, it counts the request but can refuse nothing, and writes
+// nothing into the answer.
+//
 // # Client address
 //
 // The default key is the TCP peer (keyfuncs.RemoteIP), not c.RealIP():

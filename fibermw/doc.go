@@ -62,22 +62,24 @@
 //
 // With fiber.Config{Prefork: true}, Fiber runs the program again in one
 // child process per CPU, and each child builds its own limiter. A store
-// held in memory (core/memory, the default of the examples) then counts
-// in each child apart, and the kernel spreads one client's connections
-// over the children: the client gets the limit once per child, up to
-// N×Limit with N children. So in a Prefork child (fiber.IsChild) New
-// refuses a limiter whose store keeps its counts in this process
+// held in memory (core/memory, the default of the examples) then counts in
+// each child apart, and the kernel spreads one client's connections over
+// the children: the client gets the limit once per child, up to N×Limit
+// with N children. So in a Prefork child (fiber.IsChild) New refuses a
+// limiter whose store keeps its counts in this process
 // (core.Limiter.ProcessLocal), with an error wrapping
-// core.ErrInvalidConfig, and Limit answers every request 503; the child
-// then fails to start, as it should. A limiter that a WithLimiterFunc
-// function (or a config.Set, on its default memory store) chooses for a
-// request cannot be checked at New: in a child, a request for which it is
-// such a limiter is not limited but cannot be classified (Outcome
-// UnclassifiedRejected, answered 400 even with WithPassUnclassified,
-// Event.Err wrapping ratewindow.ErrNoLimiter and saying why). Under Prefork, use a store the
-// children share, such as core/redisstore. core/resilient over Redis is
-// accepted: its local fallback is a per-process store by design, so count
-// every child of every instance in WithFallback's replicas.
+// core.ErrInvalidConfig, and Limit answers every request 503 and logs it to
+// slog.Default(); the child then fails to start, as it should. A limiter
+// that a WithLimiterFunc function (or a config.Set, on its default memory
+// store) chooses for a request cannot be checked at New: in a child, a
+// request for which it is such a limiter is not limited but cannot be
+// classified (Outcome UnclassifiedRejected, answered 400 even with
+// WithPassUnclassified, Event.Err wrapping ratewindow.ErrNoLimiter and
+// saying why; with no hook, logged to slog.Default() as a limiter failure
+// is). Under Prefork, use a store the children share, such as
+// core/redisstore. core/resilient over Redis is accepted: its local
+// fallback is a per-process store by design, so count every child of every
+// instance in WithFallback's replicas.
 //
 // Whatever else main builds is per child as well. Secrets left random are
 // made once per process: set headers.Writer's PartitionSecret (with

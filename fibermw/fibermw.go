@@ -30,11 +30,13 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (fiber.Handler, error) {
 	return wrap(f), nil
 }
 
-// Limit is the one-line form of New with the default options (peer IP
-// key, IETF headers, fail open). It cannot fail; a nil limiter, or one New
-// refuses in a Prefork child, yields middleware that answers every request
-// 503 and logs it to slog.Default() (Error, at most once a second). Use New
-// to get the error instead.
+// Limit is the one-line form of New with the default options (peer IP key,
+// IETF headers, fail open). It cannot fail; a limiter it cannot use (nil, a
+// core.Limiter that core.NewLimiter did not make, one with two policy names
+// the headers would write alike, or one New refuses in a Prefork child)
+// yields middleware that answers every request 503 and logs it to
+// slog.Default() (Error, at most once a second). Use New to get the error
+// instead.
 func Limit(l *core.Limiter) fiber.Handler {
 	if err := refusePerProcess(l); err != nil {
 		return wrap(middleware.Unusable(err))

@@ -20,8 +20,10 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (gin.HandlerFunc, error) {
 }
 
 // Limit is the one-line form of New with the default options (peer IP
-// key, IETF headers, fail open). It cannot fail; a nil limiter yields
-// middleware that answers every request 503 and logs it to
+// key, IETF headers, fail open). It cannot fail; a limiter it cannot use
+// (nil, a core.Limiter that core.NewLimiter did not make, or one with two
+// policy names the headers would write alike) yields middleware that
+// answers every request 503 and logs it to
 // slog.Default() (Error, at most once a second). Use New to get the error
 // instead.
 func Limit(l *core.Limiter) gin.HandlerFunc { return wrap(middleware.Default(l)) }

@@ -20,12 +20,13 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (func(http.Handler) http.Ha
 	return wrap(f), nil
 }
 
-// Limit is the one-line form of New with the default options: the client
-// is keyed by its peer IP, IETF headers are written, store errors fail
-// open. It cannot fail; a nil limiter (the only possible mistake) yields
-// middleware that answers every request 503, as a limiter failing closed
-// would, and logs it to slog.Default() (Error, at most once a second). Use
-// New to get the error instead.
+// Limit is the one-line form of New with the default options: the client is
+// keyed by its peer IP, IETF headers are written, store errors fail open.
+// It cannot fail; a limiter it cannot use (nil, a core.Limiter that
+// core.NewLimiter did not make, or one with two policy names the headers
+// would write alike) yields middleware that answers every request 503, as a
+// limiter failing closed would, and logs it to slog.Default() (Error, at
+// most once a second). Use New to get the error instead.
 func Limit(l *core.Limiter) func(http.Handler) http.Handler { return wrap(middleware.Default(l)) }
 
 func wrap(f *middleware.Flow) func(http.Handler) http.Handler {

@@ -51,7 +51,9 @@ import (
 //
 // Any other error means Redis could not be reached, answered late (the
 // check honours ctx's deadline), or could not decide for now (an error
-// wrapping ErrOutOfMemory: Redis is full). A service may start anyway: each
+// wrapping ErrOutOfMemory: Redis is full; or one carrying Redis's LOADING
+// answer: it is loading its dataset after a restart, and the check passes
+// once it is done). A service may start anyway: each
 // decision then meets the store error and the limiter's fail policy, and
 // the store heals on its own when Redis comes back.
 //

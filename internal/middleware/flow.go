@@ -128,8 +128,9 @@ func FromOptions(l *core.Limiter, opts []ratewindow.Option) (*Flow, error) {
 }
 
 // Default compiles the default options over l, for the adapters' one-line
-// Limit forms, which cannot return an error. A mistake (a nil l, or policy
-// names the headers cannot tell apart) gives a flow that serves nothing:
+// Limit forms, which cannot return an error. A mistake (a nil l, one
+// core.NewLimiter did not make, or policy names the headers cannot tell
+// apart) gives a flow that serves nothing:
 // every request is answered 503 and reported with Outcome
 // UnclassifiedRejected and an Err wrapping ratewindow.ErrNoLimiter.
 func Default(l *core.Limiter) *Flow {
