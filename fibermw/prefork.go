@@ -21,7 +21,7 @@ var errPerProcess = errors.New("fibermw: this is a Prefork child, one of several
 
 // errChosenPerProcess is the error of a request whose WithLimiterFunc
 // function chose such a limiter: the request has no limiter it may use.
-var errChosenPerProcess = fmt.Errorf("%w: %w", ratewindow.ErrNoLimiter, refused{errPerProcess})
+var errChosenPerProcess = fmt.Errorf("%w: %w", ratewindow.ErrNoLimiter, refused{fmt.Errorf("%w: %w", core.ErrInvalidConfig, errPerProcess)})
 
 // refused is errPerProcess as a limiter func's error: it also matches
 // middleware.ErrRefused, so that WithPassUnclassified does not pass the

@@ -115,6 +115,7 @@ func TestPreforkChildRefusesChosenMemoryStore(t *testing.T) {
 	require.Len(t, events, 2)
 	assert.Equal(t, ratewindow.UnclassifiedRejected, events[0].Outcome)
 	assert.ErrorIs(t, events[0].Err, ratewindow.ErrNoLimiter)
+	assert.ErrorIs(t, events[0].Err, core.ErrInvalidConfig, "a mistake in the set-up, not the client's")
 	assert.ErrorContains(t, events[0].Err, "Prefork child")
 	assert.Equal(t, ratewindow.Allowed, events[1].Outcome)
 }

@@ -14,6 +14,7 @@
 //	would_deny             Info   observe-only mode let through a request enforcement would deny (at most 1/s)
 //	denied                 Info   only with WithDenials (at most 1/s)
 //	unclassified_rejected  Info   no key, an invalid cost or no limiter; request answered 400 (at most 1/s)
+//	                       Error  the same for a mistake in the set-up (Err wraps core.ErrInvalidConfig)
 //	unclassified_passed    Warn   the same, passed uncounted (at most 1/s)
 //	allowed, skipped       -      never
 //

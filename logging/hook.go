@@ -2,10 +2,12 @@ package logging
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/keyhash"
 )
 
@@ -28,6 +30,7 @@ type hook struct {
 
 	passed, rejected   stream // store failures
 	unclassP, unclassR stream // unclassified requests
+	misconfR           stream // unclassified for a mistake in the set-up, rejected
 	wouldDeny, denied  stream // decisions
 }
 
@@ -63,7 +66,11 @@ type stream struct {
 //     limiter): Warn when it passed uncounted (WithPassUnclassified or
 //     observe-only), Info when it was rejected, with err, route, method,
 //     outcome, observe_only and cost; a client can send such requests at
-//     will, so they are throttled like denials.
+//     will, so they are throttled like denials. One rejected for a
+//     mistake in the set-up (its err wraps core.ErrInvalidConfig: a key
+//     func misconfigured, a Limit form given a limiter it cannot use, a
+//     limiter Fiber refuses in a Prefork child) is no client's doing and
+//     stops every such request: Error, throttled like store failures;
 //
 // A record held back is never lost from the count: the next record of
 // its outcome carries it, or, if none comes before the interval ends, the
@@ -112,6 +119,7 @@ func newHook(logger *slog.Logger, opts ...Option) *hook {
 	set(&h.rejected, slog.LevelError, msgFailedRejected, "closed", false, cfg.errorEvery)
 	set(&h.unclassP, slog.LevelWarn, msgUnclassifiedPassed, "", false, cfg.denialEvery)
 	set(&h.unclassR, slog.LevelInfo, msgUnclassifiedRejected, "", false, cfg.denialEvery)
+	set(&h.misconfR, slog.LevelError, msgUnclassifiedRejected, "", false, cfg.errorEvery)
 	set(&h.wouldDeny, slog.LevelInfo, msgWouldDeny, "", true, cfg.denialEvery)
 	set(&h.denied, slog.LevelInfo, msgDenied, "", true, cfg.denialEvery)
 	return h
@@ -127,7 +135,13 @@ func (h *hook) log(ev ratewindow.Event) {
 	case ratewindow.UnclassifiedPassed:
 		h.record(&ev, &h.unclassP)
 	case ratewindow.UnclassifiedRejected:
-		h.record(&ev, &h.unclassR)
+		if errors.Is(ev.Err, core.ErrInvalidConfig) {
+			// Not the client's doing: every such request is rejected
+			// until the set-up is mended.
+			h.record(&ev, &h.misconfR)
+		} else {
+			h.record(&ev, &h.unclassR)
+		}
 	case ratewindow.WouldDeny:
 		h.record(&ev, &h.wouldDeny)
 	case ratewindow.Denied:

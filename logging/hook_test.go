@@ -1,6 +1,7 @@
 package logging_test
 
 import (
+	"fmt"
 	"log/slog"
 	"regexp"
 	"strings"
@@ -111,6 +112,17 @@ func TestHookByOutcome(t *testing.T) {
 				"err": core.ErrInvalidCost.Error(), "outcome": "unclassified_rejected", "route": "/items/{id}",
 				"method": "POST", "observe_only": false, "cost": 10000.0, "fail": nil,
 			},
+		},
+		{
+			// A mistake in the set-up, not the client's: every such
+			// request is rejected until it is mended.
+			name: "unclassified for a set-up mistake, rejected", ev: func() ratewindow.Event {
+				ev := unclassifiedEvent(ratewindow.UnclassifiedRejected)
+				ev.Err = fmt.Errorf("%w: %w: keyfuncs: Header: bad name", ratewindow.ErrNoLimiter, core.ErrInvalidConfig)
+				return ev
+			}(),
+			level: "ERROR", msg: logging.MsgUnclassifiedRejected,
+			attrs: map[string]any{"outcome": "unclassified_rejected", "fail": nil},
 		},
 		{
 			name: "unclassified, passed", ev: unclassifiedEvent(ratewindow.UnclassifiedPassed),

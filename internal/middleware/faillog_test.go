@@ -210,3 +210,21 @@ func TestRefusedChoiceIsLogged(t *testing.T) {
 	require.False(t, g.Handle(newRecorder("")))
 	assert.Len(t, logs.all(), 1, "a request with no key is not logged")
 }
+
+// A key func misconfigured (an invalid header name) fails every request
+// with an error wrapping core.ErrInvalidConfig: a mistake in the set-up,
+// logged with no hook like a failing limiter, once a second.
+func TestMisconfiguredKeyFuncIsLogged(t *testing.T) {
+	logs := captureDefault(t)
+	f, err := FromOptions(newLimiter(t, 10), []ratewindow.Option{ratewindow.WithKeyFunc(keyfuncs.Header("X Client", nil))})
+	require.NoError(t, err)
+	for range 20 {
+		r := newRecorder("a")
+		require.False(t, f.Handle(r))
+		require.Equal(t, http.StatusBadRequest, r.status)
+	}
+	recs := logs.all()
+	require.Len(t, recs, 1)
+	assert.Equal(t, slog.LevelError, recs[0].Level)
+	assert.Contains(t, attrs(recs[0])["err"], "not a valid header name")
+}

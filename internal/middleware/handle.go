@@ -57,8 +57,11 @@ func (f *Flow) Handle(x Exchange) bool {
 			l = chosen
 		}
 	}
-	if l == nil || l.Policies() == nil { // none, or one NewLimiter did not make
+	if l == nil {
 		return f.unclassified(x, key, 0, ratewindow.ErrNoLimiter)
+	}
+	if l.Policies() == nil {
+		return f.unclassified(x, key, 0, errUnbuilt)
 	}
 	cost := int64(1)
 	if f.cost != nil {
@@ -110,6 +113,10 @@ func (f *Flow) Handle(x Exchange) bool {
 	f.denied(x, key, cost, &d, latency)
 	return false
 }
+
+// errUnbuilt is the error of a request whose limiter func chose a limiter
+// that core.NewLimiter did not make: it has no policies to decide with.
+var errUnbuilt = fmt.Errorf("%w: %w: the limiter was not made by core.NewLimiter", ratewindow.ErrNoLimiter, core.ErrInvalidConfig)
 
 // ErrRefused marks a limiter func's error for a request whose chosen
 // limiter the adapter refuses (fibermw in a Prefork child): the request is
@@ -316,12 +323,13 @@ func (f *Flow) unclassifiedOr(x Exchange, key string, cost int64, err error, pas
 
 // misconfigured reports whether err, why a request is unclassified, is a
 // mistake in the middleware's set-up rather than in the request: the flow
-// is unusable (see Unusable), or the adapter refused the limiter chosen
-// for the request (ErrRefused). With no hook such requests are logged as
+// is unusable (see Unusable), the adapter refused the limiter chosen for
+// the request (ErrRefused), or err wraps core.ErrInvalidConfig (a key func
+// misconfigured, a limiter NewLimiter did not make). With no hook such requests are logged as
 // limiter failures are (see failLogs): a mistake that answers every
 // request 503 or 400 must not go unnoticed. A request with no key, or one
 // its limiter func gave no limiter, is the request's own case, and is not
 // logged.
 func (f *Flow) misconfigured(err error) bool {
-	return f.unusable || errors.Is(err, ErrRefused)
+	return f.unusable || errors.Is(err, ErrRefused) || errors.Is(err, core.ErrInvalidConfig)
 }

@@ -31,4 +31,5 @@ func TestUnbuiltLimiterIsNoLimiter(t *testing.T) {
 	require.Len(t, events, 1)
 	assert.Equal(t, ratewindow.UnclassifiedRejected, events[0].Outcome)
 	assert.ErrorIs(t, events[0].Err, ratewindow.ErrNoLimiter)
+	assert.ErrorIs(t, events[0].Err, core.ErrInvalidConfig, "a mistake in the set-up, not the client's")
 }
