@@ -161,3 +161,33 @@ func TestSlidingLogChargePastALoweredLimit(t *testing.T) {
 	assert.Equal(t, int64(5), l.Count())
 	assert.Equal(t, core.PolicyState{Allowed: true, ResetAfter: w * ms}, ps)
 }
+
+// Running totals past 2^52 are renumbered from zero (the Redis script
+// holds them in doubles); the counts read off them stay exact.
+func TestSlidingLogRenumbersLargeTotals(t *testing.T) {
+	const c, w = int64(1) << 50, 10
+	var l algo.SlidingLogState
+	for at := int64(0); at <= 100; at += 5 {
+		// Each window holds this record and the one 5 ms before.
+		want := core.PolicyState{Allowed: true, ResetAfter: w * ms}
+		if at == 0 {
+			want.Remaining = c
+		}
+		assert.Equal(t, want, l.Take(at, at, 2*c, w, c), "at %d", at)
+		assert.LessOrEqual(t, l.Count(), 2*c, "at %d", at)
+	}
+	ps := l.Eval(102, 102, 2*c, w, 1)
+	assert.Equal(t, core.PolicyState{ResetAfter: 8 * ms, RetryAfter: 3 * ms}, ps, "the record at 95 leaves first")
+
+	// Renumbered on a full buffer, after records were dropped: every
+	// record is renumbered once.
+	const big, lim = int64(1) << 52, int64(1)<<52 + 10
+	var f algo.SlidingLogState
+	for _, at := range []int64{0, 60, 120, 130, 140} { // 0 leaves at 120
+		f.Take(at, at, lim, 100, 1)
+	}
+	assert.Equal(t, 4, f.Len())
+	assert.Equal(t, 4, f.Cap(), "full")
+	assert.True(t, f.Take(150, 150, lim, 100, big).Allowed)
+	assert.Equal(t, int64(7), f.Eval(161, 161, lim, 100, 1).Remaining, "60 has left; 120 to 150 hold 3 + 2^52")
+}
