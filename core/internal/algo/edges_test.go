@@ -191,3 +191,13 @@ func TestSlidingLogRenumbersLargeTotals(t *testing.T) {
 	assert.True(t, f.Take(150, 150, lim, 100, big).Allowed)
 	assert.Equal(t, int64(7), f.Eval(161, 161, lim, 100, 1).Remaining, "60 has left; 120 to 150 hold 3 + 2^52")
 }
+
+// A cost above the limit is never admitted; on an empty counter it is
+// told to come back when the bucket ends, as the fixed window tells it
+// (the Redis script answers the same).
+func TestSlidingWindowCostAboveLimit(t *testing.T) {
+	_, ps := algo.SlidingWindowState{}.Eval(1030, 3, 100, 4)
+	assert.Equal(t, core.PolicyState{Remaining: 3, RetryAfter: 70 * ms}, ps)
+	_, ps = algo.FixedWindowState{}.Eval(1030, 3, 100, 4)
+	assert.Equal(t, core.PolicyState{Remaining: 3, RetryAfter: 70 * ms}, ps)
+}
