@@ -159,3 +159,12 @@ func TestHeaderSetterAllocatesOneBlock(t *testing.T) {
 	})
 	assert.Equal(t, 1.0, allocs)
 }
+
+// None, the last mode, is a valid one: no rate-limit fields.
+func TestHeadersModeNone(t *testing.T) {
+	f, err := FromOptions(newLimiter(t, 1), []ratewindow.Option{ratewindow.WithHeaders(headers.Writer{Mode: headers.None})})
+	require.NoError(t, err)
+	r := newRecorder("a")
+	require.True(t, f.Handle(r))
+	assert.Empty(t, r.header)
+}
