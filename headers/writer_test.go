@@ -361,6 +361,8 @@ func TestModeStringAndParse(t *testing.T) {
 		assert.ErrorIs(t, err, core.ErrInvalidConfig, bad)
 	}
 	assert.Equal(t, "Mode(9)", headers.Mode(9).String())
+	// One past the last name: the bound of the table, not an index panic.
+	assert.Equal(t, "Mode(5)", (headers.None + 1).String())
 
 	// The old name of the separate fields is refused with a hint, rather
 	// than read as either draft.
@@ -390,7 +392,7 @@ func get(h http.Header, name string) string {
 func TestWriterUnknownMode(t *testing.T) {
 	// The middleware rejects an unknown mode at construction (see the
 	// configuration tests); Write itself, given one, writes nothing rather
-	// than something wrong. writes nothing rather than something wrong.
+	// than something wrong.
 	h, set := capture()
 	headers.Writer{Mode: 42}.Write(set, allowedDecision, t0)
 	assert.Empty(t, h)

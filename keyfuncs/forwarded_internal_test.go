@@ -45,10 +45,29 @@ func TestForwardedSkipsMalformedElement(t *testing.T) {
 		{`proto=https`, []fwdElem{{"", false}}},
 		{`for="[2001:db8::1]:80";proto=https;by="[::1]"`, []fwdElem{{"[2001:db8::1]:80", true}}},
 		{`;;for=192.0.2.1;;`, []fwdElem{{"192.0.2.1", true}}},
+		{`,for=192.0.2.1`, []fwdElem{{"192.0.2.1", true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			assert.Equal(t, tt.want, fwdElements(tt.in))
 		})
+	}
+}
+
+// escaped counts the backslashes before a quote, up to the start of the
+// line: an odd number escapes it.
+func TestEscaped(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{`"`, false},
+		{`\"`, true},
+		{`\\"`, false},
+		{`a\\\"`, true},
+		{`a\\"`, false},
+		{`\a"`, false},
+	} {
+		assert.Equal(t, tt.want, escaped(tt.line, len(tt.line)-1), tt.line)
 	}
 }

@@ -33,8 +33,13 @@ func (c *keyCache) slot(a netip.Addr) *atomic.Pointer[keyEntry] {
 	hi := binary.BigEndian.Uint64(b[:8])
 	lo := binary.BigEndian.Uint64(b[8:])
 	// Multiplicative (Fibonacci) hashing: the top bits of the product
-	// depend on every bit of the address.
-	h := (hi*0x9e3779b97f4a7c15 ^ lo) * 0xc2b2ae3d27d4eb4f
+	// depend on every bit of the address. The xor-shift between the two
+	// products keeps them from acting as one multiplier on hi when lo is
+	// zero, as it is for every IPv6 /64: neighbouring /64s would share a
+	// quarter of the slots.
+	h := hi*0x9e3779b97f4a7c15 ^ lo
+	h ^= h >> 32
+	h *= 0xc2b2ae3d27d4eb4f
 	return &c.slots[h>>(64-keyCacheBits)]
 }
 

@@ -28,6 +28,8 @@ func TestRemoteIP(t *testing.T) {
 		{"another client through nat64 has its own key", "[64:ff9b::c000:208]:80", "192.0.2.8"},
 		{"the rest of 64:ff9b::/64 is ipv6", "[64:ff9b::1:c000:207]:80", "64:ff9b::/64"},
 		{"loopback v6", "[::1]:80", "::/64"},
+		{"bare ipv6 with :: at its first colon", "2001::5", "2001::/64"},
+		{"bare loopback v6", "::1", "::/64"},
 		{"spaces trimmed", " 192.0.2.1:80 ", "192.0.2.1"},
 	}
 	for _, tt := range tests {
