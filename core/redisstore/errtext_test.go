@@ -28,7 +28,7 @@ func TestErrorTextsNameThePackageOnce(t *testing.T) {
 	t.Run("out of memory", func(t *testing.T) {
 		srv := testredis.ServerWith(t, "--maxmemory-policy", "noeviction")
 		s, _ := optionsStore(t, srv.Addr)
-		fillUp(t, srv.Client(t))
+		testredis.FillUp(t, srv.Client(t))
 		_, err := s.Take(ctx, "k", ps, 1, time.Now())
 		require.ErrorIs(t, err, redisstore.ErrOutOfMemory)
 		assert.Equal(t, "redisstore: take: "+oom+": OOM command not allowed when used memory > 'maxmemory'.", err.Error())

@@ -3,12 +3,10 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -64,7 +62,7 @@ func TestOutOfMemoryBatchesWriteNothing(t *testing.T) {
 	before := dump()
 	require.Len(t, before, 3*keys)
 
-	fillUp(t, admin)
+	testredis.FillUp(t, admin)
 	var wg sync.WaitGroup
 	for g := range 64 {
 		wg.Go(func() {
@@ -78,23 +76,4 @@ func TestOutOfMemoryBatchesWriteNothing(t *testing.T) {
 	t.Logf("%d batched calls", hook.count())
 	assert.Positive(t, hook.count(), "some calls went in batches")
 	assert.Equal(t, before, dump(), "the refused calls wrote nothing")
-}
-
-// fillUp sets maxmemory below what Redis uses, so it refuses writes.
-func fillUp(t *testing.T, admin redis.UniversalClient) {
-	t.Helper()
-	ctx := context.Background()
-	info, err := admin.Info(ctx, "memory").Result()
-	require.NoError(t, err)
-	var used int64
-	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
-			_, err := fmt.Sscan(v, &used)
-			require.NoError(t, err)
-		}
-	}
-	require.Positive(t, used)
-	require.NoError(t, admin.ConfigSet(ctx, "maxmemory", fmt.Sprint(used/2)).Err())
-	err = admin.Set(ctx, "filler", "x", 0).Err()
-	require.True(t, redis.HasErrorPrefix(err, "OOM"), "a plain SET is refused: %v", err)
 }

@@ -237,7 +237,7 @@ func TestOutOfMemoryWritesNothing(t *testing.T) {
 		_, err := s.Take(ctx, "k", log, 1, now.Add(time.Duration(i)*time.Millisecond))
 		require.NoError(t, err)
 	}
-	fillUp(t, admin) // Redis is full: maxmemory below what it already uses
+	testredis.FillUp(t, admin) // Redis is full: maxmemory below what it already uses
 	for _, ps := range [][]core.Policy{log, both} {
 		_, err := s.Take(ctx, "k", ps, 1, now.Add(10*time.Millisecond))
 		require.ErrorIs(t, err, redisstore.ErrOutOfMemory)

@@ -3,7 +3,6 @@ package faulttest
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/redisstore"
 	"github.com/ratewindow/ratewindow/core/resilient"
+	"github.com/ratewindow/ratewindow/internal/testredis"
 )
 
 // TestBreakerOnRedisRefusals sends calls through a breaker (threshold 3)
@@ -39,7 +39,7 @@ func TestBreakerOnRedisRefusals(t *testing.T) {
 		want  error // what the primary's errors match, nil for the context's
 	}{
 		{"OOM", func(t *testing.T, p *proc) (redis.UniversalClient, func(context.Context) (context.Context, context.CancelFunc)) {
-			fill(t, p.client(t))
+			testredis.FillUp(t, p.client(t))
 			return p.client(t), withDeadline
 		}, true, redisstore.ErrOutOfMemory},
 		{"NOPERM", func(t *testing.T, p *proc) (redis.UniversalClient, func(context.Context) (context.Context, context.CancelFunc)) {
@@ -116,26 +116,6 @@ func TestBreakerOnRedisRefusals(t *testing.T) {
 			}
 		})
 	}
-}
-
-// fill sets maxmemory below what Redis uses, so it refuses every write.
-func fill(t *testing.T, admin *redis.Client) {
-	t.Helper()
-	ctx := context.Background()
-	require.NoError(t, admin.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err())
-	info, err := admin.Info(ctx, "memory").Result()
-	require.NoError(t, err)
-	var used int64
-	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
-			_, err := fmt.Sscan(v, &used)
-			require.NoError(t, err)
-		}
-	}
-	require.Positive(t, used)
-	require.NoError(t, admin.ConfigSet(ctx, "maxmemory", fmt.Sprint(used/2)).Err())
-	err = admin.Set(ctx, "filler", "x", 0).Err()
-	require.True(t, redis.HasErrorPrefix(err, "OOM"), "a plain SET is refused: %v", err)
 }
 
 // freeze stops p's process (SIGSTOP: connections are accepted, nothing is
