@@ -47,8 +47,12 @@
 // the error, the outcome, the route and the method, never the key or the
 // path. Requests that a mistake in the set-up leaves unclassified are
 // logged the same way: every request of a Limit form given a limiter it
-// cannot use and, in a Fiber Prefork child, each request whose
-// WithLimiterFunc function chose a limiter that counts in the process.
+// cannot use, every request of a key func that is itself a mistake (its
+// error wraps core.ErrInvalidConfig: keyfuncs.Header given an invalid
+// name, keyfuncs.Constant(""), and the like), each request whose
+// WithLimiterFunc function chose a core.Limiter that core.NewLimiter did
+// not make and, in a Fiber Prefork child, each one whose function chose a
+// limiter that counts in the process.
 // Setting a hook (logging.Hook, a metrics collector, any func) replaces
 // that default: the hook then decides what is reported, and a
 // hook that does nothing silences it.

@@ -81,6 +81,22 @@ func same(a, b []core.Policy) bool {
 	return true
 }
 
+// stripe returns the lock of key's stripe.
+func (f *fallback) stripe(key string) *sync.RWMutex {
+	return &f.stripes[maphash.String(f.seed, key)%uint64(len(f.stripes))]
+}
+
+// reset forgets key's local counts under policies. It holds the key's
+// stripe lock shared, as a call charged in one go does: a call charged
+// policy by policy (see decide) is then reset wholly or not at all, never
+// one policy's charge cleared and another's kept.
+func (f *fallback) reset(ctx context.Context, key string, policies []core.Policy) error {
+	mu := f.stripe(key)
+	mu.RLock()
+	defer mu.RUnlock()
+	return f.store.Reset(ctx, key, policies)
+}
+
 // decide takes or peeks on the local store. A cost above a policy's
 // scaled limit could never be admitted by it locally; it is charged to
 // that policy as its whole local quota instead, so such a request gets one
@@ -90,7 +106,8 @@ func same(a, b []core.Policy) bool {
 // one call to the local store cannot make them: each policy is asked
 // alone for its own charge, under the key's stripe lock held exclusively,
 // and charged only once every one of them admits it, so the decision stays
-// all-or-nothing. Other calls for the stripe hold the lock shared.
+// all-or-nothing. Other calls for the stripe, and reset, hold the lock
+// shared.
 func (f *fallback) decide(key string, policies []core.Policy, cost int64, now time.Time, charge bool) core.Result {
 	ps := f.scale(policies)
 	each := min(cost, ps[0].Limit) // every policy's charge, if uniform
@@ -98,7 +115,7 @@ func (f *fallback) decide(key string, policies []core.Policy, cost int64, now ti
 	for i := range ps {
 		uniform = uniform && min(cost, ps[i].Limit) == each
 	}
-	mu := &f.stripes[maphash.String(f.seed, key)%uint64(len(f.stripes))]
+	mu := f.stripe(key)
 	ctx := context.Background()
 	var r core.Result
 	if uniform {

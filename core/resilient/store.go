@@ -106,7 +106,7 @@ func (s *Store) Reset(ctx context.Context, key string, policies []core.Policy) e
 		s.deny.forget(sh, kh, key)
 	}
 	if s.fallback != nil {
-		_ = s.fallback.store.Reset(ctx, key, policies)
+		_ = s.fallback.reset(ctx, key, policies)
 	}
 	b := s.breakerFor(key)
 	ok, probe, gen := b.admit()
