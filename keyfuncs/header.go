@@ -48,8 +48,14 @@ func Header(name string, fallback KeyFunc) KeyFunc {
 // allocation.
 func hostName(h string) string {
 	h = strings.ToLower(h)
-	if i := strings.LastIndexByte(h, ':'); i >= 0 && strings.IndexByte(h[i:], ']') < 0 {
-		h = h[:i] // a port (a colon of an IPv6 literal is not one)
+	if strings.HasPrefix(h, "[") {
+		if i := strings.IndexByte(h, ']'); i >= 0 {
+			return h[:i+1] // an IPv6 literal, its port dropped
+		}
+		return h
+	}
+	if i := strings.IndexByte(h, ':'); i >= 0 && strings.IndexByte(h[i+1:], ':') < 0 {
+		h = h[:i] // a port; a bare IPv6 address (no port can follow it) is kept whole
 	}
 	return strings.TrimSuffix(h, ".")
 }

@@ -27,6 +27,13 @@ func TestHostFieldKeysEverySpellingAlike(t *testing.T) {
 	v6, err := key(req("192.0.2.1:5", "Host", "[2001:DB8::1]:8080"))
 	require.NoError(t, err)
 	assert.Equal(t, "hdr:host:[2001:db8::1]", v6, "an IPv6 literal keeps its colons")
+	// A bare IPv6 address (no brackets, so no port) is no valid Host, but
+	// two of them are two hosts, never one key cut at the last colon.
+	b1, err := key(req("192.0.2.1:5", "Host", "2001:db8::1"))
+	require.NoError(t, err)
+	b2, err := key(req("192.0.2.1:5", "Host", "2001:db8::2"))
+	require.NoError(t, err)
+	assert.NotEqual(t, b1, b2, "two bare IPv6 hosts")
 	other, err := key(req("192.0.2.1:5", "Host", "b.example"))
 	require.NoError(t, err)
 	assert.NotEqual(t, want, other, "another host is another key")

@@ -19,7 +19,8 @@ func (s *Store) DomainBreakers() int {
 // Stats counts what a Store did since it was created.
 type Stats struct {
 	// PrimaryErrors is the number of calls to the primary store that
-	// failed (and counted towards opening the breaker). Successful calls
+	// failed (counted towards opening the breaker, except those of calls
+	// admitted before its latest opening, see breaker.record). Successful calls
 	// are not counted: a shared counter on the hot path would cost more
 	// than the decision; count them on the primary (a go-redis hook) if
 	// needed.
