@@ -77,6 +77,13 @@
 // built from data (per tenant, say), at most WithMaxPolicies of them per
 // route (default 32) get their own value and later ones share "other".
 //
+// A route's series are exported from its first request on, at zero until
+// counted: each policy's allowed, denied and would_deny, and, with policy
+// "none", skipped, store_error_passed, store_error_rejected and the two
+// unclassified outcomes. So a route's first store error is an increase
+// from zero that rate() and increase() see, and an alert on it fires;
+// first exported at 1, it would be no increase at all.
+//
 // # Cost on the request path
 //
 // Observe runs synchronously on every request. The first request on a new

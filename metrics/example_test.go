@@ -70,6 +70,11 @@ func Example() {
 	// Output:
 	// ratewindow_requests_total{outcome="allowed",policy="per-minute",route="/items/{id}"} 2
 	// ratewindow_requests_total{outcome="denied",policy="per-minute",route="/items/{id}"} 1
+	// ratewindow_requests_total{outcome="skipped",policy="none",route="/items/{id}"} 0
+	// ratewindow_requests_total{outcome="store_error_passed",policy="none",route="/items/{id}"} 0
+	// ratewindow_requests_total{outcome="store_error_rejected",policy="none",route="/items/{id}"} 0
+	// ratewindow_requests_total{outcome="unclassified_passed",policy="none",route="/items/{id}"} 0
+	// ratewindow_requests_total{outcome="unclassified_rejected",policy="none",route="/items/{id}"} 0
 	// ratewindow_requests_total{outcome="would_deny",policy="per-minute",route="/items/{id}"} 0
 }
 

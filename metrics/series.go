@@ -77,7 +77,11 @@ func (c *Collector) addRoute(name string) *route {
 	name = strings.Clone(name)
 	label := labelValue(name)
 	r := &route{name: label, duration: c.duration.WithLabelValues(label), fallback: c.fallback.WithLabelValues(label)}
-	r.policies.Store(&map[string]*series{})
+	// The route's series of requests without a decision from its first
+	// request on, so that its first store error or unclassified request
+	// is an increase from an exported zero: a counter first exported at 1
+	// is no increase to rate() or increase(), and an alert would miss it.
+	r.policies.Store(&map[string]*series{noPolicy: c.newSeries(r, noPolicy)})
 	m := maps.Clone(old)
 	m[name] = r
 	c.routes.Store(&m)
@@ -118,6 +122,19 @@ func (c *Collector) addSeries(r *route, policy string) *series {
 		}
 	}
 	policy = strings.Clone(policy)
+	s := c.newSeries(r, policy)
+	m := maps.Clone(old)
+	m[policy] = s
+	r.policies.Store(&m)
+	if counted {
+		r.named++
+	}
+	return s
+}
+
+// newSeries returns the series of (r, policy) with the children of the
+// outcomes it counts created. Called with c.mu held.
+func (c *Collector) newSeries(r *route, policy string) *series {
 	s := &series{route: r, policy: labelValue(policy)}
 	if s.policy == noPolicy {
 		// Requests without a decision: skipped, failed, unclassified.
@@ -126,12 +143,6 @@ func (c *Collector) addSeries(r *route, policy string) *series {
 	} else {
 		c.resolve(s, ratewindow.Allowed, ratewindow.Denied, ratewindow.WouldDeny)
 		c.resolveNear(s)
-	}
-	m := maps.Clone(old)
-	m[policy] = s
-	r.policies.Store(&m)
-	if counted {
-		r.named++
 	}
 	return s
 }
