@@ -151,8 +151,10 @@ func (s *Set) observe(r keyfuncs.Request) bool {
 		return true
 	}
 	if rt.tenants != nil {
-		if obs, ok := rt.tenants[r.Header(c.tenantHeader)]; ok {
-			return obs
+		if k, err := c.tenantKey(r); err == nil {
+			if obs, ok := rt.tenants[k]; ok {
+				return obs
+			}
 		}
 	}
 	return rt.observe
