@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/nilness"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -20,17 +22,22 @@ type Option func(*options)
 
 type options struct {
 	store    core.Store
+	storeSet bool // WithStore was given, nil or not
 	logger   *slog.Logger
 	onReload func(error)
 }
 
-// WithStore sets the store every route's limiter counts on (default: a new
-// memory store). It is kept across reloads, which is what keeps counts.
+// WithStore sets the store every route's limiter counts on (without this
+// option: a new memory store). It is kept across reloads, which is what
+// keeps counts. A nil store, even one of a nil pointer type, fails Load
+// rather than falling back to a memory store.
 // Several processes of one service (replicas, Fiber's Prefork children)
 // need a store they share, such as core/redisstore: on the default memory
 // store each counts alone, and in a Prefork child fibermw refuses its
 // requests.
-func WithStore(s core.Store) Option { return func(o *options) { o.store = s } }
+func WithStore(s core.Store) Option {
+	return func(o *options) { o.store, o.storeSet = s, true }
+}
 
 // WithLogger sets where reloads are logged (default slog.Default()): Info
 // when a new configuration is applied, Error when a file is rejected.
@@ -73,7 +80,12 @@ func Load(path string, opts ...Option) (*Set, error) {
 			o(&s.opts)
 		}
 	}
-	if s.opts.store == nil {
+	switch {
+	case s.opts.storeSet && nilness.IsNil(s.opts.store):
+		// A store variable never set, or a constructor's error ignored:
+		// a memory store in its place would count per process.
+		return nil, errors.New("config: WithStore: nil store (leave the option out for a memory store)")
+	case s.opts.store == nil:
 		s.opts.store = memory.New()
 	}
 	if s.opts.logger == nil {
