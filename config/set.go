@@ -125,7 +125,11 @@ func (s *Set) build(data []byte) (*compiled, error) {
 //	mw, err := nethttp.New(nil, rules.Options()...)
 //
 // A request that no route matches is not limited (keyfuncs.ErrSkip).
+// The Options of a Set that Load did not make (a nil *Set) make New fail.
 func (s *Set) Options() []ratewindow.Option {
+	if !s.loaded() {
+		return []ratewindow.Option{failNew}
+	}
 	return []ratewindow.Option{
 		ratewindow.WithKeyFunc(s.key),
 		ratewindow.WithLimiterFunc(s.limiter),
@@ -188,6 +192,9 @@ func (s *Set) Reload() error { return s.reload(context.Background()) }
 // reload is Reload on behalf of a caller that may stop caring: once ctx
 // is done, what the read returns is neither applied nor reported.
 func (s *Set) reload(ctx context.Context) error {
+	if !s.loaded() {
+		return errUnloaded
+	}
 	n := s.reads.Add(1)
 	data, err := readFile(s.path)
 	s.mu.Lock()
@@ -261,8 +268,12 @@ func (s *Set) report(err error, news bool) {
 // A non-positive interval means one second. Watch returns when ctx is
 // done even if a read of the file hangs, and once it has returned it
 // changes nothing: a hung read it left behind that returns later is
-// dropped, neither applied nor reported.
+// dropped, neither applied nor reported. Watch of a Set that Load did not
+// make (a nil *Set) returns at once: there is nothing to reload.
 func (s *Set) Watch(ctx context.Context, interval time.Duration) {
+	if !s.loaded() {
+		return
+	}
 	if interval <= 0 {
 		interval = time.Second
 	}
