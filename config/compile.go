@@ -25,9 +25,9 @@ const matchAny = "*"
 
 // compiled is one checked configuration, immutable once built.
 type compiled struct {
-	byPattern    map[string]*route
-	fallback     *route // the "*" route, or nil
-	tenantHeader string
+	byPattern map[string]*route
+	fallback  *route           // the "*" route, or nil
+	tenantKey keyfuncs.KeyFunc // nil without tenant_header
 }
 
 // route is one compiled route.
@@ -36,7 +36,7 @@ type route struct {
 	key     keyfuncs.KeyFunc
 	limiter *core.Limiter
 	observe bool
-	tenants map[string]bool // tenant → observe
+	tenants map[string]bool // tenantKey of a tenant → observe
 }
 
 // lookup returns the route of a request, or nil.
@@ -50,9 +50,12 @@ func (c *compiled) lookup(r keyfuncs.Request) *route {
 // compile checks every field of f and builds limiters on store. Every error
 // names the field it is about.
 func compile(f *file, store core.Store) (*compiled, error) {
-	c := &compiled{byPattern: map[string]*route{}, tenantHeader: f.TenantHeader}
-	if f.TenantHeader != "" && !httptoken.Valid(f.TenantHeader) {
-		return nil, fmt.Errorf("tenant_header: %q is not a header name", f.TenantHeader)
+	c := &compiled{byPattern: map[string]*route{}}
+	if f.TenantHeader != "" {
+		if !httptoken.Valid(f.TenantHeader) {
+			return nil, fmt.Errorf("tenant_header: %q is not a header name", f.TenantHeader)
+		}
+		c.tenantKey = tenantKey(f.TenantHeader)
 	}
 	for i, p := range f.TrustedProxies {
 		if _, err := netip.ParsePrefix(p); err != nil {
@@ -132,14 +135,8 @@ func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.Ke
 		if tenantHeader == "" {
 			return nil, fmt.Errorf("%s.tenants: needs tenant_header, the header that names the tenant", at)
 		}
-		rt.tenants = make(map[string]bool, len(re.Tenants))
-		for t, m := range re.Tenants {
-			if t == "" {
-				return nil, fmt.Errorf("%s.tenants: a tenant name must not be empty", at)
-			}
-			if rt.tenants[t], err = parseMode(m); err != nil {
-				return nil, fmt.Errorf("%s.tenants[%q]: %w", at, t, err)
-			}
+		if rt.tenants, err = compileTenants(at, re.Tenants, tenantHeader); err != nil {
+			return nil, err
 		}
 	}
 	policies, err := compilePolicies(at, re.Policies)

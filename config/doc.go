@@ -77,7 +77,13 @@
 //   - routes[].mode: "enforce" (default) or "observe" (count, write
 //     headers, report would-deny, never block).
 //   - routes[].tenants: a map of tenant name to mode, overriding mode for
-//     those tenants: the canary step "enforce for one tenant".
+//     those tenants: the canary step "enforce for one tenant". A tenant is
+//     matched as the "tenant" key counts it: the header's value trimmed of
+//     white space, and, when tenant_header is Host, a host name in any
+//     case, with or without a port or the root's trailing dot, is one
+//     tenant, so a client cannot spell an enforced tenant anew to be only
+//     observed. Two names of one tenant ("a.example" and "A.example:443"
+//     under Host) are an error at load.
 //
 // # Reloading
 //

@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/internal/nilness"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -20,17 +22,22 @@ type Option func(*options)
 
 type options struct {
 	store    core.Store
+	storeSet bool // WithStore was given, nil or not
 	logger   *slog.Logger
 	onReload func(error)
 }
 
-// WithStore sets the store every route's limiter counts on (default: a new
-// memory store). It is kept across reloads, which is what keeps counts.
+// WithStore sets the store every route's limiter counts on (without this
+// option: a new memory store). It is kept across reloads, which is what
+// keeps counts. A nil store, even one of a nil pointer type, fails Load
+// rather than falling back to a memory store.
 // Several processes of one service (replicas, Fiber's Prefork children)
 // need a store they share, such as core/redisstore: on the default memory
 // store each counts alone, and in a Prefork child fibermw refuses its
 // requests.
-func WithStore(s core.Store) Option { return func(o *options) { o.store = s } }
+func WithStore(s core.Store) Option {
+	return func(o *options) { o.store, o.storeSet = s, true }
+}
 
 // WithLogger sets where reloads are logged (default slog.Default()): Info
 // when a new configuration is applied, Error when a file is rejected.
@@ -73,7 +80,12 @@ func Load(path string, opts ...Option) (*Set, error) {
 			o(&s.opts)
 		}
 	}
-	if s.opts.store == nil {
+	switch {
+	case s.opts.storeSet && nilness.IsNil(s.opts.store):
+		// A store variable never set, or a constructor's error ignored:
+		// a memory store in its place would count per process.
+		return nil, errors.New("config: WithStore: nil store (leave the option out for a memory store)")
+	case s.opts.store == nil:
 		s.opts.store = memory.New()
 	}
 	if s.opts.logger == nil {
@@ -113,7 +125,11 @@ func (s *Set) build(data []byte) (*compiled, error) {
 //	mw, err := nethttp.New(nil, rules.Options()...)
 //
 // A request that no route matches is not limited (keyfuncs.ErrSkip).
+// The Options of a Set that Load did not make (a nil *Set) make New fail.
 func (s *Set) Options() []ratewindow.Option {
+	if !s.loaded() {
+		return []ratewindow.Option{failNew}
+	}
 	return []ratewindow.Option{
 		ratewindow.WithKeyFunc(s.key),
 		ratewindow.WithLimiterFunc(s.limiter),
@@ -151,8 +167,10 @@ func (s *Set) observe(r keyfuncs.Request) bool {
 		return true
 	}
 	if rt.tenants != nil {
-		if obs, ok := rt.tenants[r.Header(c.tenantHeader)]; ok {
-			return obs
+		if k, err := c.tenantKey(r); err == nil {
+			if obs, ok := rt.tenants[k]; ok {
+				return obs
+			}
 		}
 	}
 	return rt.observe
@@ -174,6 +192,9 @@ func (s *Set) Reload() error { return s.reload(context.Background()) }
 // reload is Reload on behalf of a caller that may stop caring: once ctx
 // is done, what the read returns is neither applied nor reported.
 func (s *Set) reload(ctx context.Context) error {
+	if !s.loaded() {
+		return errUnloaded
+	}
 	n := s.reads.Add(1)
 	data, err := readFile(s.path)
 	s.mu.Lock()
@@ -247,8 +268,12 @@ func (s *Set) report(err error, news bool) {
 // A non-positive interval means one second. Watch returns when ctx is
 // done even if a read of the file hangs, and once it has returned it
 // changes nothing: a hung read it left behind that returns later is
-// dropped, neither applied nor reported.
+// dropped, neither applied nor reported. Watch of a Set that Load did not
+// make (a nil *Set) returns at once: there is nothing to reload.
 func (s *Set) Watch(ctx context.Context, interval time.Duration) {
+	if !s.loaded() {
+		return
+	}
 	if interval <= 0 {
 		interval = time.Second
 	}
