@@ -431,10 +431,13 @@ func (s *Store) sendSlotted(batch []*request, err error) {
 }
 
 // splitReply takes r's result from the start of a batch reply: a string is
-// r's error, else r.reply is its 4 × r.n integers. It returns the rest.
+// r's error, classified as the same answer to r sent alone would be (an
+// ACL refusal or an unknown command inside the script is ErrMisconfigured,
+// OOM is ErrOutOfMemory), else r.reply is its 4 × r.n integers. It returns
+// the rest.
 func splitReply(r *request, reply string) (string, error) {
 	if msg, rest, ok := readStr(reply); ok {
-		r.err = scriptError(msg)
+		r.err = classify(scriptError(msg))
 		return rest, nil
 	}
 	rest := reply
