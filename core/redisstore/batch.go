@@ -355,21 +355,24 @@ func batchContext(batch []*request) (context.Context, context.CancelFunc) {
 
 // sendScript runs batch as one call of batchLua: its keys are every
 // request's keys in order, its arguments every request's argument. An
-// answer CROSSSLOT hands the batch to sendSlotted.
+// answer CROSSSLOT hands the batch to sendSlotted. An answer worth
+// retrying (see retry) means the script did not run: before each retry,
+// the requests whose callers left meanwhile are taken out of the batch and
+// fail, uncharged, as each would have sent alone (see retriesEnded).
 func (s *Store) sendScript(ctx context.Context, batch []*request) {
-	nkeys := 0
-	for _, r := range batch {
-		nkeys += r.n
+	start := time.Now()
+	reply, err := batchLua.run(ctx, s.client, scriptArgs(batch))
+	if err != nil {
+		err = s.retry(ctx, "", err, func() error {
+			batch = stillWaiting(batch, err, start)
+			if len(batch) == 0 {
+				reply = ""
+				return nil
+			}
+			reply, err = batchLua.run(ctx, s.client, scriptArgs(batch))
+			return err
+		})
 	}
-	args := make([]any, 3, 3+nkeys+len(batch))
-	args[2] = nkeys
-	for _, r := range batch {
-		args = append(args, r.args[3:3+r.n]...)
-	}
-	for _, r := range batch {
-		args = append(args, r.args[3+r.n])
-	}
-	reply, err := s.runRetried(ctx, "", batchLua, args)
 	if redis.HasErrorPrefix(err, "CROSSSLOT") {
 		s.sendSlotted(batch, err)
 		return
@@ -394,6 +397,40 @@ func (s *Store) sendScript(ctx context.Context, batch []*request) {
 		// but not at the cost of the decisions.
 		batch[len(batch)-1].err = fmt.Errorf("batch reply %q: more values than requests", reply)
 	}
+}
+
+// scriptArgs returns the arguments of batchLua for batch, from the
+// command's number of keys on (run sets the command and the script).
+func scriptArgs(batch []*request) []any {
+	nkeys := 0
+	for _, r := range batch {
+		nkeys += r.n
+	}
+	args := make([]any, 3, 3+nkeys+len(batch))
+	args[2] = nkeys
+	for _, r := range batch {
+		args = append(args, r.args[3:3+r.n]...)
+	}
+	for _, r := range batch {
+		args = append(args, r.args[3+r.n])
+	}
+	return args
+}
+
+// stillWaiting returns the requests of batch whose callers still wait,
+// in order, and fails the others with err, the answer that made the batch
+// be sent again (so it ran for none of them), as retriesEnded reports the
+// end of the retries begun at start of a call sent alone.
+func stillWaiting(batch []*request, err error, start time.Time) []*request {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if d, ok := r.ctx.Deadline(); r.ctx.Err() != nil || ok && !time.Now().Before(d) {
+			r.err = retriesEnded(r.ctx, err, start)
+			continue
+		}
+		live = append(live, r)
+	}
+	return live
 }
 
 // sendSlotted decides again a batch that Redis refused with CROSSSLOT

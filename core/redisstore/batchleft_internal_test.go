@@ -1,0 +1,76 @@
+package redisstore
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/policytest"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// A batch that Redis answers "not now" (READONLY: the server is a replica
+// for a moment) is retried within its latest deadline; a caller whose own
+// deadline ends during those retries fails, and its decision is no longer
+// sent: it is not charged when Redis later runs the batch for the others,
+// as it would not have been sent alone.
+func TestBatchRetryDropsCallersThatLeft(t *testing.T) {
+	srv := testredis.Server(t)
+	admin := srv.Client(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { _ = c.Close() })
+	s, err := New(c, WithPrefix(testredis.Prefix(t)), WithClientTime())
+	require.NoError(t, err)
+	ps, err := policytest.Validate([]core.Policy{core.PerMinute(10)})
+	require.NoError(t, err)
+	now := time.Now()
+
+	// The server refuses scripts (READONLY) until it is a master again.
+	require.NoError(t, admin.ReplicaOf(ctx, "127.0.0.1", "1").Err())
+	t.Cleanup(func() { _ = admin.ReplicaOf(ctx, "NO", "ONE").Err() })
+
+	// Every round trip is taken: both calls queue, then go in one batch.
+	s.batch.mu.Lock()
+	s.batch.inFlight = maxInFlight
+	s.batch.mu.Unlock()
+	take := func(key string, d time.Duration) chan error {
+		out := make(chan error, 1)
+		go func() {
+			cctx, cancel := context.WithTimeout(ctx, d)
+			defer cancel()
+			_, err := s.Take(cctx, key, ps, 1, now)
+			out <- err
+		}()
+		return out
+	}
+	queued := func(n int) func() bool {
+		return func() bool {
+			s.batch.mu.Lock()
+			defer s.batch.mu.Unlock()
+			return len(s.batch.queue) == n
+		}
+	}
+	short := take("short", 200*time.Millisecond)
+	require.Eventually(t, queued(1), 5*time.Second, time.Millisecond)
+	long := take("long", 10*time.Second)
+	require.Eventually(t, queued(2), 5*time.Second, time.Millisecond)
+	s.finished(&s.batch, true) // one round trip ends: the batch is sent
+
+	require.ErrorIs(t, <-short, context.DeadlineExceeded)
+	require.NoError(t, admin.ReplicaOf(ctx, "NO", "ONE").Err())
+	require.NoError(t, <-long, "the batch is decided once Redis is a master again")
+	s.finished(&s.batch, true)
+
+	r, err := s.Peek(ctx, "long", ps, 1, now)
+	require.NoError(t, err)
+	assert.Equal(t, int64(9), r.States[0].Remaining, "the caller that stayed was charged")
+	r, err = s.Peek(ctx, "short", ps, 1, now)
+	require.NoError(t, err)
+	assert.Equal(t, int64(10), r.States[0].Remaining, "the caller that left was not charged")
+}
