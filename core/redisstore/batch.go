@@ -495,7 +495,8 @@ func splitReply(r *request, reply string) (string, error) {
 // the scripts first, not one round trip each. A request that still meets
 // NOSCRIPT, or meets an answer worth retrying (see retryable: MOVED, ASK
 // and TRYAGAIN while a slot moves), is run again on its own, through the
-// cluster client, which follows redirects.
+// cluster client, which follows redirects, within its own caller's
+// context, not the batch's.
 //
 // The pipeline goes through the master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
@@ -518,7 +519,9 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 			continue
 		}
 		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
-			r.reply, r.err = s.runRetried(ctx, r.keys[0], r.sc, r.args[:4+r.n])
+			// Within r's own context, as sent alone: a caller that
+			// left is not sent again, nor charged.
+			r.reply, r.err = s.runRetried(r.ctx, r.keys[0], r.sc, r.args[:4+r.n])
 			continue
 		}
 		s.lostNode(r.err)

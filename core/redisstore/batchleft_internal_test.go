@@ -18,8 +18,19 @@ import (
 // for a moment) is retried within its latest deadline; a caller whose own
 // deadline ends during those retries fails, and its decision is no longer
 // sent: it is not charged when Redis later runs the batch for the others,
-// as it would not have been sent alone.
+// as it would not have been sent alone. So too for a batch sent as a
+// pipeline of the requests' own script calls (to an endpoint that
+// enforces slots, as to a Cluster's master), whose requests are retried
+// one by one.
 func TestBatchRetryDropsCallersThatLeft(t *testing.T) {
+	for _, slotted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "script", true: "pipeline"}[slotted], func(t *testing.T) {
+			testBatchRetryDropsCallersThatLeft(t, slotted)
+		})
+	}
+}
+
+func testBatchRetryDropsCallersThatLeft(t *testing.T, slotted bool) {
 	srv := testredis.Server(t)
 	admin := srv.Client(t)
 	ctx := context.Background()
@@ -27,6 +38,7 @@ func TestBatchRetryDropsCallersThatLeft(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	s, err := New(c, WithPrefix(testredis.Prefix(t)), WithClientTime())
 	require.NoError(t, err)
+	s.batch.slotted.Store(slotted)
 	ps, err := policytest.Validate([]core.Policy{core.PerMinute(10)})
 	require.NoError(t, err)
 	now := time.Now()
