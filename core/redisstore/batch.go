@@ -424,13 +424,21 @@ func scriptArgs(batch []*request) []any {
 func stillWaiting(batch []*request, err error, start time.Time) []*request {
 	live := batch[:0:0]
 	for _, r := range batch {
-		if d, ok := r.ctx.Deadline(); r.ctx.Err() != nil || ok && !time.Now().Before(d) {
+		if left(r.ctx) {
 			r.err = retriesEnded(r.ctx, err, start)
 			continue
 		}
 		live = append(live, r)
 	}
 	return live
+}
+
+// left reports whether the caller of a request with context ctx stopped
+// waiting: ctx is done, or its deadline has passed (ctx's timer may not
+// have fired yet).
+func left(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ctx.Err() != nil || ok && !time.Now().Before(d)
 }
 
 // sendSlotted decides again a batch that Redis refused with CROSSSLOT
@@ -491,12 +499,13 @@ func splitReply(r *request, reply string) (string, error) {
 // pipelineTo runs reqs as one pipeline of each request's own script call
 // on the master node. If some meet NOSCRIPT (the node lost its scripts: a
 // restart or a SCRIPT FLUSH, and connections that do not load them as
-// ClientOptions' do), they are sent again in one more pipeline that loads
-// the scripts first, not one round trip each. A request that still meets
-// NOSCRIPT, or meets an answer worth retrying (see retryable: MOVED, ASK
-// and TRYAGAIN while a slot moves), is run again on its own, through the
-// cluster client, which follows redirects, within its own caller's
-// context, not the batch's.
+// ClientOptions' do), those whose callers still wait are sent again in
+// one more pipeline that loads the scripts first, not one round trip
+// each. A request that still meets NOSCRIPT, or meets an answer worth
+// retrying (see retryable: MOVED, ASK and TRYAGAIN while a slot moves),
+// is run again on its own, through the cluster client, which follows
+// redirects, within its own caller's context, not the batch's. A request
+// whose caller left is not sent again: it fails, uncharged.
 //
 // The pipeline goes through the master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
@@ -507,7 +516,7 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 	pipelineOnce(ctx, node, reqs, false)
 	var lost []*request
 	for _, r := range reqs {
-		if r.err != nil && redis.HasErrorPrefix(r.err, "NOSCRIPT") {
+		if r.err != nil && redis.HasErrorPrefix(r.err, "NOSCRIPT") && !left(r.ctx) {
 			lost = append(lost, r)
 		}
 	}
@@ -519,8 +528,13 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 			continue
 		}
 		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
-			// Within r's own context, as sent alone: a caller that
-			// left is not sent again, nor charged.
+			// The script did not run. It runs again only while its
+			// caller waits, within the caller's own context, as sent
+			// alone: a caller that left is not charged.
+			if left(r.ctx) {
+				r.err = withContext(r.ctx, r.err)
+				continue
+			}
 			r.reply, r.err = s.runRetried(r.ctx, r.keys[0], r.sc, r.args[:4+r.n])
 			continue
 		}
