@@ -355,21 +355,24 @@ func batchContext(batch []*request) (context.Context, context.CancelFunc) {
 
 // sendScript runs batch as one call of batchLua: its keys are every
 // request's keys in order, its arguments every request's argument. An
-// answer CROSSSLOT hands the batch to sendSlotted.
+// answer CROSSSLOT hands the batch to sendSlotted. An answer worth
+// retrying (see retry) means the script did not run: before each retry,
+// the requests whose callers left meanwhile are taken out of the batch and
+// fail, uncharged, as each would have sent alone (see retriesEnded).
 func (s *Store) sendScript(ctx context.Context, batch []*request) {
-	nkeys := 0
-	for _, r := range batch {
-		nkeys += r.n
+	start := time.Now()
+	reply, err := batchLua.run(ctx, s.client, scriptArgs(batch))
+	if err != nil {
+		err = s.retry(ctx, "", err, func() error {
+			batch = stillWaiting(batch, err, start)
+			if len(batch) == 0 {
+				reply = ""
+				return nil
+			}
+			reply, err = batchLua.run(ctx, s.client, scriptArgs(batch))
+			return err
+		})
 	}
-	args := make([]any, 3, 3+nkeys+len(batch))
-	args[2] = nkeys
-	for _, r := range batch {
-		args = append(args, r.args[3:3+r.n]...)
-	}
-	for _, r := range batch {
-		args = append(args, r.args[3+r.n])
-	}
-	reply, err := s.runRetried(ctx, "", batchLua, args)
 	if redis.HasErrorPrefix(err, "CROSSSLOT") {
 		s.sendSlotted(batch, err)
 		return
@@ -394,6 +397,48 @@ func (s *Store) sendScript(ctx context.Context, batch []*request) {
 		// but not at the cost of the decisions.
 		batch[len(batch)-1].err = fmt.Errorf("batch reply %q: more values than requests", reply)
 	}
+}
+
+// scriptArgs returns the arguments of batchLua for batch, from the
+// command's number of keys on (run sets the command and the script).
+func scriptArgs(batch []*request) []any {
+	nkeys := 0
+	for _, r := range batch {
+		nkeys += r.n
+	}
+	args := make([]any, 3, 3+nkeys+len(batch))
+	args[2] = nkeys
+	for _, r := range batch {
+		args = append(args, r.args[3:3+r.n]...)
+	}
+	for _, r := range batch {
+		args = append(args, r.args[3+r.n])
+	}
+	return args
+}
+
+// stillWaiting returns the requests of batch whose callers still wait,
+// in order, and fails the others with err, the answer that made the batch
+// be sent again (so it ran for none of them), as retriesEnded reports the
+// end of the retries begun at start of a call sent alone.
+func stillWaiting(batch []*request, err error, start time.Time) []*request {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if left(r.ctx) {
+			r.err = retriesEnded(r.ctx, err, start)
+			continue
+		}
+		live = append(live, r)
+	}
+	return live
+}
+
+// left reports whether the caller of a request with context ctx stopped
+// waiting: ctx is done, or its deadline has passed (ctx's timer may not
+// have fired yet).
+func left(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ctx.Err() != nil || ok && !time.Now().Before(d)
 }
 
 // sendSlotted decides again a batch that Redis refused with CROSSSLOT
@@ -431,10 +476,13 @@ func (s *Store) sendSlotted(batch []*request, err error) {
 }
 
 // splitReply takes r's result from the start of a batch reply: a string is
-// r's error, else r.reply is its 4 × r.n integers. It returns the rest.
+// r's error, classified as the same answer to r sent alone would be (an
+// ACL refusal or an unknown command inside the script is ErrMisconfigured,
+// OOM is ErrOutOfMemory), else r.reply is its 4 × r.n integers. It returns
+// the rest.
 func splitReply(r *request, reply string) (string, error) {
 	if msg, rest, ok := readStr(reply); ok {
-		r.err = scriptError(msg)
+		r.err = classify(scriptError(msg))
 		return rest, nil
 	}
 	rest := reply
@@ -451,11 +499,13 @@ func splitReply(r *request, reply string) (string, error) {
 // pipelineTo runs reqs as one pipeline of each request's own script call
 // on the master node. If some meet NOSCRIPT (the node lost its scripts: a
 // restart or a SCRIPT FLUSH, and connections that do not load them as
-// ClientOptions' do), they are sent again in one more pipeline that loads
-// the scripts first, not one round trip each. A request that still meets
-// NOSCRIPT, or meets an answer worth retrying (see retryable: MOVED, ASK
-// and TRYAGAIN while a slot moves), is run again on its own, through the
-// cluster client, which follows redirects.
+// ClientOptions' do), those whose callers still wait are sent again in
+// one more pipeline that loads the scripts first, not one round trip
+// each. A request that still meets NOSCRIPT, or meets an answer worth
+// retrying (see retryable: MOVED, ASK and TRYAGAIN while a slot moves),
+// is run again on its own, through the cluster client, which follows
+// redirects, within its own caller's context, not the batch's. A request
+// whose caller left is not sent again: it fails, uncharged.
 //
 // The pipeline goes through the master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
@@ -466,7 +516,7 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 	pipelineOnce(ctx, node, reqs, false)
 	var lost []*request
 	for _, r := range reqs {
-		if r.err != nil && redis.HasErrorPrefix(r.err, "NOSCRIPT") {
+		if r.err != nil && redis.HasErrorPrefix(r.err, "NOSCRIPT") && !left(r.ctx) {
 			lost = append(lost, r)
 		}
 	}
@@ -478,7 +528,14 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 			continue
 		}
 		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
-			r.reply, r.err = s.runRetried(ctx, r.keys[0], r.sc, r.args[:4+r.n])
+			// The script did not run. It runs again only while its
+			// caller waits, within the caller's own context, as sent
+			// alone: a caller that left is not charged.
+			if left(r.ctx) {
+				r.err = withContext(r.ctx, r.err)
+				continue
+			}
+			r.reply, r.err = s.runRetried(r.ctx, r.keys[0], r.sc, r.args[:4+r.n])
 			continue
 		}
 		s.lostNode(r.err)

@@ -206,7 +206,9 @@
 // Redis may run the script after the caller stopped waiting. A batch's
 // round trip runs until the latest deadline of its calls; one caller
 // leaving cancels nothing for the others, and no call is ever sent twice
-// unless Redis answered that it did not run it.
+// unless Redis answered that it did not run it; then it is sent again only
+// while its caller waits, in a batch too, so a caller that left during
+// the retries is not charged.
 //
 // Errors are returned, never hidden: whether to fail open or closed is the
 // middleware's choice.
