@@ -7,6 +7,7 @@ package main
 import (
 	"log"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -43,7 +44,7 @@ func newServer() (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	limitAPI, err := echomw.New(api, ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)))
+	limitAPI, err := echomw.New(api, ratewindow.WithKeyFunc(byAPIKey()))
 	if err != nil {
 		return nil, err
 	}
@@ -54,4 +55,22 @@ func newServer() (*echo.Echo, error) {
 	apiGroup.GET("/items", func(c echo.Context) error { return c.String(http.StatusOK, "data\n") })
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 	return e, nil
+}
+
+// apiKeys stands for the service's record of the API keys it issued.
+var apiKeys = map[string]bool{"key-1": true, "key-2": true}
+
+// byAPIKey keys a request by its X-API-Key if that key was issued, else by
+// the client's address. Keyed by the header as sent, a client that makes up
+// a new key for every request would never meet a limit. Where an
+// authentication middleware runs before the limiter, key by the identity it
+// found instead (keyfuncs.FromContext).
+func byAPIKey() keyfuncs.KeyFunc {
+	byKey := keyfuncs.Header("X-API-Key", nil)
+	return func(r keyfuncs.Request) (string, error) {
+		if apiKeys[strings.TrimSpace(r.Header("X-API-Key"))] {
+			return byKey(r)
+		}
+		return keyfuncs.RemoteIP(r)
+	}
 }

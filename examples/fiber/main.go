@@ -6,6 +6,7 @@ package main
 
 import (
 	"log"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -42,7 +43,7 @@ func newApp() (*fiber.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	limitAPI, err := fibermw.New(api, ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)))
+	limitAPI, err := fibermw.New(api, ratewindow.WithKeyFunc(byAPIKey()))
 	if err != nil {
 		return nil, err
 	}
@@ -53,4 +54,22 @@ func newApp() (*fiber.App, error) {
 	apiGroup.Get("/items", func(c *fiber.Ctx) error { return c.SendString("data\n") })
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
 	return app, nil
+}
+
+// apiKeys stands for the service's record of the API keys it issued.
+var apiKeys = map[string]bool{"key-1": true, "key-2": true}
+
+// byAPIKey keys a request by its X-API-Key if that key was issued, else by
+// the client's address. Keyed by the header as sent, a client that makes up
+// a new key for every request would never meet a limit. Where an
+// authentication middleware runs before the limiter, key by the identity it
+// found instead (keyfuncs.FromContext).
+func byAPIKey() keyfuncs.KeyFunc {
+	byKey := keyfuncs.Header("X-API-Key", nil)
+	return func(r keyfuncs.Request) (string, error) {
+		if apiKeys[strings.TrimSpace(r.Header("X-API-Key"))] {
+			return byKey(r)
+		}
+		return keyfuncs.RemoteIP(r)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/ratewindow/ratewindow"
@@ -43,7 +44,7 @@ func newHandler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	limitAPI, err := nethttp.New(api, ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)))
+	limitAPI, err := nethttp.New(api, ratewindow.WithKeyFunc(byAPIKey()))
 	if err != nil {
 		return nil, err
 	}
@@ -57,4 +58,22 @@ func newHandler() (http.Handler, error) {
 
 func reply(body string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, body) })
+}
+
+// apiKeys stands for the service's record of the API keys it issued.
+var apiKeys = map[string]bool{"key-1": true, "key-2": true}
+
+// byAPIKey keys a request by its X-API-Key if that key was issued, else by
+// the client's address. Keyed by the header as sent, a client that makes up
+// a new key for every request would never meet a limit. Where an
+// authentication middleware runs before the limiter, key by the identity it
+// found instead (keyfuncs.FromContext).
+func byAPIKey() keyfuncs.KeyFunc {
+	byKey := keyfuncs.Header("X-API-Key", nil)
+	return func(r keyfuncs.Request) (string, error) {
+		if apiKeys[strings.TrimSpace(r.Header("X-API-Key"))] {
+			return byKey(r)
+		}
+		return keyfuncs.RemoteIP(r)
+	}
 }

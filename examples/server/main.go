@@ -24,7 +24,9 @@
 //	-redis-addrs      host:port list; one = standalone, several = Redis Cluster (default 127.0.0.1:6379)
 //	-algorithm        sliding-window | sliding-log | fixed-window (default sliding-window)
 //	-limits           LIMIT/WINDOW list, e.g. 10/1s,600/1m (default 100/1m)
-//	-key              ip | header:NAME (default ip; header:NAME falls back to the client IP)
+//	-key              ip | header:NAME (default ip; header:NAME falls back to the client IP;
+//	                  the header is taken as sent, so only one a client cannot choose,
+//	                  such as one a gateway sets, is a limit: a made-up value is a new quota)
 //	-trusted-proxies  CIDRs whose X-Forwarded-For is believed (default none)
 //	-observe          observe-only: never block, still write the headers
 //	-fail             open | closed: what to do when the store fails (default open; closed answers 503)
@@ -108,7 +110,7 @@ const usage = `usage: server [flags]
   -redis-addrs list        host:port, comma-separated; several = Redis Cluster (default 127.0.0.1:6379)
   -algorithm name          sliding-window, sliding-log or fixed-window (default sliding-window)
   -limits list             LIMIT/WINDOW, comma-separated, e.g. 10/1s,600/1m (default 100/1m)
-  -key ip|header:NAME      rate-limit key (default ip)
+  -key ip|header:NAME      rate-limit key (default ip); a header only if clients cannot set it
   -trusted-proxies list    CIDRs of trusted reverse proxies (default none)
   -observe                 observe-only: never block
   -fail open|closed        when the store fails (default open)

@@ -1,6 +1,7 @@
 package exampletest
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -30,6 +31,16 @@ func CheckRoutes(t *testing.T, do Do) {
 	assert.Equal(t, http.StatusOK, api.StatusCode)
 	assert.True(t, strings.HasPrefix(api.Header.Get("RateLimit"), `"api-`), api.Header.Get("RateLimit"))
 	assert.Contains(t, api.Header.Get("RateLimit-Policy"), `"api-hourly";q=1000;w=3600`)
+
+	// A key the service does not know earns no quota of its own: a client
+	// that sends a new one on every request still meets its address's limit.
+	denials := 0
+	for i := range 30 {
+		if do(http.MethodGet, "/api/items", fmt.Sprintf("made-up-%d", i)).StatusCode == http.StatusTooManyRequests {
+			denials++
+		}
+	}
+	assert.Positive(t, denials, "30 made-up API keys from one client within a second: none denied")
 
 	for range 10 {
 		resp := do(http.MethodGet, "/healthz", "")
