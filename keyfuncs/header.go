@@ -25,6 +25,14 @@ import (
 // "A.Example:8080"); used as sent, a client could multiply its quota by
 // spelling its host anew. If the value is a secret you would rather not
 // see in your store or logs, wrap the result in Hashed.
+//
+// The client writes the value: keyed by it as sent, a client that makes up
+// a new value for every request gets a fresh quota each time, and never
+// meets a limit. Key by a header only where its value is checked before it
+// counts: one a gateway you run sets, or an API key the key func checks
+// against those you issued (falling back to the client's address for any
+// other). Where authentication runs before the middleware, key by the
+// identity it found (FromContext) instead.
 func Header(name string, fallback KeyFunc) KeyFunc {
 	if !httptoken.Valid(name) {
 		return failing(misconfigured("Header: %q is not a valid header name", name))
