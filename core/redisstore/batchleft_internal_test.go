@@ -49,30 +49,7 @@ func testBatchRetryDropsCallersThatLeft(t *testing.T, slotted bool) {
 	t.Cleanup(func() { _ = admin.ReplicaOf(ctx, "NO", "ONE").Err() })
 
 	// Every round trip is taken: both calls queue, then go in one batch.
-	s.batch.mu.Lock()
-	s.batch.inFlight = maxInFlight
-	s.batch.mu.Unlock()
-	take := func(key string, d time.Duration) chan error {
-		out := make(chan error, 1)
-		go func() {
-			cctx, cancel := context.WithTimeout(ctx, d)
-			defer cancel()
-			_, err := s.Take(cctx, key, ps, 1, now)
-			out <- err
-		}()
-		return out
-	}
-	queued := func(n int) func() bool {
-		return func() bool {
-			s.batch.mu.Lock()
-			defer s.batch.mu.Unlock()
-			return len(s.batch.queue) == n
-		}
-	}
-	short := take("short", 200*time.Millisecond)
-	require.Eventually(t, queued(1), 5*time.Second, time.Millisecond)
-	long := take("long", 10*time.Second)
-	require.Eventually(t, queued(2), 5*time.Second, time.Millisecond)
+	short, long := queueShortAndLong(t, s, ps, now)
 	s.finished(&s.batch, true) // one round trip ends: the batch is sent
 
 	require.ErrorIs(t, <-short, context.DeadlineExceeded)
@@ -131,30 +108,7 @@ func TestBatchNoscriptLeavesOutCallersThatLeft(t *testing.T) {
 	now := time.Now()
 	require.NoError(t, srv.Client(t).ScriptFlush(ctx).Err())
 
-	s.batch.mu.Lock()
-	s.batch.inFlight = maxInFlight
-	s.batch.mu.Unlock()
-	take := func(key string, d time.Duration) chan error {
-		out := make(chan error, 1)
-		go func() {
-			cctx, cancel := context.WithTimeout(ctx, d)
-			defer cancel()
-			_, err := s.Take(cctx, key, ps, 1, now)
-			out <- err
-		}()
-		return out
-	}
-	queued := func(n int) func() bool {
-		return func() bool {
-			s.batch.mu.Lock()
-			defer s.batch.mu.Unlock()
-			return len(s.batch.queue) == n
-		}
-	}
-	short := take("short", 200*time.Millisecond)
-	require.Eventually(t, queued(1), 5*time.Second, time.Millisecond)
-	long := take("long", 10*time.Second)
-	require.Eventually(t, queued(2), 5*time.Second, time.Millisecond)
+	short, long := queueShortAndLong(t, s, ps, now)
 	s.finished(&s.batch, true) // the batch is sent, and meets NOSCRIPT
 
 	require.ErrorIs(t, <-short, context.DeadlineExceeded)
@@ -168,4 +122,37 @@ func TestBatchNoscriptLeavesOutCallersThatLeft(t *testing.T) {
 	r, err = s.Peek(ctx, "short", ps, 1, now)
 	require.NoError(t, err)
 	assert.Equal(t, int64(10), r.States[0].Remaining, "the caller that left was not charged")
+}
+
+// queueShortAndLong takes every round trip of s, so that calls queue, and
+// queues two: "short", whose caller waits 200 ms, then "long", 10 s. It
+// returns their errors' channels; the test then ends a round trip
+// (s.finished), which sends both in one batch.
+func queueShortAndLong(t *testing.T, s *Store, ps []core.Policy, now time.Time) (short, long chan error) {
+	t.Helper()
+	s.batch.mu.Lock()
+	s.batch.inFlight = maxInFlight
+	s.batch.mu.Unlock()
+	take := func(key string, d time.Duration) chan error {
+		out := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), d)
+			defer cancel()
+			_, err := s.Take(ctx, key, ps, 1, now)
+			out <- err
+		}()
+		return out
+	}
+	queued := func(n int) func() bool {
+		return func() bool {
+			s.batch.mu.Lock()
+			defer s.batch.mu.Unlock()
+			return len(s.batch.queue) == n
+		}
+	}
+	short = take("short", 200*time.Millisecond)
+	require.Eventually(t, queued(1), 5*time.Second, time.Millisecond)
+	long = take("long", 10*time.Second)
+	require.Eventually(t, queued(2), 5*time.Second, time.Millisecond)
+	return short, long
 }
