@@ -3,7 +3,6 @@ package config
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -30,7 +29,8 @@ type options struct {
 // WithStore sets the store every route's limiter counts on (without this
 // option: a new memory store). It is kept across reloads, which is what
 // keeps counts. A nil store, even one of a nil pointer type, fails Load
-// rather than falling back to a memory store.
+// (an error wrapping core.ErrInvalidConfig) rather than falling back to a
+// memory store.
 // Several processes of one service (replicas, Fiber's Prefork children)
 // need a store they share, such as core/redisstore: on the default memory
 // store each counts alone, and in a Prefork child fibermw refuses its
@@ -84,7 +84,7 @@ func Load(path string, opts ...Option) (*Set, error) {
 	case s.opts.storeSet && nilness.IsNil(s.opts.store):
 		// A store variable never set, or a constructor's error ignored:
 		// a memory store in its place would count per process.
-		return nil, errors.New("config: WithStore: nil store (leave the option out for a memory store)")
+		return nil, fmt.Errorf("%w: config: WithStore: nil store (leave the option out for a memory store)", core.ErrInvalidConfig)
 	case s.opts.store == nil:
 		s.opts.store = memory.New()
 	}
