@@ -436,10 +436,7 @@ func stillWaiting(batch []*request, err error, start time.Time) []*request {
 // left reports whether the caller of a request with context ctx stopped
 // waiting: ctx is done, or its deadline has passed (ctx's timer may not
 // have fired yet).
-func left(ctx context.Context) bool {
-	d, ok := ctx.Deadline()
-	return ctx.Err() != nil || ok && !time.Now().Before(d)
-}
+func left(ctx context.Context) bool { return ended(ctx) != nil }
 
 // sendSlotted decides again a batch that Redis refused with CROSSSLOT
 // (err): the endpoint enforces slots, though the client is no cluster

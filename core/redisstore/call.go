@@ -160,12 +160,22 @@ func withContext(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	cause := ctx.Err()
-	if d, ok := ctx.Deadline(); cause == nil && ok && !time.Now().Before(d) {
-		cause = context.DeadlineExceeded
-	}
+	cause := ended(ctx)
 	if cause == nil || errors.Is(err, cause) {
 		return err
 	}
 	return &textError{cause.Error() + ": " + bare(err), []error{cause, err}}
+}
+
+// ended returns ctx.Err(), or context.DeadlineExceeded when ctx's deadline
+// has passed but its timer has not fired yet: a call then counts as done,
+// and its caller as gone (see withContext and left).
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
