@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/keybound"
 	"github.com/ratewindow/ratewindow/internal/options"
 	"github.com/ratewindow/ratewindow/keyfuncs"
@@ -90,4 +91,26 @@ func TestResolverKeyBoundedOrReplaced(t *testing.T) {
 	assert.Equal(t, keybound.Hash("h:a"), events[0].Key, "a key that looks hashed is hashed")
 	assert.Equal(t, "mine", events[1].Key)
 	assert.Equal(t, []bool{true, false}, withKeys)
+}
+
+// A limiter func set beside a resolver chooses the limiter: the
+// resolver's limiter, or its reason for having none, is not used.
+func TestLimiterFuncReplacesResolversLimiter(t *testing.T) {
+	mine := newLimiter(t, 5)
+	var events []ratewindow.Event
+	f, err := FromOptions(nil, []ratewindow.Option{
+		func(s *Settings) {
+			s.Resolve = func(r keyfuncs.Request, _ bool) (options.Resolved, error) {
+				return options.Resolved{Key: "k", LimiterErr: refusedErr{}, ObserveOnly: true}, nil
+			}
+		},
+		ratewindow.WithLimiterFunc(func(keyfuncs.Request, string) (*core.Limiter, error) { return mine, nil }),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) }),
+	})
+	require.NoError(t, err)
+	require.True(t, f.Handle(newRecorder("a")))
+	require.Len(t, events, 1)
+	assert.Equal(t, ratewindow.Allowed, events[0].Outcome)
+	assert.Equal(t, int64(5), events[0].Decision.Limit)
+	assert.True(t, events[0].ObserveOnly, "the resolver's mode")
 }
