@@ -32,11 +32,17 @@ type compiled struct {
 
 // route is one compiled route.
 type route struct {
-	name    string
-	key     keyfuncs.KeyFunc
-	limiter *core.Limiter
-	observe bool
-	tenants map[string]bool // tenantKey of a tenant → observe
+	name string
+	// prefix scopes the route's keys (see scopePrefix); key is the key
+	// strategy, whose keys come after it.
+	prefix string
+	key    keyfuncs.KeyFunc
+	// byTenant marks the "tenant" key strategy: a request that names its
+	// tenant is keyed by its tenantKey.
+	byTenant bool
+	limiter  *core.Limiter
+	observe  bool
+	tenants  map[string]bool // tenantKey of a tenant → observe
 }
 
 // lookup returns the route of a request, or nil.
@@ -122,12 +128,11 @@ func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.Ke
 	if strings.ContainsAny(re.Name, " \t\r\n") {
 		return nil, fmt.Errorf("%s.name: %q must not contain white space", at, re.Name)
 	}
-	rt := &route{name: re.Name}
-	base, err := keyFunc(re.Key, tenantHeader, ip)
-	if err != nil {
+	rt := &route{name: re.Name, prefix: scopePrefix(re.Name), byTenant: re.Key == "tenant"}
+	var err error
+	if rt.key, err = keyFunc(re.Key, tenantHeader, ip); err != nil {
 		return nil, fmt.Errorf("%s.key: %w", at, err)
 	}
-	rt.key = scoped(re.Name, base)
 	if rt.observe, err = parseMode(re.Mode); err != nil {
 		return nil, fmt.Errorf("%s.mode: %w", at, err)
 	}
@@ -242,19 +247,13 @@ func keyFunc(s, tenantHeader string, ip keyfuncs.KeyFunc) (keyfuncs.KeyFunc, err
 	return nil, fmt.Errorf("%q is not ip, header:NAME, bearer, tenant or route", s)
 }
 
-// scoped prefixes the keys of f with the route name, so that routes never
-// share counts. A ':' in the name is doubled: the prefix then ends at the
-// first lone ':', since no key of f starts with one (every strategy's key
-// starts with its namespace), and route "a" keyed by a header whose value
-// is "ip:192.0.2.1" cannot reach the counts of route "a:hdr:x" keyed by
-// address. Names without ':' keep the plain "name:" prefix.
-func scoped(name string, f keyfuncs.KeyFunc) keyfuncs.KeyFunc {
-	prefix := strings.ReplaceAll(name, ":", "::") + ":"
-	return func(r keyfuncs.Request) (string, error) {
-		k, err := f(r)
-		if err != nil {
-			return "", err
-		}
-		return prefix + k, nil
-	}
+// scopePrefix is the prefix of the keys of route name, so that routes
+// never share counts. A ':' in the name is doubled: the prefix then ends
+// at the first lone ':', since no key strategy's key starts with one
+// (every strategy's key starts with its namespace), and route "a" keyed
+// by a header whose value is "ip:192.0.2.1" cannot reach the counts of
+// route "a:hdr:x" keyed by address. Names without ':' keep the plain
+// "name:" prefix.
+func scopePrefix(name string) string {
+	return strings.ReplaceAll(name, ":", "::") + ":"
 }

@@ -25,7 +25,9 @@
 //
 // Load reads and checks it once; Set.Options gives the options every
 // adapter's New takes, so one file drives net/http, Gin, Echo or Fiber
-// alike, and Set.Watch applies edits without a restart:
+// alike (options of your own that set the key, the limiter or the mode
+// combine with them as Set.Options says), and Set.Watch applies edits
+// without a restart:
 //
 //	rules, err := config.Load("limits.json", config.WithStore(store))
 //	if err != nil { ... } // names the field: routes[1].policies[0].window: must be > 0
@@ -91,14 +93,13 @@
 // larger than 16 MiB is refused. Unchanged content is a no-op. New
 // content is parsed and checked in full before it replaces the running
 // configuration in one atomic step, so no request
-// ever sees a half-applied file. A request in flight at that moment may
-// take its key from one configuration and its limits or mode from the
-// next (the three are looked up in turn, the mode after the store call);
-// every later request sees the new one whole. Such a request is never
-// refused because its route was removed: it passes, as both
-// configurations would let it. One whose route pattern moved to another
-// route, or whose route went from observe to enforce, gets the new mode
-// on the counts it was charged on. Counts live in the
+// ever sees a half-applied file. Each request looks its route up once,
+// as it arrives, and takes its key, limits and mode from the
+// configuration running then, whole: a request in flight when a reload
+// lands finishes under the configuration it started with (an observed
+// route's request is not refused because the route is enforced, or
+// removed, while it waits for the store), and every later request sees
+// the new one whole. Counts live in the
 // store, keyed by route name, client key and the policy's name, window and
 // algorithm: a policy whose name, window and algorithm stay the same keeps
 // its counts, even when its limit changes (which is why a policy's default

@@ -13,7 +13,6 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/internal/nilness"
-	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
 // Option configures Load.
@@ -116,64 +115,31 @@ func (s *Set) build(data []byte) (*compiled, error) {
 	return nil, fmt.Errorf("config: %s: %w", s.path, err)
 }
 
-// Options returns the middleware options that apply the configuration:
-// the key func, the limiter choice and the observe-only choice, each of
-// which looks the request's route up in the running configuration. Pass
-// them to any adapter's New with a nil limiter, after options of your own
-// (a later WithKeyFunc would override the file's key):
+// Options returns the middleware options that apply the configuration.
+// Pass them to any adapter's New with a nil limiter:
 //
 //	mw, err := nethttp.New(nil, rules.Options()...)
 //
-// A request that no route matches is not limited (keyfuncs.ErrSkip).
+// For each request they look its route up once, in the configuration
+// running at that moment, and take its key, limiter and mode all from
+// that one configuration: a reload never gives a request the key of one
+// file and the limits or mode of another. A request that no route
+// matches is not limited (it is reported with Outcome Skipped).
+//
+// Options of your own that set the key, the limiter or the mode combine
+// with them as options always do, the later one winning, part by part: a
+// ratewindow.WithKeyFunc, WithLimiterFunc or WithObserveOnlyFunc given
+// after Options replaces that one part (the route still decides which
+// requests are limited, and gives the other two), and one given before
+// Options is replaced by it. WithObserveOnly(true) observes every request
+// whatever the file says.
+//
 // The Options of a Set that Load did not make (a nil *Set) make New fail.
 func (s *Set) Options() []ratewindow.Option {
 	if !s.loaded() {
 		return []ratewindow.Option{failNew}
 	}
-	return []ratewindow.Option{
-		ratewindow.WithKeyFunc(s.key),
-		ratewindow.WithLimiterFunc(s.limiter),
-		ratewindow.WithObserveOnlyFunc(s.observe),
-	}
-}
-
-func (s *Set) key(r keyfuncs.Request) (string, error) {
-	rt := s.cur.Load().lookup(r)
-	if rt == nil {
-		return "", keyfuncs.ErrSkip
-	}
-	return rt.key(r)
-}
-
-func (s *Set) limiter(r keyfuncs.Request, _ string) (*core.Limiter, error) {
-	rt := s.cur.Load().lookup(r)
-	if rt == nil {
-		// Removed by a reload since the key was derived.
-		return nil, keyfuncs.ErrSkip
-	}
-	return rt.limiter, nil
-}
-
-func (s *Set) observe(r keyfuncs.Request) bool {
-	c := s.cur.Load()
-	rt := c.lookup(r)
-	if rt == nil {
-		// Only a request keyed and charged under an earlier configuration
-		// gets here (key skips the others): a reload that removed its
-		// route landed during its store call. The configuration that
-		// charged it decided its mode; this one does not limit it at all.
-		// Either way it passes, so it is observed: it must not be refused
-		// on the counts of a route that no longer exists.
-		return true
-	}
-	if rt.tenants != nil {
-		if k, err := c.tenantKey(r); err == nil {
-			if obs, ok := rt.tenants[k]; ok {
-				return obs
-			}
-		}
-	}
-	return rt.observe
+	return []ratewindow.Option{s.apply}
 }
 
 // Reload re-reads the file and applies it if its content changed. An

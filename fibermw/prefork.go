@@ -41,12 +41,22 @@ func refusePerProcess(l *core.Limiter) error {
 	return nil
 }
 
-// sharedOnly is applied after the user's options in a Prefork child: the
-// WithLimiterFunc function, if any, may not choose a limiter that keeps
-// its counts in this process. A request for which it does cannot be
-// classified (errChosenPerProcess, an ErrNoLimiter), rather than limited
-// once per child.
+// sharedOnly is applied after the user's options in a Prefork child:
+// neither the WithLimiterFunc function, if any, nor a config.Set's
+// Options may choose a limiter that keeps its counts in this process. A
+// request for which one does cannot be classified (errChosenPerProcess,
+// an ErrNoLimiter), rather than limited once per child.
 func sharedOnly(s *options.Settings[ratewindow.Handler, ratewindow.Event]) {
+	if resolve := s.Resolve; resolve != nil {
+		// A config.Set's choice, held to the same rule.
+		s.Resolve = func(r keyfuncs.Request, withKey bool) (options.Resolved, error) {
+			res, err := resolve(r, withKey)
+			if res.Limiter != nil && res.Limiter.ProcessLocal() {
+				res.Limiter, res.LimiterErr = nil, errChosenPerProcess
+			}
+			return res, err
+		}
+	}
 	choose := s.LimiterFunc
 	if choose == nil {
 		return

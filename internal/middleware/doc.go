@@ -3,7 +3,9 @@
 //
 // An adapter compiles its options once with New, then, for each request,
 // wraps its native request and response in an Exchange and calls
-// Flow.Handle. Handle derives the key, asks the limiter, writes the
+// Flow.Handle. Handle derives the key (or, with a resolver, such as
+// package config's, looks the request up once for its key, limiter and
+// mode together), asks the limiter, writes the
 // rate-limit headers, writes the deny or error response when the request is
 // stopped, reports the Event, and tells the adapter whether to call the
 // next handler. Everything an adapter does beyond that is translation.

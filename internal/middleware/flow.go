@@ -18,6 +18,9 @@ import (
 type Flow struct {
 	limiter     *core.Limiter
 	limiterFunc func(keyfuncs.Request, string) (*core.Limiter, error)
+	// resolve gives what key, limiterFunc and observeFunc leave nil (see
+	// options.Resolve); key is nil only when resolve gives the key.
+	resolve     options.Resolve
 	key         keyfuncs.KeyFunc
 	cost        func(keyfuncs.Request) int64
 	skip        func(keyfuncs.Request) bool
@@ -52,7 +55,7 @@ func New(cfg Settings) (*Flow, error) {
 	if err := cfg.Err(); err != nil {
 		return nil, err
 	}
-	if cfg.Limiter == nil && cfg.LimiterFunc == nil {
+	if cfg.Limiter == nil && cfg.LimiterFunc == nil && cfg.Resolve == nil {
 		return nil, fmt.Errorf("%w: the limiter is nil (pass a *core.Limiter, or set WithLimiterFunc)", core.ErrInvalidConfig)
 	}
 	if cfg.Limiter != nil && cfg.Limiter.Policies() == nil {
@@ -76,6 +79,7 @@ func New(cfg Settings) (*Flow, error) {
 	f := &Flow{
 		limiter:     cfg.Limiter,
 		limiterFunc: cfg.LimiterFunc,
+		resolve:     cfg.Resolve,
 		key:         cfg.KeyFunc,
 		cost:        cfg.CostFunc,
 		skip:        cfg.Skip,
@@ -93,9 +97,10 @@ func New(cfg Settings) (*Flow, error) {
 	if f.hook == nil {
 		f.fails = newFailLogs()
 	}
-	if f.key == nil {
+	switch {
+	case f.key == nil && f.resolve == nil:
 		f.key = keyfuncs.RemoteIP
-	} else {
+	case f.key != nil:
 		// A user's own KeyFunc may return anything a client sends (an
 		// 8 KB header): every key the stores see is bounded.
 		f.key = boundedKeys(f.key)

@@ -9,6 +9,8 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/headerfmt"
+	"github.com/ratewindow/ratewindow/internal/keybound"
+	"github.com/ratewindow/ratewindow/internal/options"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
@@ -19,56 +21,59 @@ func (f *Flow) Handle(x Exchange) bool {
 	if f.skip != nil && f.skip(x) {
 		return f.skipped(x, "")
 	}
-	key, err := f.key(x)
+	key, res, err := f.keyOf(x)
+	// obs is the resolver's mode, unless an observe-only func replaces it.
+	obs := res.ObserveOnly && f.observeFunc == nil
 	if err != nil {
 		if errors.Is(err, keyfuncs.ErrSkip) {
 			return f.skipped(x, "")
 		}
 		if errors.Is(err, keyfuncs.ErrNoKey) {
-			return f.unclassified(x, "", 0, err)
+			return f.unclassified(x, "", 0, err, obs)
 		}
 		if cancelled(x) {
-			return f.unpassable(x, "", err)
+			return f.unpassable(x, "", err, obs)
 		}
-		return f.failed(x, "", 0, err, 0)
+		return f.failed(x, "", 0, err, 0, obs)
 	}
 	if key == "" {
-		return f.unclassified(x, "", 0, errEmptyKey)
+		return f.unclassified(x, "", 0, errEmptyKey, obs)
 	}
 	l := f.limiter
+	chosen, err := res.Limiter, res.LimiterErr
 	if f.limiterFunc != nil {
-		chosen, err := f.limiterFunc(x, key)
-		if err != nil {
-			if errors.Is(err, keyfuncs.ErrSkip) {
-				return f.skipped(x, key)
-			}
-			if errors.Is(err, ErrRefused) {
-				return f.unpassable(x, key, err)
-			}
-			if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) {
-				return f.unclassified(x, key, 0, err)
-			}
-			if cancelled(x) {
-				return f.unpassable(x, key, err)
-			}
-			return f.failed(x, key, 0, err, 0)
+		chosen, err = f.limiterFunc(x, key)
+	}
+	if err != nil {
+		if errors.Is(err, keyfuncs.ErrSkip) {
+			return f.skipped(x, key)
 		}
-		if chosen != nil {
-			l = chosen
+		if errors.Is(err, ErrRefused) {
+			return f.unpassable(x, key, err, obs)
 		}
+		if errors.Is(err, ratewindow.ErrNoLimiter) || errors.Is(err, keyfuncs.ErrNoKey) {
+			return f.unclassified(x, key, 0, err, obs)
+		}
+		if cancelled(x) {
+			return f.unpassable(x, key, err, obs)
+		}
+		return f.failed(x, key, 0, err, 0, obs)
+	}
+	if chosen != nil {
+		l = chosen
 	}
 	if l == nil {
-		return f.unclassified(x, key, 0, ratewindow.ErrNoLimiter)
+		return f.unclassified(x, key, 0, ratewindow.ErrNoLimiter, obs)
 	}
 	if l.Policies() == nil {
-		return f.unclassified(x, key, 0, errUnbuilt)
+		return f.unclassified(x, key, 0, errUnbuilt, obs)
 	}
 	cost := int64(1)
 	if f.cost != nil {
 		cost = f.cost(x)
 	}
 	if cost < 1 {
-		return f.unclassified(x, key, cost, fmt.Errorf("%w: cost must be at least 1, got %d", core.ErrInvalidCost, cost))
+		return f.unclassified(x, key, cost, fmt.Errorf("%w: cost must be at least 1, got %d", core.ErrInvalidCost, cost), obs)
 	}
 
 	var start time.Time
@@ -97,12 +102,12 @@ func (f *Flow) Handle(x Exchange) bool {
 	}
 	if err != nil {
 		if errors.Is(err, core.ErrInvalidCost) {
-			return f.unclassified(x, key, cost, err)
+			return f.unclassified(x, key, cost, err, obs)
 		}
-		return f.failed(x, key, cost, err, latency)
+		return f.failed(x, key, cost, err, latency, obs)
 	}
 
-	observe := f.observeOnly(x)
+	observe := f.observeOnly(x, obs)
 	f.writeHeaders(x, &d, key, l)
 	if d.Allowed || observe {
 		if f.hook != nil {
@@ -112,6 +117,24 @@ func (f *Flow) Handle(x Exchange) bool {
 	}
 	f.denied(x, key, cost, &d, latency)
 	return false
+}
+
+// keyOf returns the key of a request and what the resolver, if any,
+// found for it: the resolver is asked once, for the key too unless a key
+// func replaces it. Its key is bounded as a user's key func's are.
+func (f *Flow) keyOf(x Exchange) (string, options.Resolved, error) {
+	var res options.Resolved
+	if f.resolve != nil {
+		var err error
+		if res, err = f.resolve(x, f.key == nil); err != nil {
+			return "", res, err
+		}
+		if f.key == nil {
+			return keybound.Bound(res.Key, keybound.MaxLen), res, nil
+		}
+	}
+	key, err := f.key(x)
+	return key, res, err
 }
 
 // errUnbuilt is the error of a request whose limiter func chose a limiter
@@ -194,8 +217,11 @@ func (f *Flow) now(l *core.Limiter) time.Time {
 	return time.Time{}
 }
 
-func (f *Flow) observeOnly(x Exchange) bool {
-	return f.observe || (f.observeFunc != nil && f.observeFunc(x))
+// observeOnly reports whether the request is observed, not enforced:
+// WithObserveOnly, the resolver's mode obs (false when there is none),
+// or the observe-only func, asked only when the others say no.
+func (f *Flow) observeOnly(x Exchange, obs bool) bool {
+	return f.observe || obs || (f.observeFunc != nil && f.observeFunc(x))
 }
 
 // event starts the Event of a request.
@@ -254,8 +280,8 @@ func (f *Flow) denied(x Exchange, key string, cost int64, d *core.Decision, late
 // failed applies the fail policy to a limiter failure. Observe-only
 // requests always pass. With no hook, the failure is logged to
 // slog.Default() (see failLogs): a store that fails must not go unnoticed.
-func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency time.Duration) bool {
-	observe := f.observeOnly(x)
+func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency time.Duration, obs bool) bool {
+	observe := f.observeOnly(x, obs)
 	if !f.failClosed || observe {
 		if f.hook != nil {
 			ev := event(x, ratewindow.StoreErrorPassed, key, cost)
@@ -282,8 +308,8 @@ func (f *Flow) failed(x Exchange, key string, cost int64, err error, latency tim
 // invalid cost, no limiter. It is not a limiter failure, so the fail policy
 // does not apply: it is answered (by default 400) unless the user chose to
 // pass such requests, or the request is observe-only.
-func (f *Flow) unclassified(x Exchange, key string, cost int64, err error) bool {
-	return f.unclassifiedOr(x, key, cost, err, f.passUnclass)
+func (f *Flow) unclassified(x Exchange, key string, cost int64, err error, obs bool) bool {
+	return f.unclassifiedOr(x, key, cost, err, f.passUnclass, obs)
 }
 
 // unpassable handles a request that is unclassified but not passed by
@@ -292,13 +318,13 @@ func (f *Flow) unclassified(x Exchange, key string, cost int64, err error) bool 
 // its client cancelled it (see cancelled), which passed could skip its
 // limit by half-closing as it sends; and one whose chosen limiter the
 // adapter refuses (ErrRefused). Observe-only requests still pass.
-func (f *Flow) unpassable(x Exchange, key string, err error) bool {
-	return f.unclassifiedOr(x, key, 0, err, false)
+func (f *Flow) unpassable(x Exchange, key string, err error, obs bool) bool {
+	return f.unclassifiedOr(x, key, 0, err, false, obs)
 }
 
 // unclassifiedOr is unclassified, passing the request when pass is set.
-func (f *Flow) unclassifiedOr(x Exchange, key string, cost int64, err error, pass bool) bool {
-	observe := f.observeOnly(x)
+func (f *Flow) unclassifiedOr(x Exchange, key string, cost int64, err error, pass, obs bool) bool {
+	observe := f.observeOnly(x, obs)
 	if pass || observe {
 		if f.hook != nil {
 			ev := event(x, ratewindow.UnclassifiedPassed, key, cost)

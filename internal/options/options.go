@@ -34,6 +34,13 @@ type Settings[Handler, Event any] struct {
 	PassUnclassified    bool
 	OnDecision          func(Event)
 
+	// Resolve, set by package config's options, chooses a request's key,
+	// limiter and mode from one snapshot of a configuration (see
+	// Resolve). The flow calls it once per request. KeyFunc, LimiterFunc
+	// and ObserveOnlyFunc, when set by options after it, each replace
+	// the part Resolve would give.
+	Resolve Resolve
+
 	// Errs are the mistakes the options found in their arguments.
 	Errs []error
 }
@@ -49,4 +56,28 @@ func (s *Settings[H, E]) Err() error {
 		return nil
 	}
 	return s.Errs[0]
+}
+
+// Resolve looks a request up once in one snapshot of a configuration and
+// returns its key (when withKey is true), its limiter and its mode, all
+// from that snapshot, so that a reload never gives one request the key of
+// one configuration and the limits or mode of another.
+//
+// The error is about the key: keyfuncs.ErrSkip when nothing limits the
+// request (its Resolved is then empty), or the key strategy's error, with
+// the limiter and the mode still given. With withKey false (a KeyFunc of
+// the user's keys the request) only ErrSkip is returned.
+type Resolve func(r keyfuncs.Request, withKey bool) (Resolved, error)
+
+// Resolved is what a Resolve found for one request.
+type Resolved struct {
+	// Key is the request's rate-limit key, when it was asked for.
+	Key string
+	// Limiter limits the request; when it is nil, LimiterErr says why,
+	// and the flow handles it as it handles a WithLimiterFunc error.
+	Limiter    *core.Limiter
+	LimiterErr error
+	// ObserveOnly is the request's mode: true to observe, false to
+	// enforce.
+	ObserveOnly bool
 }

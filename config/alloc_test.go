@@ -1,0 +1,52 @@
+package config_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/config"
+)
+
+// headerMap is a ResponseWriter that keeps only its header map.
+type headerMap struct{ h http.Header }
+
+func (w *headerMap) Header() http.Header         { return w.h }
+func (w *headerMap) Write(b []byte) (int, error) { return len(b), nil }
+func (w *headerMap) WriteHeader(int)             {}
+
+// A route's per-tenant modes cost its requests no allocation: on a route
+// keyed by tenant, the tenant's key is made once, for the key and the
+// mode alike, so a request allocates no more than on the same route
+// without tenants.
+func TestTenantModesAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	path := file(t, `{"tenant_header": "X-Tenant", "routes": [
+  {"name": "canary", "match": ["/search"], "key": "tenant", "mode": "observe", "tenants": {"acme": "enforce"},
+   "policies": [{"limit": 1000000, "window": "1h", "algorithm": "fixed-window"}]},
+  {"name": "steady", "match": ["/other"], "key": "tenant", "mode": "enforce",
+   "policies": [{"limit": 1000000, "window": "1h", "algorithm": "fixed-window"}]}]}`)
+	s, err := config.Load(path, quiet())
+	require.NoError(t, err)
+	h := server(t, s)
+	allocs := func(target string) float64 {
+		r := httptest.NewRequest(http.MethodGet, target, nil)
+		r.Header.Set("X-Tenant", "acme")
+		w := &headerMap{h: http.Header{}}
+		serve := func() {
+			clear(w.h)
+			h.ServeHTTP(w, r)
+		}
+		serve()
+		require.NotEmpty(t, w.h.Get("RateLimit"), target)
+		return testing.AllocsPerRun(200, serve)
+	}
+	withTenants, without := allocs("/search"), allocs("/other")
+	t.Logf("%.2f allocations per request with tenants, %.2f without", withTenants, without)
+	assert.LessOrEqual(t, withTenants, without)
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package config_test
+
+const raceEnabled = true

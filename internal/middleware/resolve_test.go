@@ -1,0 +1,116 @@
+package middleware
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/keybound"
+	"github.com/ratewindow/ratewindow/internal/options"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// The flow asks a resolver once per request, whatever becomes of the
+// request, and takes the key, the limiter and the mode from that one
+// answer: the mode of a request whose key or store failed too.
+func TestResolverAskedOncePerRequest(t *testing.T) {
+	one, dead := newLimiter(t, 1), deadLimiter(t)
+	var calls int
+	resolve := func(r keyfuncs.Request, withKey bool) (options.Resolved, error) {
+		calls++
+		require.True(t, withKey)
+		client := r.Header("X-Client")
+		switch client {
+		case "none":
+			return options.Resolved{}, keyfuncs.ErrSkip
+		case "nokey", "nokey-observed":
+			return options.Resolved{Limiter: one, ObserveOnly: client == "nokey-observed"}, keyfuncs.ErrNoKey
+		case "dead", "dead-observed":
+			return options.Resolved{Key: client, Limiter: dead, ObserveOnly: client == "dead-observed"}, nil
+		case "refused":
+			return options.Resolved{Key: client, LimiterErr: refusedErr{}}, nil
+		}
+		return options.Resolved{Key: client, Limiter: one}, nil
+	}
+	var events []ratewindow.Event
+	f, err := FromOptions(nil, []ratewindow.Option{
+		func(s *Settings) { s.Resolve = resolve },
+		ratewindow.WithFailClosed(),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) }),
+	})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		client  string
+		status  int // 0: passed
+		outcome ratewindow.Outcome
+		observe bool
+	}{
+		{"a", 0, ratewindow.Allowed, false},
+		{"a", http.StatusTooManyRequests, ratewindow.Denied, false},
+		{"none", 0, ratewindow.Skipped, false},
+		{"nokey", http.StatusBadRequest, ratewindow.UnclassifiedRejected, false},
+		{"nokey-observed", 0, ratewindow.UnclassifiedPassed, true},
+		{"dead", http.StatusServiceUnavailable, ratewindow.StoreErrorRejected, false},
+		{"dead-observed", 0, ratewindow.StoreErrorPassed, true},
+		{"refused", http.StatusBadRequest, ratewindow.UnclassifiedRejected, false},
+	} {
+		calls, events = 0, nil
+		r := newRecorder(c.client)
+		f.Handle(r)
+		assert.Equal(t, 1, calls, c.client)
+		assert.Equal(t, c.status, r.status, c.client)
+		require.Len(t, events, 1, c.client)
+		assert.Equal(t, c.outcome, events[0].Outcome, c.client)
+		assert.Equal(t, c.observe, events[0].ObserveOnly, c.client)
+	}
+}
+
+// A resolver's key is bounded as a user's key func's is, and a key func
+// set after it keys the request instead: the resolver is then not asked
+// for a key.
+func TestResolverKeyBoundedOrReplaced(t *testing.T) {
+	var withKeys []bool
+	resolve := func(r keyfuncs.Request, withKey bool) (options.Resolved, error) {
+		withKeys = append(withKeys, withKey)
+		return options.Resolved{Key: "h:" + r.Header("X-Client"), Limiter: newLimiter(t, 5)}, nil
+	}
+	var events []ratewindow.Event
+	hook := ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) })
+	set := func(s *Settings) { s.Resolve = resolve }
+	f, err := FromOptions(nil, []ratewindow.Option{set, hook})
+	require.NoError(t, err)
+	require.True(t, f.Handle(newRecorder("a")))
+	f, err = FromOptions(nil, []ratewindow.Option{set, hook, ratewindow.WithKeyFunc(func(keyfuncs.Request) (string, error) { return "mine", nil })})
+	require.NoError(t, err)
+	require.True(t, f.Handle(newRecorder("a")))
+	require.Len(t, events, 2)
+	assert.Equal(t, keybound.Hash("h:a"), events[0].Key, "a key that looks hashed is hashed")
+	assert.Equal(t, "mine", events[1].Key)
+	assert.Equal(t, []bool{true, false}, withKeys)
+}
+
+// A limiter func set beside a resolver chooses the limiter: the
+// resolver's limiter, or its reason for having none, is not used.
+func TestLimiterFuncReplacesResolversLimiter(t *testing.T) {
+	mine := newLimiter(t, 5)
+	var events []ratewindow.Event
+	f, err := FromOptions(nil, []ratewindow.Option{
+		func(s *Settings) {
+			s.Resolve = func(r keyfuncs.Request, _ bool) (options.Resolved, error) {
+				return options.Resolved{Key: "k", LimiterErr: refusedErr{}, ObserveOnly: true}, nil
+			}
+		},
+		ratewindow.WithLimiterFunc(func(keyfuncs.Request, string) (*core.Limiter, error) { return mine, nil }),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) }),
+	})
+	require.NoError(t, err)
+	require.True(t, f.Handle(newRecorder("a")))
+	require.Len(t, events, 1)
+	assert.Equal(t, ratewindow.Allowed, events[0].Outcome)
+	assert.Equal(t, int64(5), events[0].Decision.Limit)
+	assert.True(t, events[0].ObserveOnly, "the resolver's mode")
+}
