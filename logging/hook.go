@@ -89,8 +89,9 @@ type stream struct {
 // once it has written what was held back. A Hook that is no longer used
 // needs no Close: it is garbage within an interval or two.
 //
-// Allowed (unless by the fallback) and skipped requests are not logged. Records carry the key as a
-// keyed hash by default (see WithRawKeys), never the raw key or the path.
+// Skipped requests, and allowed ones but the fallback's, are not logged.
+// Records carry the key as a keyed hash by default (see WithRawKeys),
+// never the raw key or the path.
 // The method, the one text a client chooses freely (net/http takes a
 // method of up to a megabyte), is cut to its first 32 bytes and "…".
 // Give it to WithOnDecision along with other hooks.
