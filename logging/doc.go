@@ -13,10 +13,11 @@
 //	store_error_rejected   Error  the limiter failed; request answered 503 (fail closed)
 //	would_deny             Info   observe-only mode let through a request enforcement would deny (at most 1/s)
 //	denied                 Info   only with WithDenials (at most 1/s)
+//	allowed, denied        Warn   decided by core/resilient's local fallback: the store failed (at most 1/s; see below)
 //	unclassified_rejected  Info   no key, an invalid cost or no limiter; request answered 400 (at most 1/s)
 //	                       Error  the same for a mistake in the set-up (Err wraps core.ErrInvalidConfig)
 //	unclassified_passed    Warn   the same, passed uncounted (at most 1/s)
-//	allowed, skipped       -      never
+//	allowed, skipped       -      otherwise never
 //
 // The would-deny records are what a canary rollout reads: before switching
 // enforcement on, check that the clients and routes they name are the ones
@@ -41,7 +42,19 @@
 // counting the rest in "suppressed" the same way (WithErrorEvery changes
 // the interval). The records written plus their "suppressed" counts add
 // up to every request of the outcome.
-// The breaker of core/resilient says the same thing once per transition:
+//
+// Behind core/resilient's local fallback a failed store call is not an
+// error but a decision on local counts, with Decision.Fallback set. Such
+// decisions get a record of their own, at Warn and throttled like store
+// failures ("ratewindow: store failed, request decided by the local
+// fallback", with the decision's attributes and fallback=true), so a store
+// that fails behind the fallback is in the log too, even one that fails
+// too rarely to open the breaker. A would-deny decision of the fallback,
+// and with WithDenials a denial, is logged as would-deny or denied, with
+// fallback=true.
+//
+// The breaker of core/resilient says when the store fails, once per
+// transition:
 //
 //	store, err := resilient.New(primary, resilient.WithOnStateChange(logging.BreakerStateChange(logger)))
 //

@@ -10,6 +10,7 @@ const (
 	MsgFailedRejected       = msgFailedRejected
 	MsgWouldDeny            = msgWouldDeny
 	MsgDenied               = msgDenied
+	MsgFallback             = msgFallback
 	MsgUnclassifiedPassed   = msgUnclassifiedPassed
 	MsgUnclassifiedRejected = msgUnclassifiedRejected
 )

@@ -156,3 +156,32 @@ func TestHookFailureFloodThrottledByDefault(t *testing.T) {
 	}
 	assert.Len(t, records(t, buf), 10)
 }
+
+// A store that fails behind core/resilient's fallback makes fallback
+// decisions, one per request during an outage: one record per second
+// (WithErrorEvery), the next counting those held back, on a throttle of
+// their own.
+func TestHookFallbackFloodThrottled(t *testing.T) {
+	const flood = 1000
+	clock := clocktest.New(time.Unix(1_700_000_000, 0))
+	logger, buf := jsonLogger(slog.LevelDebug)
+	hook := logging.Hook(logger, clocktest.Option[logging.Option](clock))
+	for i := range flood {
+		if i%2 == 0 {
+			hook(fallbackEvent(ratewindow.Allowed, 5, 0))
+		} else {
+			hook(fallbackEvent(ratewindow.Denied, 0, time.Second))
+		}
+	}
+	hook(failureEvent(ratewindow.StoreErrorPassed)) // its own throttle
+	clock.Advance(time.Second)
+	hook(fallbackEvent(ratewindow.Allowed, 4, 0))
+
+	recs := records(t, buf)
+	require.Len(t, recs, 3, "records")
+	assert.Equal(t, logging.MsgFallback, recs[0]["msg"])
+	assert.NotContains(t, recs[0], "suppressed")
+	assert.Equal(t, logging.MsgFailedPassed, recs[1]["msg"])
+	assert.Equal(t, logging.MsgFallback, recs[2]["msg"])
+	assert.Equal(t, float64(flood-1), recs[2]["suppressed"])
+}

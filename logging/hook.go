@@ -17,6 +17,7 @@ const (
 	msgFailedRejected = "ratewindow: limiter failed, request rejected"
 	msgWouldDeny      = "ratewindow: request would be denied (observe-only)"
 	msgDenied         = "ratewindow: request denied"
+	msgFallback       = "ratewindow: store failed, request decided by the local fallback"
 
 	msgUnclassifiedPassed   = "ratewindow: request could not be classified, passed uncounted"
 	msgUnclassifiedRejected = "ratewindow: request could not be classified, rejected"
@@ -32,6 +33,7 @@ type hook struct {
 	unclassP, unclassR stream // unclassified requests
 	misconfR           stream // unclassified for a mistake in the set-up, rejected
 	wouldDeny, denied  stream // decisions
+	fallback           stream // decisions of core/resilient's fallback not logged as one of those
 }
 
 // stream is the records of one outcome: how they look and how often they
@@ -62,6 +64,12 @@ type stream struct {
 //     (see WithDenialEvery);
 //   - with WithDenials, an enforced denial: Info, the same attributes,
 //     throttled the same way;
+//   - any other decision that core/resilient's local fallback made (an
+//     allowed request, or a denial without WithDenials): Warn, the same
+//     attributes and fallback=true, throttled like store failures. The
+//     fallback turns a failed store call into a decision, not an error:
+//     without this record a store that fails behind it, one call in a
+//     few or all of them, would leave nothing in the log;
 //   - a request the limiter could not classify (no key, invalid cost, no
 //     limiter): Warn when it passed uncounted (WithPassUnclassified or
 //     observe-only), Info when it was rejected, with err, route, method,
@@ -81,8 +89,9 @@ type stream struct {
 // once it has written what was held back. A Hook that is no longer used
 // needs no Close: it is garbage within an interval or two.
 //
-// Allowed and skipped requests are not logged. Records carry the key as a
-// keyed hash by default (see WithRawKeys), never the raw key or the path.
+// Skipped requests, and allowed ones but the fallback's, are not logged.
+// Records carry the key as a keyed hash by default (see WithRawKeys),
+// never the raw key or the path.
 // The method, the one text a client chooses freely (net/http takes a
 // method of up to a megabyte), is cut to its first 32 bytes and "…".
 // Give it to WithOnDecision along with other hooks.
@@ -122,6 +131,7 @@ func newHook(logger *slog.Logger, opts ...Option) *hook {
 	set(&h.misconfR, slog.LevelError, msgUnclassifiedRejected, "", false, cfg.errorEvery)
 	set(&h.wouldDeny, slog.LevelInfo, msgWouldDeny, "", true, cfg.denialEvery)
 	set(&h.denied, slog.LevelInfo, msgDenied, "", true, cfg.denialEvery)
+	set(&h.fallback, slog.LevelWarn, msgFallback, "", true, cfg.errorEvery)
 	return h
 }
 
@@ -147,6 +157,12 @@ func (h *hook) log(ev ratewindow.Event) {
 	case ratewindow.Denied:
 		if h.denials {
 			h.record(&ev, &h.denied)
+		} else if ev.Decision.Fallback {
+			h.record(&ev, &h.fallback)
+		}
+	case ratewindow.Allowed:
+		if ev.Decision.Fallback {
+			h.record(&ev, &h.fallback)
 		}
 	}
 }

@@ -31,6 +31,13 @@ func decisionEvent(o ratewindow.Outcome, remaining int64, retry time.Duration) r
 	return ev
 }
 
+// fallbackEvent is decisionEvent made by core/resilient's local fallback.
+func fallbackEvent(o ratewindow.Outcome, remaining int64, retry time.Duration) ratewindow.Event {
+	ev := decisionEvent(o, remaining, retry)
+	ev.Decision.Fallback = true
+	return ev
+}
+
 func failureEvent(o ratewindow.Outcome) ratewindow.Event {
 	return ratewindow.Event{
 		Outcome: o, Key: secretKey, Route: "/items/{id}", Method: "POST", Path: "/items/42", Cost: 1,
@@ -88,6 +95,27 @@ func TestHookByOutcome(t *testing.T) {
 			}(),
 			opts: []logging.Option{logging.WithDenials()}, level: "INFO", msg: logging.MsgDenied,
 			attrs: map[string]any{"outcome": "denied", "policy": "per-minute", "fallback": true},
+		},
+		{
+			// A store call that failed behind core/resilient's fallback
+			// is a decision, not an error: it is logged as what it
+			// tells, a failing store.
+			name: "allowed by the local fallback", ev: fallbackEvent(ratewindow.Allowed, 9, 0),
+			level: "WARN", msg: logging.MsgFallback,
+			attrs: map[string]any{
+				"outcome": "allowed", "route": "/items/{id}", "method": "GET", "policy": "per-minute",
+				"limit": 100.0, "remaining": 9.0, "cost": 2.0, "fallback": true,
+			},
+		},
+		{
+			name: "denied by the local fallback, by default", ev: fallbackEvent(ratewindow.Denied, 0, time.Second),
+			level: "WARN", msg: logging.MsgFallback,
+			attrs: map[string]any{"outcome": "denied", "policy": "per-minute", "fallback": true},
+		},
+		{
+			name: "would deny by the local fallback", ev: fallbackEvent(ratewindow.WouldDeny, 0, time.Second),
+			level: "INFO", msg: logging.MsgWouldDeny,
+			attrs: map[string]any{"outcome": "would_deny", "fallback": true},
 		},
 		{
 			name: "store error, fail open", ev: failureEvent(ratewindow.StoreErrorPassed),

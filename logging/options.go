@@ -81,7 +81,8 @@ func WithDenials() Option { return func(c *config) { c.denials = true } }
 func WithDenialEvery(d time.Duration) Option { return func(c *config) { c.denialEvery = d } }
 
 // WithErrorEvery logs at most one store failure per d (default 1s; per
-// outcome: passed or rejected); the record carries "suppressed", the
+// outcome: passed or rejected, and decided by core/resilient's local
+// fallback); the record carries "suppressed", the
 // number of failures not logged since the previous one (written at the
 // end of the interval if no failure comes after them, see
 // WithDenialEvery). During a store
