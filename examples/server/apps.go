@@ -62,6 +62,10 @@ func newHTTPApp(h http.Handler, to connTimeouts) *httpApp {
 	return &httpApp{srv: &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: to.read,
+		// Without these two, net/http waits for a body that never comes,
+		// and for the next request on a kept-alive connection, for good.
+		ReadTimeout: to.read,
+		IdleTimeout: to.idle,
 	}}
 }
 

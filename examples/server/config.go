@@ -37,17 +37,15 @@ type config struct {
 }
 
 // connTimeouts bound a connection: reading one request (headers and body),
-// writing one response, and waiting for the next request on a kept-alive
-// connection. Without them a client that stops sending, stops reading or
-// just keeps its connection open holds a connection and a goroutine for
-// good.
+// and waiting for the next request on a kept-alive connection. Without
+// them a client that stops sending, or just keeps its connection open,
+// holds a connection and a goroutine for good.
 type connTimeouts struct {
-	read, write, idle time.Duration
+	read, idle time.Duration
 }
 
-// defaultTimeouts are the servers' connTimeouts. A request takes at most
-// storeTimeout in the limiter, far less than the write timeout.
-var defaultTimeouts = connTimeouts{read: 10 * time.Second, write: 10 * time.Second, idle: 30 * time.Second}
+// defaultTimeouts are the servers' connTimeouts.
+var defaultTimeouts = connTimeouts{read: 10 * time.Second, idle: 30 * time.Second}
 
 var frameworks = []string{"nethttp", "gin", "echo", "fiber"}
 
