@@ -104,3 +104,30 @@ func TestListenErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyHashesMatch: a key hashed on /debug/ratewindow/top is the key
+// hashed in the log records, so an operator can find its records.
+func TestKeyHashesMatch(t *testing.T) {
+	p := start(t, "-observe", "-key", "header:X-Api-Key", "-limits", "1/1m")
+	assert.Equal(t, []int{ok, ok}, statuses(t, p.url+"/", 2, map[string]string{"X-Api-Key": "k"}))
+	top := get(t, p.admin+topPath, nil)
+	require.Equal(t, ok, top.status)
+	var rep struct {
+		Top []struct {
+			KeyHash string `json:"key_hash"`
+		} `json:"top"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(top.body), &rep), top.body)
+	require.Len(t, rep.Top, 1, top.body)
+	code, _ := p.stop(t, syscall.SIGTERM)
+	assert.Equal(t, 0, code)
+	var logged []string
+	for _, line := range strings.Split(strings.TrimSpace(p.stderr.String()), "\n") {
+		var rec struct {
+			KeyHash string `json:"key_hash"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), line)
+		logged = append(logged, rec.KeyHash)
+	}
+	assert.Equal(t, []string{rep.Top[0].KeyHash}, logged, "stderr %s", p.stderr.String())
+}

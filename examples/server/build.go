@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"log/slog"
 	"os"
 	"time"
@@ -86,13 +87,18 @@ func build(cfg *config) (*server, error) {
 		release = func() { stopWatch(); closeStore() }
 		l, opts = nil, append(opts, rules.Options()...)
 	}
-	top, err := topkeys.New(topCapacity)
+	// One secret hashes the keys in the logs and on the top-keys report,
+	// so a key_hash of the one can be looked up in the other. Random, so
+	// it holds within this process; instances that must agree (to join
+	// their logs) would share one from a secret store instead.
+	secret := []byte(rand.Text())
+	top, err := topkeys.New(topCapacity, topkeys.WithKeySecret(secret))
 	if err != nil {
 		release()
 		return nil, err
 	}
 	opts = append(opts, ratewindow.WithOnDecision(
-		collector.Observe, top.Observe, logging.Hook(logger)))
+		collector.Observe, top.Observe, logging.Hook(logger, logging.WithKeySecret(secret))))
 	a, err := newApp(cfg.framework, l, opts, cfg.timeouts)
 	if err != nil {
 		release()

@@ -14,7 +14,9 @@
 // listener serves the other's routes.
 //
 // Store errors and, with -observe, would-deny decisions are logged as JSON
-// lines on stderr. Once both listeners are bound, the server prints
+// lines on stderr, keys hashed with the secret of the top keys' hashes
+// (random per process), so a key_hash on /debug/ratewindow/top can be
+// found in the logs. Once both listeners are bound, the server prints
 // "admin on HOST:PORT" (unless -admin-addr is empty), then
 // "listening on HOST:PORT", to stdout, and nothing more. A bad flag makes
 // it exit with status 2 and a one-line error on stderr, before binding; so
