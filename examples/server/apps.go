@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/gofiber/fiber/v2"
+	fiberrecover "github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/labstack/echo/v4"
 
 	"github.com/ratewindow/ratewindow"
@@ -135,6 +136,9 @@ func newFiber(l *core.Limiter, opts []ratewindow.Option, to connTimeouts) (app, 
 		ReadTimeout: to.read,
 		IdleTimeout: to.idle,
 	})
+	// fasthttp does not recover a handler's panic, as net/http does: one
+	// would end the process. This answers 500 and logs the stack on stderr.
+	a.Use(fiberrecover.New(fiberrecover.Config{EnableStackTrace: true}))
 	a.Get("/", limit, ok)
 	a.Get("/healthz", ok)
 	return &fiberApp{app: a}, nil
