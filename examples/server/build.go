@@ -1,19 +1,11 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"io"
+	"crypto/rand"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"time"
 
-	"github.com/gin-gonic/gin"
-	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
-	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -21,13 +13,9 @@ import (
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
-	"github.com/ratewindow/ratewindow/echomw"
-	"github.com/ratewindow/ratewindow/fibermw"
-	"github.com/ratewindow/ratewindow/ginmw"
 	"github.com/ratewindow/ratewindow/headers"
 	"github.com/ratewindow/ratewindow/logging"
 	"github.com/ratewindow/ratewindow/metrics"
-	"github.com/ratewindow/ratewindow/nethttp"
 	"github.com/ratewindow/ratewindow/topkeys"
 )
 
@@ -39,15 +27,16 @@ const storeTimeout = 2 * time.Second
 // /debug/ratewindow/top summary tracks.
 const topCapacity = 1000
 
-// app is a server of one framework.
-type app interface {
-	serve(ln net.Listener) error
-	shutdown(ctx context.Context) error
+// server is what build makes of a config.
+type server struct {
+	public  app      // the rate-limited app, in cfg.framework
+	admin   *httpApp // /metrics and the top keys; nil when -admin-addr is ""
+	release func()   // stops the -config watch and closes the store
 }
 
-// build makes the store, the limiter, the middleware and the server of
-// cfg. The returned func releases the store.
-func build(cfg *config) (app, func(), error) {
+// build makes the store, the limiter, the middleware, the app and the
+// admin server of cfg.
+func build(cfg *config) (*server, error) {
 	var (
 		store   core.Store = memory.New()
 		release            = func() {}
@@ -57,14 +46,14 @@ func build(cfg *config) (app, func(), error) {
 		warn := func(msg string, err error) { logger.Warn(msg, "error", err.Error()) }
 		s, closeFn, err := newRedisStore(cfg.redisAddrs, warn)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		store, release = s, closeFn
 	}
 	l, err := core.NewLimiter(store, cfg.policies)
 	if err != nil {
 		release()
-		return nil, nil, err
+		return nil, err
 	}
 	opts := []ratewindow.Option{
 		ratewindow.WithKeyFunc(cfg.key),
@@ -77,11 +66,11 @@ func build(cfg *config) (app, func(), error) {
 	}
 	// Every decision feeds the Prometheus collector served on /metrics;
 	// store errors and, with -observe, would-deny decisions are logged as
-	// JSON on stderr (stdout carries only the "listening on" line).
+	// JSON on stderr (stdout carries only the address lines).
 	collector, err := metrics.New()
 	if err != nil {
 		release()
-		return nil, nil, err
+		return nil, err
 	}
 	// The Go runtime collector beside it: go_goroutines and
 	// go_memstats_heap_inuse_bytes show a leak over a long run.
@@ -92,130 +81,32 @@ func build(cfg *config) (app, func(), error) {
 		rules, stopWatch, err := loadLimits(cfg.limitsFile, store, logger, reg)
 		if err != nil {
 			release()
-			return nil, nil, err
+			return nil, err
 		}
 		closeStore := release
 		release = func() { stopWatch(); closeStore() }
 		l, opts = nil, append(opts, rules.Options()...)
 	}
-	top, err := topkeys.New(topCapacity)
+	// One secret hashes the keys in the logs and on the top-keys report,
+	// so a key_hash of the one can be looked up in the other. Random, so
+	// it holds within this process; instances that must agree (to join
+	// their logs) would share one from a secret store instead.
+	secret := []byte(rand.Text())
+	top, err := topkeys.New(topCapacity, topkeys.WithKeySecret(secret))
 	if err != nil {
 		release()
-		return nil, nil, err
+		return nil, err
 	}
 	opts = append(opts, ratewindow.WithOnDecision(
-		collector.Observe, top.Observe, logging.Hook(logger)))
-	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
-	a, err := newApp(cfg.framework, l, opts, metricsHandler, top.Handler())
+		collector.Observe, top.Observe, logging.Hook(logger, logging.WithKeySecret(secret))))
+	a, err := newApp(cfg.framework, l, opts, cfg.timeouts)
 	if err != nil {
 		release()
-		return nil, nil, err
-	}
-	return a, release, nil
-}
-
-const okBody = "ok\n"
-
-// topPath serves the top limited keys (package topkeys).
-const topPath = "/debug/ratewindow/top"
-
-func newApp(framework string, l *core.Limiter, opts []ratewindow.Option, metrics, top http.Handler) (app, error) {
-	switch framework {
-	case "gin":
-		return newGin(l, opts, metrics, top)
-	case "echo":
-		return newEcho(l, opts, metrics, top)
-	case "fiber":
-		return newFiber(l, opts, metrics, top)
-	}
-	return newNetHTTP(l, opts, metrics, top)
-}
-
-// httpApp serves any http.Handler.
-type httpApp struct{ srv *http.Server }
-
-func newHTTPApp(h http.Handler) *httpApp {
-	return &httpApp{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
-}
-
-func (a *httpApp) serve(ln net.Listener) error {
-	if err := a.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-func (a *httpApp) shutdown(ctx context.Context) error { return a.srv.Shutdown(ctx) }
-
-func newNetHTTP(l *core.Limiter, opts []ratewindow.Option, metrics, top http.Handler) (app, error) {
-	limit, err := nethttp.New(l, opts...)
-	if err != nil {
 		return nil, err
 	}
-	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, okBody) })
-	mux := http.NewServeMux()
-	mux.Handle("GET /{$}", limit(ok))
-	mux.Handle("GET /healthz", ok)
-	mux.Handle("GET /metrics", metrics)
-	mux.Handle("GET "+topPath, top)
-	return newHTTPApp(mux), nil
-}
-
-func newGin(l *core.Limiter, opts []ratewindow.Option, metrics, top http.Handler) (app, error) {
-	// Release mode and discarded writers: Gin prints nothing to stdout.
-	gin.SetMode(gin.ReleaseMode)
-	gin.DefaultWriter, gin.DefaultErrorWriter = io.Discard, io.Discard
-	limit, err := ginmw.New(l, opts...)
-	if err != nil {
-		return nil, err
+	srv := &server{public: a, release: release}
+	if cfg.adminAddr != "" {
+		srv.admin = newAdmin(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), top.Handler(), cfg.timeouts)
 	}
-	ok := func(c *gin.Context) { c.String(http.StatusOK, okBody) }
-	r := gin.New()
-	r.GET("/", limit, ok)
-	r.GET("/healthz", ok)
-	r.GET("/metrics", gin.WrapH(metrics))
-	r.GET(topPath, gin.WrapH(top))
-	return newHTTPApp(r), nil
+	return srv, nil
 }
-
-func newEcho(l *core.Limiter, opts []ratewindow.Option, metrics, top http.Handler) (app, error) {
-	limit, err := echomw.New(l, opts...)
-	if err != nil {
-		return nil, err
-	}
-	ok := func(c echo.Context) error { return c.String(http.StatusOK, okBody) }
-	e := echo.New()
-	// Served through net/http, so Echo's banner and port line never print.
-	e.HideBanner, e.HidePort = true, true
-	e.GET("/", ok, limit)
-	e.GET("/healthz", ok)
-	e.GET("/metrics", echo.WrapHandler(metrics))
-	e.GET(topPath, echo.WrapHandler(top))
-	return newHTTPApp(e), nil
-}
-
-// fiberApp serves a Fiber app.
-type fiberApp struct{ app *fiber.App }
-
-func newFiber(l *core.Limiter, opts []ratewindow.Option, metrics, top http.Handler) (app, error) {
-	limit, err := fibermw.New(l, opts...)
-	if err != nil {
-		return nil, err
-	}
-	ok := func(c *fiber.Ctx) error { return c.SendString(okBody) }
-	a := fiber.New(fiber.Config{
-		DisableStartupMessage: true,
-		// Bound idle and never-used connections, which a graceful
-		// shutdown otherwise waits for.
-		ReadTimeout: 10 * time.Second,
-		IdleTimeout: 30 * time.Second,
-	})
-	a.Get("/", limit, ok)
-	a.Get("/healthz", ok)
-	a.Get("/metrics", adaptor.HTTPHandler(metrics))
-	a.Get(topPath, adaptor.HTTPHandler(top))
-	return &fiberApp{app: a}, nil
-}
-
-func (a *fiberApp) serve(ln net.Listener) error        { return a.app.Listener(ln) }
-func (a *fiberApp) shutdown(ctx context.Context) error { return a.app.ShutdownWithContext(ctx) }

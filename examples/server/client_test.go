@@ -179,26 +179,27 @@ func minimum(t *testing.T, policies []core.Policy, start time.Time, n int) time.
 }
 
 // serveInProcess runs the demo server of args on a free loopback port
-// until the test ends, and returns its URL and configuration.
+// until the test ends, and returns its URL and configuration. The admin
+// listener is off.
 func serveInProcess(t *testing.T, args []string) (string, *config) {
 	t.Helper()
-	cfg, err := parseFlags(append([]string{"-addr", "127.0.0.1:0"}, args...))
+	cfg, err := parseFlags(append([]string{"-addr", "127.0.0.1:0", "-admin-addr", ""}, args...))
 	require.NoError(t, err)
-	a, release, err := build(cfg)
+	srv, err := build(cfg)
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", cfg.addr)
 	require.NoError(t, err)
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		_ = a.serve(ln)
+		_ = srv.public.serve(ln)
 	}()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = a.shutdown(ctx)
+		_ = srv.public.shutdown(ctx)
 		<-served
-		release()
+		srv.release()
 	})
 	return "http://" + ln.Addr().String(), cfg
 }

@@ -21,6 +21,7 @@ import (
 // config is the server's parsed and checked command line.
 type config struct {
 	addr       string
+	adminAddr  string // the operator endpoints' listener; "" turns them off
 	framework  string
 	store      string
 	redisAddrs []string
@@ -32,7 +33,19 @@ type config struct {
 	// limitsFile, if set, replaces policies, key and observe: routes,
 	// limits and rollout come from that file, reloaded when it changes.
 	limitsFile string
+	timeouts   connTimeouts // bound every connection of both listeners
 }
+
+// connTimeouts bound a connection: reading one request (headers and body),
+// and waiting for the next request on a kept-alive connection. Without
+// them a client that stops sending, or just keeps its connection open,
+// holds a connection and a goroutine for good.
+type connTimeouts struct {
+	read, idle time.Duration
+}
+
+// defaultTimeouts are the servers' connTimeouts.
+var defaultTimeouts = connTimeouts{read: 10 * time.Second, idle: 30 * time.Second}
 
 var frameworks = []string{"nethttp", "gin", "echo", "fiber"}
 
@@ -43,6 +56,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.SetOutput(io.Discard)
 	var (
 		addr       = fs.String("addr", ":8080", "listen address host:port (port 0 picks a free port)")
+		adminAddr  = fs.String("admin-addr", "127.0.0.1:8081", "listen address of /metrics and "+topPath+" (empty: off)")
 		framework  = fs.String("framework", "nethttp", "HTTP framework: nethttp, gin, echo or fiber")
 		store      = fs.String("store", "memory", "store: memory or redis")
 		redisAddrs = fs.String("redis-addrs", "127.0.0.1:6379", "Redis host:port list, comma-separated: one = standalone, several = Redis Cluster")
@@ -64,7 +78,8 @@ func parseFlags(args []string) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	c := &config{addr: *addr, framework: *framework, store: *store, observe: *observe, limitsFile: *limitsFile}
+	c := &config{addr: *addr, adminAddr: *adminAddr, framework: *framework, store: *store, observe: *observe,
+		limitsFile: *limitsFile, timeouts: defaultTimeouts}
 	if c.limitsFile != "" {
 		if err := checkConfigAlone(fs); err != nil {
 			return nil, err
@@ -72,6 +87,14 @@ func parseFlags(args []string) (*config, error) {
 	}
 	if err := checkAddr(*addr); err != nil {
 		return nil, fmt.Errorf("-addr: %w", err)
+	}
+	if c.adminAddr != "" {
+		if err := checkAddr(c.adminAddr); err != nil {
+			return nil, fmt.Errorf("-admin-addr: %w", err)
+		}
+		if sameListener(c.addr, c.adminAddr) {
+			return nil, fmt.Errorf("-admin-addr: %q would share -addr %q; give the admin endpoints a port of their own, or \"\" to turn them off", c.adminAddr, c.addr)
+		}
 	}
 	if !contains(frameworks, c.framework) {
 		return nil, fmt.Errorf("-framework: %q is not one of %s", c.framework, strings.Join(frameworks, ", "))
@@ -148,6 +171,35 @@ func checkAddr(addr string) error {
 		return fmt.Errorf("host %q is not a host name or IP address", host)
 	}
 	return nil
+}
+
+// sameListener reports whether listening on a and on b would clash: both
+// have the same port, not 0 (which picks a free one), and the same host, or
+// one of them listens on every address. Host names are not resolved: two
+// names of one address fail when the second is bound.
+func sameListener(a, b string) bool {
+	ha, pa, _ := net.SplitHostPort(a)
+	hb, pb, _ := net.SplitHostPort(b)
+	na, _ := strconv.ParseUint(pa, 10, 16)
+	nb, _ := strconv.ParseUint(pb, 10, 16)
+	if na == 0 || na != nb {
+		return false
+	}
+	if everyAddress(ha) || everyAddress(hb) || strings.EqualFold(ha, hb) {
+		return true
+	}
+	ipa, ipb := net.ParseIP(ha), net.ParseIP(hb)
+	return ipa != nil && ipa.Equal(ipb)
+}
+
+// everyAddress reports whether host (of host:port) listens on every
+// address: empty, 0.0.0.0 or ::.
+func everyAddress(host string) bool {
+	if host == "" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
 }
 
 // parseRedisAddrs reads a comma-separated list of host:port.

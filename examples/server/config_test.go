@@ -15,6 +15,8 @@ func TestParseFlagsDefaults(t *testing.T) {
 	c, err := parseFlags(nil)
 	require.NoError(t, err)
 	assert.Equal(t, ":8080", c.addr)
+	assert.Equal(t, "127.0.0.1:8081", c.adminAddr)
+	assert.Equal(t, defaultTimeouts, c.timeouts)
 	assert.Equal(t, "nethttp", c.framework)
 	assert.Equal(t, "memory", c.store)
 	assert.Nil(t, c.redisAddrs)
@@ -54,6 +56,8 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"-addr", "8080"}, "-addr"},
 		{[]string{"-addr", "127.0.0.1:70000"}, "-addr"},
 		{[]string{"-addr", "127.0.0.1:http"}, "-addr"},
+		{[]string{"-admin-addr", "8081"}, "-admin-addr"},
+		{[]string{"-admin-addr", "127.0.0.1:8080"}, `-admin-addr: "127.0.0.1:8080" would share -addr ":8080"`},
 		{[]string{"-framework", "chi"}, "-framework"},
 		{[]string{"-store", "etcd"}, "-store"},
 		{[]string{"-store", "redis", "-redis-addrs", "localhost"}, "-redis-addrs"},
@@ -92,5 +96,33 @@ func TestParseFlagsHeaderModes(t *testing.T) {
 		c, err := parseFlags([]string{"-headers", name})
 		require.NoError(t, err, name)
 		assert.Equal(t, want, c.headers, name)
+	}
+}
+
+func TestParseFlagsAdminOff(t *testing.T) {
+	c, err := parseFlags([]string{"-admin-addr", ""})
+	require.NoError(t, err)
+	assert.Empty(t, c.adminAddr)
+}
+
+func TestSameListener(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{":8080", "127.0.0.1:8080", true},
+		{"127.0.0.1:8080", ":8080", true},
+		{"0.0.0.0:8080", "10.0.0.1:8080", true},
+		{"[::]:8080", "127.0.0.1:8080", true},
+		{"127.0.0.1:8080", "127.0.0.1:8080", true},
+		{"LOCALHOST:8080", "localhost:8080", true},
+		{"[::ffff:127.0.0.1]:8080", "127.0.0.1:8080", true},
+		{"127.0.0.1:8080", "127.0.0.1:08080", true},
+		{":8080", "127.0.0.1:8081", false},
+		{"127.0.0.1:8080", "127.0.0.2:8080", false},
+		{"127.0.0.1:0", "127.0.0.1:0", false},
+		{":0", ":0", false},
+	} {
+		assert.Equal(t, c.same, sameListener(c.a, c.b), "%s %s", c.a, c.b)
 	}
 }

@@ -69,11 +69,11 @@ func TestConfigFileCanary(t *testing.T) {
 			eventually(t, "rejection logged", func() bool { return strings.Contains(p.stderr.String(), "reload rejected") })
 			assert.Contains(t, p.stderr.String(), `routes[0].tenants[\"beta\"]: \"maybe\" is not`)
 			assert.Equal(t, deny, get(t, p.url+"/", beta).status)
-			m := get(t, p.url+"/metrics", nil)
+			m := get(t, p.admin+"/metrics", nil)
 			assert.Contains(t, m.body, `ratewindow_config_reloads_total{result="applied"} 2`)
 			assert.Contains(t, m.body, `ratewindow_config_reloads_total{result="rejected"} 1`)
 
-			top := get(t, p.url+"/debug/ratewindow/top", nil)
+			top := get(t, p.admin+"/debug/ratewindow/top", nil)
 			require.Equal(t, ok, top.status, top.body)
 			var rep struct {
 				Events uint64 `json:"events"`

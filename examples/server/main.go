@@ -4,21 +4,33 @@
 //
 //	go run ./examples/server -limits 10/1s,600/1m -framework gin
 //
-// Routes: GET / answers 200 "ok\n" and is rate-limited; GET /healthz
-// answers 200 and is never limited; GET /metrics serves the Prometheus
-// metrics (package metrics); GET /debug/ratewindow/top lists the keys most
-// often denied or would-deny, hashed (package topkeys). Store errors and, with -observe, would-deny
-// decisions are logged as JSON lines on stderr. Once bound, the server prints exactly
-// one line to stdout, "listening on HOST:PORT". A bad flag makes it exit
-// with status 2 and a one-line error on stderr, before binding; so does a
-// Redis that does not match -redis-addrs (one node of a cluster given
-// alone, a replica), found by redisstore's startup check. A Redis that is
-// merely down at startup is logged, and the server starts. SIGINT or
-// SIGTERM shuts it down gracefully, with status 0.
+// It has two listeners, as a service in production should. The public one
+// (-addr) serves the app: GET / answers 200 "ok\n" and is rate-limited;
+// GET /healthz answers 200 and is never limited. The admin one
+// (-admin-addr, loopback by default) serves the operators: GET /metrics,
+// the Prometheus metrics (package metrics), and GET /debug/ratewindow/top,
+// the keys most often denied or would-deny, hashed (package topkeys). Keep
+// it off the internet: the top keys name the clients being limited. Neither
+// listener serves the other's routes.
+//
+// Store errors and, with -observe, would-deny decisions are logged as JSON
+// lines on stderr, keys hashed with the secret of the top keys' hashes
+// (random per process), so a key_hash on /debug/ratewindow/top can be
+// found in the logs. Once both listeners are bound, the server prints
+// "admin on HOST:PORT" (unless -admin-addr is empty), then
+// "listening on HOST:PORT", to stdout, and nothing more. A bad flag makes
+// it exit with status 2 and a one-line error on stderr, before binding; so
+// does a Redis that does not match -redis-addrs (one node of a cluster
+// given alone, a replica), found by redisstore's startup check. A Redis
+// that is merely down at startup is logged, and the server starts. An
+// address in use makes it exit with status 1. SIGINT or SIGTERM shuts both
+// listeners down gracefully, with status 0.
 //
 // Flags:
 //
 //	-addr             listen address (default ":8080"; port 0 picks a free port)
+//	-admin-addr       listen address of /metrics and /debug/ratewindow/top
+//	                  (default "127.0.0.1:8081"; "" turns them off; not the port of -addr)
 //	-framework        nethttp | gin | echo | fiber (default nethttp)
 //	-store            memory | redis (default memory)
 //	-redis-addrs      host:port list; one = standalone, several = Redis Cluster (default 127.0.0.1:6379)
@@ -71,40 +83,82 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "server: %v\n", err)
 		return 2
 	}
-	app, closeStore, err := build(cfg)
+	srv, err := build(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "server: %v\n", err)
 		return 2
 	}
-	defer closeStore()
+	defer srv.release()
 
+	// Both listeners are bound before anything is printed or served: a
+	// port in use fails the start, and the "listening on" line, printed
+	// last, says the server is ready.
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "server: %v\n", err)
+		fmt.Fprintf(stderr, "server: -addr: %v\n", err)
 		return 1
+	}
+	var adminLn net.Listener
+	if srv.admin != nil {
+		if adminLn, err = net.Listen("tcp", cfg.adminAddr); err != nil {
+			_ = ln.Close()
+			fmt.Fprintf(stderr, "server: -admin-addr: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "admin on %s\n", adminLn.Addr())
 	}
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 
-	served := make(chan error, 1)
-	go func() { served <- app.serve(ln) }()
+	served := make(chan error, 2)
+	running := 1
+	go func() { served <- srv.public.serve(ln) }()
+	if adminLn != nil {
+		running++
+		go func() {
+			if err := srv.admin.serve(adminLn); err != nil {
+				served <- fmt.Errorf("admin: %w", err)
+				return
+			}
+			served <- nil
+		}()
+	}
+	code := 0
 	select {
 	case err := <-served:
+		// Only a shutdown ends serving without an error, and none was
+		// asked for: stop the other listener too, and fail.
+		running--
+		if err == nil {
+			err = errors.New("stopped serving")
+		}
 		fmt.Fprintf(stderr, "server: %v\n", err)
-		return 1
+		code = 1
 	case <-ctx.Done():
 	}
+	// The public listener first: the admin endpoints answer while the
+	// requests in flight drain. One grace period bounds both.
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := app.shutdown(sctx); err != nil {
+	if err := srv.public.shutdown(sctx); err != nil {
 		fmt.Fprintf(stderr, "server: shutdown: %v\n", err)
 		return 1
 	}
-	<-served
-	return 0
+	if srv.admin != nil {
+		if err := srv.admin.shutdown(sctx); err != nil {
+			fmt.Fprintf(stderr, "server: shutdown admin: %v\n", err)
+			return 1
+		}
+	}
+	for ; running > 0; running-- {
+		<-served
+	}
+	return code
 }
 
 const usage = `usage: server [flags]
   -addr host:port          listen address (default ":8080")
+  -admin-addr host:port    listen address of /metrics and /debug/ratewindow/top,
+                           for operators only (default 127.0.0.1:8081; "": off)
   -framework name          nethttp, gin, echo or fiber (default nethttp)
   -store name              memory or redis (default memory)
   -redis-addrs list        host:port, comma-separated; several = Redis Cluster (default 127.0.0.1:6379)

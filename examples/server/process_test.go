@@ -63,18 +63,23 @@ type proc struct {
 	cmd    *exec.Cmd
 	stdout *bufio.Reader
 	stderr *syncBuffer
-	url    string
+	url    string // the public listener
+	admin  string // the admin listener; "" when -admin-addr is ""
 	done   chan struct{}
 	err    error
 }
 
-var listening = regexp.MustCompile(`^listening on (127\.0\.0\.1:[0-9]+)\n$`)
+var (
+	listening = regexp.MustCompile(`^listening on (127\.0\.0\.1:[0-9]+)\n$`)
+	adminOn   = regexp.MustCompile(`^admin on (127\.0\.0\.1:[0-9]+)\n$`)
+)
 
-// start runs the server with args on a free loopback port and waits for
-// its one stdout line.
+// start runs the server with args, both listeners on free loopback ports
+// unless args say otherwise, and waits for its stdout lines: an optional
+// "admin on" line, then "listening on".
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(binary(t), append([]string{"-addr", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(binary(t), append([]string{"-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0"}, args...)...)
 	// Our own pipe rather than StdoutPipe: Wait does not close it, so
 	// everything the server writes can be read after it exits.
 	r, w, err := os.Pipe()
@@ -94,19 +99,30 @@ func start(t *testing.T, args ...string) *proc {
 		}
 	})
 
-	line := make(chan string, 1)
+	line := make(chan string, 2)
 	go func() {
-		s, _ := p.stdout.ReadString('\n')
-		line <- s
+		for range 2 {
+			s, _ := p.stdout.ReadString('\n')
+			line <- s
+			if !adminOn.MatchString(s) {
+				return
+			}
+		}
 	}()
-	select {
-	case s := <-line:
-		m := listening.FindStringSubmatch(s)
-		require.NotNil(t, m, "first stdout line %q; stderr %q", s, p.stderr.String())
-		p.url = "http://" + m[1]
-	case <-time.After(waitLimit):
-		_ = cmd.Process.Kill()
-		t.Fatalf("server printed no line within %v; stderr %q", waitLimit, p.stderr.String())
+	for p.url == "" {
+		select {
+		case s := <-line:
+			if m := adminOn.FindStringSubmatch(s); m != nil && p.admin == "" {
+				p.admin = "http://" + m[1]
+				continue
+			}
+			m := listening.FindStringSubmatch(s)
+			require.NotNil(t, m, "stdout line %q; stderr %q", s, p.stderr.String())
+			p.url = "http://" + m[1]
+		case <-time.After(waitLimit):
+			_ = cmd.Process.Kill()
+			t.Fatalf("server printed no \"listening on\" line within %v; stderr %q", waitLimit, p.stderr.String())
+		}
 	}
 	go func() {
 		p.err = cmd.Wait()

@@ -22,7 +22,7 @@ const (
 // limit holds, /healthz is never limited, SIGTERM exits 0, and the
 // "listening on" line is the only thing on stdout.
 func TestEveryFramework(t *testing.T) {
-	type check func(t *testing.T, url string)
+	type check func(t *testing.T, url, admin string)
 	combos := []struct {
 		name  string
 		args  []string
@@ -33,7 +33,7 @@ func TestEveryFramework(t *testing.T) {
 			// except at midnight UTC.
 			name: "fixed window",
 			args: []string{"-algorithm", "fixed-window", "-limits", "3/24h"},
-			check: func(t *testing.T, url string) {
+			check: func(t *testing.T, url, _ string) {
 				r := get(t, url+"/", nil)
 				assert.Equal(t, ok, r.status)
 				assert.Equal(t, "ok\n", r.body)
@@ -56,7 +56,7 @@ func TestEveryFramework(t *testing.T) {
 		{
 			name: "sliding log, two limits, draft-6 headers",
 			args: []string{"-algorithm", "sliding-log", "-limits", "2/1h,5/24h", "-headers", "draft-6"},
-			check: func(t *testing.T, url string) {
+			check: func(t *testing.T, url, _ string) {
 				r := get(t, url+"/", nil)
 				assert.Equal(t, "2;w=3600, 5;w=86400", r.header.Get("RateLimit-Policy"))
 				assert.Equal(t, "2", r.header.Get("RateLimit-Limit"))
@@ -68,7 +68,7 @@ func TestEveryFramework(t *testing.T) {
 		{
 			name: "observe-only, header key",
 			args: []string{"-observe", "-key", "header:X-Api-Key", "-limits", "2/1m"},
-			check: func(t *testing.T, url string) {
+			check: func(t *testing.T, url, admin string) {
 				a := map[string]string{"X-Api-Key": "a"}
 				assert.Equal(t, []int{ok, ok, ok, ok}, statuses(t, url+"/", 4, a))
 				r := get(t, url+"/", a)
@@ -79,7 +79,7 @@ func TestEveryFramework(t *testing.T) {
 				assert.True(t, strings.HasPrefix(b.header.Get("RateLimit"), `"1m";r=1;`), b.header.Get("RateLimit"))
 				// /metrics counts the would-deny decisions (three of them), never
 				// by key, and is not itself limited.
-				m := get(t, url+"/metrics", nil)
+				m := get(t, admin+"/metrics", nil)
 				require.Equal(t, ok, m.status)
 				assert.Regexp(t, `ratewindow_requests_total\{outcome="would_deny",policy="1m",route="[^"]*"\} 3\n`, m.body)
 				assert.Regexp(t, `ratewindow_requests_total\{outcome="allowed",policy="1m",route="[^"]*"\} 3\n`, m.body)
@@ -91,7 +91,7 @@ func TestEveryFramework(t *testing.T) {
 		for _, c := range combos {
 			t.Run(fw+"/"+c.name, func(t *testing.T) {
 				p := start(t, append([]string{"-framework", fw}, c.args...)...)
-				c.check(t, p.url)
+				c.check(t, p.url, p.admin)
 				code, rest := p.stop(t, syscall.SIGTERM)
 				assert.Equal(t, 0, code, "stderr %q", p.stderr.String())
 				assert.Empty(t, rest, "stdout after the first line")

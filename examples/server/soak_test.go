@@ -78,10 +78,10 @@ func TestSoak(t *testing.T) {
 	// Warm-up: one whole second of load, so connections, pools and the
 	// heap reach their steady state before the first scrape.
 	soakRound(hc, p.url, keys, 1)
-	warmG, warmHeap := runtimeStats(t, p.url)
+	warmG, warmHeap := runtimeStats(t, p.admin)
 
 	shots := soakRound(hc, p.url, keys, seconds)
-	endG, endHeap := runtimeStats(t, p.url)
+	endG, endHeap := runtimeStats(t, p.admin)
 
 	var sent, admitted, exact int
 	for i, ss := range shots {
