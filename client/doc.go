@@ -30,7 +30,10 @@
 //
 // A response with fields in several dialects (an API gateway's limit
 // beside the application's) is read as several policies: the most
-// restrictive wins.
+// restrictive wins; one limit sent both as a delta and as a Unix time
+// (read against a Date cut to whole seconds) is one limit, and the delta
+// is kept. A reset sent without the remaining count (draft-07 makes it
+// optional) is read on a 429 or 503 only: nothing is left until it.
 //
 // The fields of a response a cache has held (an Age above 0) are stale,
 // and ignored, as the drafts advise.

@@ -66,7 +66,7 @@ func TestParseQuotaDialects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := parseQuota(tt.h, now)
+			got, ok := parseQuota(tt.h, now, false)
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.want, got)
 		})
@@ -80,14 +80,14 @@ func TestParseQuotaSeveralFieldLines(t *testing.T) {
 	h := http.Header{}
 	h.Add("RateLimit", `"minute";r=50;t=30`)
 	h.Add("RateLimit", `"second";r=0;t=1`)
-	q, ok := parseQuota(h, now)
+	q, ok := parseQuota(h, now, false)
 	assert.True(t, ok)
 	assert.Equal(t, quota{0, time.Second}, q)
 
 	h = http.Header{}
 	h.Add("RateLimit", "limit=100, remaining=25")
 	h.Add("RateLimit", "reset=5")
-	q, ok = parseQuota(h, now)
+	q, ok = parseQuota(h, now, false)
 	assert.True(t, ok)
 	assert.Equal(t, quota{25, 5 * time.Second}, q)
 }
@@ -158,7 +158,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		h := header("RateLimit", a, "RateLimit-Remaining", b, "RateLimit-Reset", a,
 			"X-RateLimit-Remaining", a, "X-RateLimit-Reset", b, "Retry-After", a, "Date", b)
-		if q, ok := parseQuota(h, now); ok && (q.remaining < 0 || q.reset < 0) {
+		if q, ok := parseQuota(h, now, false); ok && (q.remaining < 0 || q.reset < 0) {
 			t.Fatalf("negative quota %+v", q)
 		}
 		if d, ok := parseRetryAfter(h, now); ok && d < 0 {

@@ -86,8 +86,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		now := t.cfg.now()
-		q, hasQuota := parseQuota(resp.Header, now)
 		limited := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
+		q, hasQuota := parseQuota(resp.Header, now, limited)
 		var wait time.Duration
 		told := false
 		if limited {
