@@ -40,12 +40,16 @@
 //
 // Retrying. A 429 or 503 response is retried after its Retry-After
 // (delta-seconds or an HTTP-date; without one, after the announced reset,
-// else an exponential backoff from half a second), within the retry budget
-// ([WithMaxRetries], 3 by default). With pacing on, Retry-After also holds
-// back every other request with the same key until it has passed (unless
-// it is longer than [WithMaxWait]: no request waits for that). A
-// Retry-After takes precedence over a later reset in the same response, as
-// the drafts require: the key is sent to again after the Retry-After.
+// else after a back-off), within the retry budget ([WithMaxRetries], 3 by
+// default). With pacing on, Retry-After also holds back every other
+// request with the same key until it has passed (unless it is longer than
+// [WithMaxWait]: no request waits for that). A Retry-After takes
+// precedence over a later reset in the same response, as the drafts
+// require: the key is sent to again after the Retry-After. A refusal that
+// says nothing of when to come back backs the whole key off: half a
+// second, doubled for each such refusal in a row, at most 30 s or MaxWait;
+// with pacing on, the key's other requests wait it out too, and then one
+// goes first.
 //
 // Jitter. Every wait is stretched by a random share of up to 5% ([WithJitter]),
 // so clients told the same time do not all come back at once.

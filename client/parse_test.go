@@ -120,7 +120,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 // update records a response, as one request's sent and done would.
-func (s *state) update(q quota, now time.Time) { s.done(q, true, now, s.sent(), nil) }
+func (s *state) update(q quota, now time.Time) { s.done(q, true, now, s.sent(), nil, false) }
 
 // use is a request that takes key's state at now and is done with it.
 func (ss *states) use(key string, now time.Time) *state {
@@ -142,7 +142,7 @@ func TestStateReserve(t *testing.T) {
 	assert.Equal(t, resetMargin, s.wait(now.Add(10*time.Second)), "the reset is not passed before the margin")
 	tk := s.reserve(now.Add(10*time.Second+resetMargin), defaultProbeWait)
 	assert.NotNil(t, tk.probe, "reset passed: one request goes first")
-	s.done(quota{remaining: 4, reset: 10 * time.Second}, true, now.Add(11*time.Second), s.sent(), tk.probe)
+	s.done(quota{remaining: 4, reset: 10 * time.Second}, true, now.Add(11*time.Second), s.sent(), tk.probe, false)
 	s.block(now, time.Minute)
 	assert.Equal(t, 30*time.Second, s.wait(now.Add(30*time.Second)))
 	s.block(now, time.Second)

@@ -37,7 +37,7 @@ func TestProbeAfterTheReset(t *testing.T) {
 	held := s.reserve(at, time.Minute)
 	require.Equal(t, probe.probe, held.hold, "the others hold for the probe")
 	require.Zero(t, held.wait)
-	s.done(quota{remaining: 1, reset: time.Second}, true, at, reads, probe.probe)
+	s.done(quota{remaining: 1, reset: time.Second}, true, at, reads, probe.probe, false)
 	require.True(t, closed(held.hold), "the answer lets them go")
 	assert.Equal(t, ticket{}, s.reserve(at, time.Minute), "one unit")
 	assert.Equal(t, time.Second+resetMargin, s.wait(at), "then the new reset")
@@ -70,7 +70,7 @@ func TestProbeFailsOrSaysNothing(t *testing.T) {
 	require.NotEqual(t, first.probe, second.probe)
 	require.NotNil(t, s.reserve(at, time.Minute).hold)
 
-	s.done(quota{}, false, at, s.sent(), second.probe)
+	s.done(quota{}, false, at, s.sent(), second.probe, false)
 	assert.Equal(t, ticket{}, s.reserve(at, time.Minute), "no fields: go")
 	assert.Equal(t, ticket{}, s.reserve(at, time.Minute))
 }
@@ -88,7 +88,7 @@ func TestOverdueProbeIsAbandoned(t *testing.T) {
 	assert.True(t, closed(probe.probe))
 	// Its late answer is read as any response, and does not close the
 	// channel twice.
-	s.done(quota{remaining: 3, reset: time.Second}, true, at, reads, probe.probe)
+	s.done(quota{remaining: 3, reset: time.Second}, true, at, reads, probe.probe, false)
 	assert.Equal(t, ticket{}, s.reserve(at, time.Millisecond))
 }
 

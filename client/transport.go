@@ -47,10 +47,6 @@ func (t *transport) CloseIdleConnections() {
 	}
 }
 
-// backoffBase is the first wait after a 429 or 503 that says neither
-// Retry-After nor a reset; it doubles with each retry.
-const backoffBase = 500 * time.Millisecond
-
 // RoundTrip sends req, first waiting as long as the server asked (when
 // pacing), and retries it after a 429 or 503 within the retry budget. It
 // returns the last response when it stops retrying, so the caller sees
@@ -88,19 +84,28 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		now := t.cfg.now()
 		limited := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
 		q, hasQuota := parseQuota(resp.Header, now, limited)
+		// How long the server asks to wait, on a refusal. A block is in
+		// place before the requests holding for a probe are let go.
 		var wait time.Duration
-		told := false
 		if limited {
-			// The block is in place before the requests holding for
-			// a probe are let go. One longer than MaxWait is waited
-			// for by no request: remembered, it would only send every
-			// later one unpaced until it ended.
-			if wait, told = parseRetryAfter(resp.Header, now); told && wait <= t.cfg.maxWait {
-				st.block(now, wait)
-				// Retry-After takes precedence over a later
-				// reset in the same response (as the drafts
-				// require of a client).
-				q.reset = min(q.reset, wait)
+			var told bool
+			switch wait, told = parseRetryAfter(resp.Header, now); {
+			case told:
+				// One longer than MaxWait is waited for by no
+				// request: remembered, it would only send every
+				// later one unpaced until it ended.
+				if wait <= t.cfg.maxWait {
+					st.block(now, wait)
+					// Retry-After takes precedence over a
+					// later reset in the same response (as
+					// the drafts require of a client).
+					q.reset = min(q.reset, wait)
+				}
+			case hasQuota && q.remaining == 0 && q.reset > 0:
+				wait = q.reset
+			default:
+				// Nothing says when: the key backs off.
+				wait = st.backOff(now, min(backoffLimit, t.cfg.maxWait))
 			}
 		}
 		// Likewise a used-up quota whose reset is longer than MaxWait:
@@ -108,17 +113,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// outlast the answers that cross it on the way back (those only
 		// lower the count), leaving the key unpaced.
 		absurd := hasQuota && q.remaining == 0 && q.reset > t.cfg.maxWait
-		st.done(q, hasQuota && !absurd, now, reads, probe)
+		st.done(q, hasQuota && !absurd, now, reads, probe, limited)
 		probe = nil
 		if !limited {
 			return resp, nil
-		}
-		switch {
-		case told:
-		case hasQuota && q.remaining == 0 && q.reset > 0:
-			wait = q.reset
-		default:
-			wait = backoffBase << min(attempt, 16)
 		}
 		if attempt >= t.cfg.maxRetries || !t.replayable(req) {
 			return resp, nil
