@@ -123,7 +123,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		asked := wait
 		wait = t.jitter(wait)
-		if !t.fits(ctx, asked, wait) {
+		if !t.fits(ctx, asked, wait, t.cfg.maxWait) {
 			return resp, nil
 		}
 		next, rerr := rewind(req)
@@ -151,22 +151,31 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // pace waits until st has quota for one more request, asking first at
-// now. A wait that does not fit (longer than MaxWait, or past the
-// context's deadline) is skipped: the request goes out and the server
-// answers for itself. It returns the probe when the request is to go
-// ahead of the others with its key. A request whose context is done is
-// not to be sent: it gets the context's error, and takes neither a unit
-// of the quota nor the probe's place.
+// now. A wait that does not fit (past the context's deadline, or ending
+// more than MaxWait after now) is skipped: the request goes out and the
+// server answers for itself. MaxWait bounds the waits in all, not each
+// one: while a request waits, the others with its key may take what the
+// reset brings, round after round, and it would otherwise wait for ever.
+// A hold for a probe is not started once MaxWait has passed either, and
+// lasts at most its own bound (see hold). It returns the probe when the
+// request is to go ahead of the others with its key. A request whose
+// context is done is not to be sent: it gets the context's error, and
+// takes neither a unit of the quota nor the probe's place.
 func (t *transport) pace(ctx context.Context, st *state, now time.Time) (chan struct{}, error) {
+	end := now.Add(t.cfg.maxWait)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		tk := st.reserve(now, t.cfg.probeWait)
+		left := end.Sub(now)
 		switch {
 		case tk.probe != nil:
 			return tk.probe, nil
 		case tk.hold != nil:
+			if left <= 0 {
+				return nil, nil
+			}
 			again, err := t.hold(ctx, tk)
 			if err != nil || !again {
 				return nil, err
@@ -178,7 +187,7 @@ func (t *transport) pace(ctx context.Context, st *state, now time.Time) (chan st
 			// added to a reset.
 			asked := tk.wait - resetMargin
 			wait := t.jitter(tk.wait)
-			if !t.fits(ctx, asked, wait) {
+			if !t.fits(ctx, asked, wait, left) {
 				return nil, nil
 			}
 			if err := t.cfg.sleep(ctx, wait); err != nil {
@@ -216,12 +225,13 @@ func (t *transport) hold(ctx context.Context, tk ticket) (bool, error) {
 	}
 }
 
-// fits reports whether a wait is allowed: asked not longer than MaxWait,
-// and, stretched by the jitter, ending before the context's deadline.
-// MaxWait bounds what the server asked for (a Retry-After or a reset of
-// exactly MaxWait is waited for); the deadline bounds the wait as made.
-func (t *transport) fits(ctx context.Context, asked, made time.Duration) bool {
-	if asked > t.cfg.maxWait {
+// fits reports whether a wait is allowed: asked not longer than allowed
+// (MaxWait, or what is left of it), and, stretched by the jitter, ending
+// before the context's deadline. MaxWait bounds what the server asked for
+// (a Retry-After or a reset of exactly MaxWait is waited for); the
+// deadline bounds the wait as made.
+func (t *transport) fits(ctx context.Context, asked, made, allowed time.Duration) bool {
+	if asked > allowed {
 		return false
 	}
 	if dl, ok := ctx.Deadline(); ok && time.Now().Add(made).After(dl) {
