@@ -18,9 +18,10 @@
 // stays within the limit never sees a 429 at all. When a used-up quota's
 // reset passes, or a Retry-After, the transport cannot know how much quota
 // came back: one request goes first, and the others with its key hold
-// until its response says (at most a second, MaxWait, or half the time
-// left before their deadline), so they do not all go out at once into
-// 429s. A key seen for the first time knows nothing: its first requests
+// until its response says, so they do not all go out at once into 429s
+// (a probe not answered within a second is replaced by the next request;
+// no request holds past MaxWait or half the time left before its
+// deadline). A key seen for the first time knows nothing: its first requests
 // go out at once. The transport reads every dialect in use:
 //
 //	RateLimit: "default";r=25;t=5          (draft-08 and later; the most restrictive policy wins; t may be left out)

@@ -16,7 +16,7 @@ const (
 	defaultMaxWait    = time.Minute
 	defaultJitter     = 0.05
 	// defaultProbeWait bounds how long requests hold for the answer to
-	// a probe (see state.reserve) before they are sent anyway.
+	// a probe (see state.reserve) before the next one goes in its place.
 	defaultProbeWait = time.Second
 )
 

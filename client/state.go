@@ -70,10 +70,12 @@ func (s *state) reserve(now time.Time, probeWait time.Duration) ticket {
 		if time.Now().Before(s.probeUntil) {
 			return ticket{hold: s.probe, until: s.probeUntil}
 		}
-		// The probe is overdue: stop holding, and let requests go
-		// through until a response says more.
+		// The probe is overdue: its answer may be long in coming, or
+		// never come. This request goes ahead in its place, as after a
+		// probe that failed, and the others hold for it in turn: one
+		// request a probe wait, not all at once.
 		s.endProbe()
-		s.known = false
+		return s.startProbe(probeWait)
 	}
 	if !s.known {
 		return ticket{}

@@ -201,15 +201,22 @@ func (t *transport) pace(ctx context.Context, st *state, now time.Time) (chan st
 // hold waits for the answer to the probe of tk, at most until the probe
 // is overdue, MaxWait, or half the time left before the context's
 // deadline, whichever comes first. It reports whether to ask again (the
-// probe was answered, or is overdue) rather than send at once.
+// probe was answered, or is overdue: reserve then sends one request in its
+// place, and the others hold for that one) rather than send at once.
 func (t *transport) hold(ctx context.Context, tk ticket) (bool, error) {
 	d := time.Until(tk.until)
 	if d <= 0 {
 		return true, nil
 	}
-	d = min(d, t.cfg.maxWait)
+	overdue := true // what the timer means when it fires
+	if t.cfg.maxWait < d {
+		d, overdue = t.cfg.maxWait, false
+	}
 	if dl, ok := ctx.Deadline(); ok {
-		if d = min(d, time.Until(dl)/2); d <= 0 {
+		if half := time.Until(dl) / 2; half < d {
+			d, overdue = half, false
+		}
+		if d <= 0 {
 			return false, nil
 		}
 	}
@@ -219,7 +226,7 @@ func (t *transport) hold(ctx context.Context, tk ticket) (bool, error) {
 	case <-tk.hold:
 		return true, nil
 	case <-timer.C:
-		return false, nil
+		return overdue, nil
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
