@@ -18,9 +18,10 @@
 // stays within the limit never sees a 429 at all. When a used-up quota's
 // reset passes, or a Retry-After, the transport cannot know how much quota
 // came back: one request goes first, and the others with its key hold
-// until its response says (at most a second, MaxWait, or half the time
-// left before their deadline), so they do not all go out at once into
-// 429s. A key seen for the first time knows nothing: its first requests
+// until its response says, so they do not all go out at once into 429s
+// (a probe not answered within a second is replaced by the next request;
+// no request holds past MaxWait or half the time left before its
+// deadline). A key seen for the first time knows nothing: its first requests
 // go out at once. The transport reads every dialect in use:
 //
 //	RateLimit: "default";r=25;t=5          (draft-08 and later; the most restrictive policy wins; t may be left out)
@@ -30,19 +31,26 @@
 //
 // A response with fields in several dialects (an API gateway's limit
 // beside the application's) is read as several policies: the most
-// restrictive wins.
+// restrictive wins; one limit sent both as a delta and as a Unix time
+// (read against a Date cut to whole seconds) is one limit, and the delta
+// is kept. A reset sent without the remaining count (draft-07 makes it
+// optional) is read on a 429 or 503 only: nothing is left until it.
 //
 // The fields of a response a cache has held (an Age above 0) are stale,
 // and ignored, as the drafts advise.
 //
 // Retrying. A 429 or 503 response is retried after its Retry-After
 // (delta-seconds or an HTTP-date; without one, after the announced reset,
-// else an exponential backoff from half a second), within the retry budget
-// ([WithMaxRetries], 3 by default). With pacing on, Retry-After also holds
-// back every other request with the same key until it has passed (unless
-// it is longer than [WithMaxWait]: no request waits for that). A
-// Retry-After takes precedence over a later reset in the same response, as
-// the drafts require: the key is sent to again after the Retry-After.
+// else after a back-off), within the retry budget ([WithMaxRetries], 3 by
+// default). With pacing on, Retry-After also holds back every other
+// request with the same key until it has passed (unless it is longer than
+// [WithMaxWait]: no request waits for that). A Retry-After takes
+// precedence over a later reset in the same response, as the drafts
+// require: the key is sent to again after the Retry-After. A refusal that
+// says nothing of when to come back backs the whole key off: half a
+// second, doubled for each such refusal in a row, at most 30 s or MaxWait;
+// with pacing on, the key's other requests wait it out too, and then one
+// goes first.
 //
 // Jitter. Every wait is stretched by a random share of up to 5% ([WithJitter]),
 // so clients told the same time do not all come back at once.
@@ -59,7 +67,9 @@
 //     its deadline (jitter included), or that the server asks for longer
 //     than [WithMaxWait] (one minute by default), is not started. A retry then stops and the caller gets the
 //     429 or 503 itself; a paced request is sent at once and the server
-//     answers for itself. Cancelling the context ends a wait at once.
+//     answers for itself. MaxWait also bounds a request's paced waits in
+//     all, so a request that others with its key overtake at every reset
+//     is not held for ever. Cancelling the context ends a wait at once.
 //   - When the transport stops retrying, the caller gets the server's last
 //     response, never a synthesised one.
 //   - The transport is safe for concurrent use, and waits in the goroutine

@@ -16,7 +16,7 @@ const (
 	defaultMaxWait    = time.Minute
 	defaultJitter     = 0.05
 	// defaultProbeWait bounds how long requests hold for the answer to
-	// a probe (see state.reserve) before they are sent anyway.
+	// a probe (see state.reserve) before the next one goes in its place.
 	defaultProbeWait = time.Second
 )
 
@@ -74,9 +74,13 @@ func WithMaxRetries(n int) Option {
 	}
 }
 
-// WithMaxWait sets the longest single wait (default one minute). A
-// Retry-After, or a paced wait, longer than this is not waited for: the
-// response is returned, or the request sent, at once.
+// WithMaxWait sets the longest wait (default one minute). A Retry-After,
+// or a paced wait, longer than this is not waited for: the response is
+// returned, or the request sent, at once. It bounds a request's pacing in
+// all, not each wait: however often the others with its key take the
+// quota a reset brings while it waits, it is sent once another wait would
+// end more than this after it began to wait for its turn (and once this
+// has passed, it holds for no probe). Each retry waits for its turn anew.
 func WithMaxWait(d time.Duration) Option {
 	return func(c *config) error {
 		if d <= 0 {

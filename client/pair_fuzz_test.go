@@ -83,7 +83,7 @@ func FuzzWriterToParser(f *testing.F) {
 		w.Write(set, d, now)
 		headerfmt.WriteRetryAfter(set, d)
 
-		q, ok := parseQuota(h, now)
+		q, ok := parseQuota(h, now, !d.Allowed)
 		if w.Mode == headers.None {
 			if ok {
 				t.Fatalf("quota read from no fields: %v", h)

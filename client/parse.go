@@ -57,22 +57,41 @@ type quota struct {
 // was received; X-RateLimit-Reset may be a Unix time, read against the
 // response's Date when it has one. The fields of a response a cache has
 // held (Age above 0) are stale, and ignored, as the drafts advise.
-func parseQuota(h http.Header, now time.Time) (quota, bool) {
+//
+// Draft-07 makes remaining optional (limit and reset are required), and
+// drafts 00 to 06 let RateLimit-Remaining be left out: such a field says
+// when the quota resets, not how much of it is left. On a refusal (refused:
+// a 429 or 503) the server has said it for itself: nothing is left until
+// that reset. On any other response it says nothing the transport could
+// pace on, and is not read.
+func parseQuota(h http.Header, now time.Time, refused bool) (quota, bool) {
 	if age, ok := parseCount(get(h, fieldAge)); ok && age > 0 {
 		return quota{}, false
 	}
 	var best quota
 	found := false
 	if v := getList(h, fieldRateLimit); v != "" {
-		best, found = parseRateLimit(v)
+		best, found = parseRateLimit(v, refused)
 	}
-	if q, ok := parseSeparate(get(h, fieldRemaining), get(h, fieldReset)); ok && (!found || stricter(q, best)) {
+	if q, ok := parseSeparate(get(h, fieldRemaining), get(h, fieldReset), refused); ok && (!found || stricter(q, best)) {
 		best, found = q, true
 	}
-	if q, ok := parseLegacy(h, now); ok && (!found || stricter(q, best)) {
+	if q, unix, ok := parseLegacy(h, now, refused); ok && (!found || stricter(q, best) && !(unix && sameLimit(q, best))) {
 		best, found = q, true
 	}
 	return best, found
+}
+
+// sameLimit reports whether unix, a quota whose reset was read from a Unix
+// time, and exact, one read from a delta, are one limit sent in two
+// dialects: as much left, and resets no more than a second apart. The Unix
+// time and the Date it is read against are whole seconds, the Date cut
+// down, so the reading can come out up to a second longer than the delta
+// the server sent beside it; were that second taken for a stricter limit,
+// every wait would be a second too long.
+func sameLimit(unix, exact quota) bool {
+	d := unix.reset - exact.reset
+	return unix.remaining == exact.remaining && d <= time.Second && d >= -time.Second
 }
 
 // stricter reports whether quota a restricts more than b: fewer units
@@ -84,11 +103,11 @@ func stricter(a, b quota) bool {
 // parseLegacy reads X-RateLimit-Remaining and X-RateLimit-Reset, whose
 // reset is seconds or, when larger than any sensible delta, a Unix time
 // (GitHub and others send it so), read against the response's Date when
-// it has one, else now.
-func parseLegacy(h http.Header, now time.Time) (quota, bool) {
-	q, ok := parseSeparate(get(h, fieldLegacyRemaining), get(h, fieldLegacyReset))
+// it has one, else now. unix reports a reset read from a Unix time.
+func parseLegacy(h http.Header, now time.Time, refused bool) (q quota, unix, ok bool) {
+	q, ok = parseSeparate(get(h, fieldLegacyRemaining), get(h, fieldLegacyReset), refused)
 	if !ok {
-		return quota{}, false
+		return quota{}, false, false
 	}
 	if s := time.Duration(q.reset / time.Second); s > 1e9 {
 		serverNow := now
@@ -96,28 +115,38 @@ func parseLegacy(h http.Header, now time.Time) (quota, bool) {
 			serverNow = d
 		}
 		q.reset = max(time.Unix(int64(s), 0).Sub(serverNow), 0)
+		unix = true
 	}
-	return q, true
+	return q, unix, true
 }
 
-// parseSeparate reads a remaining count and a reset in seconds.
-func parseSeparate(remaining, reset string) (quota, bool) {
-	r, ok1 := parseCount(remaining)
-	t, ok2 := parseCount(reset)
-	if !ok1 || !ok2 {
+// parseSeparate reads a remaining count and a reset in seconds. A remaining
+// count left out is none on a refusal (see parseQuota); one that is there
+// and unreadable makes the pair unreadable.
+func parseSeparate(remaining, reset string, refused bool) (quota, bool) {
+	t, ok := parseCount(reset)
+	if !ok {
 		return quota{}, false
+	}
+	var r int64
+	if strings.TrimSpace(remaining) != "" || !refused {
+		if r, ok = parseCount(remaining); !ok {
+			return quota{}, false
+		}
 	}
 	return quota{remaining: r, reset: seconds(t)}, true
 }
 
 // parseRateLimit reads a RateLimit field: a List of policies with r and,
 // optionally, t parameters (draft-08 and later; the most restrictive
-// wins), or a Dictionary with remaining and reset (draft-07).
-func parseRateLimit(v string) (quota, bool) {
+// wins), or a Dictionary with reset and, optionally, remaining (draft-07;
+// see parseQuota for a refusal without it).
+func parseRateLimit(v string, refused bool) (quota, bool) {
 	var best quota
 	found := false
 	dict := false
-	var dr, dt int64 = -1, -1
+	var dr, dt int64 = -1, -1 // -1: not sent
+	unreadable := false       // a remaining that is there and unreadable
 	for rest := v; rest != ""; {
 		var member string
 		member, rest = cutTop(rest, ',')
@@ -130,6 +159,8 @@ func parseRateLimit(v string) (quota, bool) {
 			case "remaining":
 				if ok {
 					dr = n
+				} else {
+					unreadable = true
 				}
 			case "reset":
 				if ok {
@@ -167,6 +198,9 @@ func parseRateLimit(v string) (quota, bool) {
 		}
 	}
 	if dict {
+		if dr < 0 && refused && !unreadable {
+			dr = 0 // left out, on a refusal: none left
+		}
 		if dr < 0 || dt < 0 {
 			return quota{}, false
 		}

@@ -28,7 +28,7 @@ func TestParseQuotaMissingAndEdges(t *testing.T) {
 			for k, v := range tt.h {
 				kv = append(kv, k, v)
 			}
-			got, ok := parseQuota(header(kv...), now)
+			got, ok := parseQuota(header(kv...), now, false)
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.want, got)
 		})

@@ -66,7 +66,7 @@ func TestParseQuotaDialects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := parseQuota(tt.h, now)
+			got, ok := parseQuota(tt.h, now, false)
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.want, got)
 		})
@@ -80,14 +80,14 @@ func TestParseQuotaSeveralFieldLines(t *testing.T) {
 	h := http.Header{}
 	h.Add("RateLimit", `"minute";r=50;t=30`)
 	h.Add("RateLimit", `"second";r=0;t=1`)
-	q, ok := parseQuota(h, now)
+	q, ok := parseQuota(h, now, false)
 	assert.True(t, ok)
 	assert.Equal(t, quota{0, time.Second}, q)
 
 	h = http.Header{}
 	h.Add("RateLimit", "limit=100, remaining=25")
 	h.Add("RateLimit", "reset=5")
-	q, ok = parseQuota(h, now)
+	q, ok = parseQuota(h, now, false)
 	assert.True(t, ok)
 	assert.Equal(t, quota{25, 5 * time.Second}, q)
 }
@@ -120,7 +120,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 // update records a response, as one request's sent and done would.
-func (s *state) update(q quota, now time.Time) { s.done(q, true, now, s.sent(), nil) }
+func (s *state) update(q quota, now time.Time) { s.done(q, true, now, s.sent(), nil, false) }
 
 // use is a request that takes key's state at now and is done with it.
 func (ss *states) use(key string, now time.Time) *state {
@@ -142,7 +142,7 @@ func TestStateReserve(t *testing.T) {
 	assert.Equal(t, resetMargin, s.wait(now.Add(10*time.Second)), "the reset is not passed before the margin")
 	tk := s.reserve(now.Add(10*time.Second+resetMargin), defaultProbeWait)
 	assert.NotNil(t, tk.probe, "reset passed: one request goes first")
-	s.done(quota{remaining: 4, reset: 10 * time.Second}, true, now.Add(11*time.Second), s.sent(), tk.probe)
+	s.done(quota{remaining: 4, reset: 10 * time.Second}, true, now.Add(11*time.Second), s.sent(), tk.probe, false)
 	s.block(now, time.Minute)
 	assert.Equal(t, 30*time.Second, s.wait(now.Add(30*time.Second)))
 	s.block(now, time.Second)
@@ -158,7 +158,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		h := header("RateLimit", a, "RateLimit-Remaining", b, "RateLimit-Reset", a,
 			"X-RateLimit-Remaining", a, "X-RateLimit-Reset", b, "Retry-After", a, "Date", b)
-		if q, ok := parseQuota(h, now); ok && (q.remaining < 0 || q.reset < 0) {
+		if q, ok := parseQuota(h, now, false); ok && (q.remaining < 0 || q.reset < 0) {
 			t.Fatalf("negative quota %+v", q)
 		}
 		if d, ok := parseRetryAfter(h, now); ok && d < 0 {

@@ -37,7 +37,7 @@ func TestProbeAfterTheReset(t *testing.T) {
 	held := s.reserve(at, time.Minute)
 	require.Equal(t, probe.probe, held.hold, "the others hold for the probe")
 	require.Zero(t, held.wait)
-	s.done(quota{remaining: 1, reset: time.Second}, true, at, reads, probe.probe)
+	s.done(quota{remaining: 1, reset: time.Second}, true, at, reads, probe.probe, false)
 	require.True(t, closed(held.hold), "the answer lets them go")
 	assert.Equal(t, ticket{}, s.reserve(at, time.Minute), "one unit")
 	assert.Equal(t, time.Second+resetMargin, s.wait(at), "then the new reset")
@@ -70,26 +70,60 @@ func TestProbeFailsOrSaysNothing(t *testing.T) {
 	require.NotEqual(t, first.probe, second.probe)
 	require.NotNil(t, s.reserve(at, time.Minute).hold)
 
-	s.done(quota{}, false, at, s.sent(), second.probe)
+	s.done(quota{}, false, at, s.sent(), second.probe, false)
 	assert.Equal(t, ticket{}, s.reserve(at, time.Minute), "no fields: go")
 	assert.Equal(t, ticket{}, s.reserve(at, time.Minute))
 }
 
-// Requests hold for an overdue probe no longer: they go on what is known.
-func TestOverdueProbeIsAbandoned(t *testing.T) {
+// Requests hold for an overdue probe no longer, but do not all go at
+// once either: the next one goes ahead in its place, as after a probe that
+// failed, and the others hold for that one in turn.
+func TestOverdueProbeHandsOver(t *testing.T) {
 	var s state
 	s.update(quota{remaining: 0, reset: time.Second}, now)
 	at := now.Add(2 * time.Second)
 	probe := s.reserve(at, time.Millisecond)
 	require.NotNil(t, probe.probe)
 	reads := s.sent()
-	time.Sleep(5 * time.Millisecond)
-	assert.Equal(t, ticket{}, s.reserve(at, time.Millisecond))
-	assert.True(t, closed(probe.probe))
-	// Its late answer is read as any response, and does not close the
+	time.Sleep(5 * time.Millisecond) // past the probe wait, on the real clock the holds use
+	next := s.reserve(at, time.Minute)
+	require.NotNil(t, next.probe, "the next request goes ahead in the overdue one's place")
+	assert.True(t, closed(probe.probe), "the requests holding for the overdue one ask again")
+	held := s.reserve(at, time.Minute)
+	assert.Equal(t, next.probe, held.hold, "and the others hold for the new one")
+	// The late answer is read as any response, and does not close a
 	// channel twice.
-	s.done(quota{remaining: 3, reset: time.Second}, true, at, reads, probe.probe)
-	assert.Equal(t, ticket{}, s.reserve(at, time.Millisecond))
+	s.done(quota{remaining: 3, reset: time.Second}, true, at, reads, probe.probe, false)
+	assert.False(t, closed(next.probe))
+	s.done(quota{remaining: 3, reset: time.Second}, true, at, s.sent(), next.probe, false)
+	assert.True(t, closed(next.probe))
+	assert.Equal(t, ticket{}, s.reserve(at, time.Minute))
+}
+
+// A hold that ends because the probe is overdue asks again (and reserve
+// then sends one request in the probe's place); one cut short by MaxWait
+// or by the context's deadline sends the request.
+func TestHoldAsksAgainWhenTheProbeIsOverdue(t *testing.T) {
+	tr, err := New(nil, WithMaxWait(time.Minute))
+	require.NoError(t, err)
+	rt := tr.(*transport)
+	again, err := rt.hold(context.Background(), ticket{hold: make(chan struct{}), until: time.Now().Add(10 * time.Millisecond)})
+	require.NoError(t, err)
+	assert.True(t, again, "overdue: ask again")
+
+	rt.cfg.maxWait = 10 * time.Millisecond
+	again, err = rt.hold(context.Background(), ticket{hold: make(chan struct{}), until: time.Now().Add(time.Minute)})
+	require.NoError(t, err)
+	assert.False(t, again, "MaxWait: send")
+
+	rt.cfg.maxWait = time.Minute
+	// Half of a second is well before the deadline itself: the hold ends
+	// by its own timer, not by the context.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	again, err = rt.hold(ctx, ticket{hold: make(chan struct{}), until: time.Now().Add(time.Minute)})
+	require.NoError(t, err)
+	assert.False(t, again, "half the time to the deadline: send")
 }
 
 // After a Retry-After with no fields, the first request after the block

@@ -279,7 +279,7 @@ func (r *rig) checkReadings() {
 	for i, wr := range r.wires {
 		d := &wr.decision
 		want := reading(r.writer, d, wr.at)
-		got, ok := parseQuota(wr.header, wr.at)
+		got, ok := parseQuota(wr.header, wr.at, wr.status == http.StatusTooManyRequests)
 		require.True(t, ok, "response %d: %v", i, wr.header)
 		require.Equal(t, want, got, "response %d: %v for %+v", i, wr.header, d.States())
 		if wr.status == http.StatusTooManyRequests {

@@ -17,9 +17,12 @@ type state struct {
 	known     bool
 	remaining int64
 	resetAt   time.Time
-	// blockedUntil is set by a 429 or 503 with Retry-After: no request
-	// with this key is sent before it.
+	// blockedUntil is set by a 429 or 503, for its Retry-After or a
+	// back-off: no request with this key is sent before it.
 	blockedUntil time.Time
+	// backoffs counts the refusals in a row that said nothing of when to
+	// come back, each of which doubled the back-off (see backOff).
+	backoffs int
 	// inflight counts the requests with this key sent and not answered
 	// yet; reads counts the responses whose fields were read.
 	inflight int64
@@ -67,10 +70,12 @@ func (s *state) reserve(now time.Time, probeWait time.Duration) ticket {
 		if time.Now().Before(s.probeUntil) {
 			return ticket{hold: s.probe, until: s.probeUntil}
 		}
-		// The probe is overdue: stop holding, and let requests go
-		// through until a response says more.
+		// The probe is overdue: its answer may be long in coming, or
+		// never come. This request goes ahead in its place, as after a
+		// probe that failed, and the others hold for it in turn: one
+		// request a probe wait, not all at once.
 		s.endProbe()
-		s.known = false
+		return s.startProbe(probeWait)
 	}
 	if !s.known {
 		return ticket{}
@@ -116,22 +121,27 @@ func (s *state) sent() uint64 {
 
 // done records the response to a request sent when reads responses had
 // been read (the probe, when probe is not nil): received at now, it said
-// q (when ok).
+// q (when ok), and refused the request (a 429 or 503) or not.
 //
 // The server counted the requests it answered before this one, not those
 // still on their way to it: the quota the transport keeps is q less the
 // other requests with this key still in flight. If another response was
 // read since this request was sent, the two crossed on the way and either
 // may be the newer: q then only ever lowers the count.
-func (s *state) done(q quota, ok bool, now time.Time, reads uint64, probe chan struct{}) {
+func (s *state) done(q quota, ok bool, now time.Time, reads uint64, probe chan struct{}, refused bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.inflight--
+	if !refused {
+		s.backoffs = 0
+	}
 	if probe != nil && probe == s.probe {
 		s.endProbe()
-		if !ok {
+		if !ok && !now.Before(s.blockedUntil) {
 			// The server says nothing of its limit: requests go
-			// through until a response says more.
+			// through until a response says more. (A refusal has
+			// blocked the key first, and the first request after the
+			// block goes ahead of the others.)
 			s.known = false
 		}
 	}
@@ -175,6 +185,44 @@ func (s *state) block(now time.Time, d time.Duration) {
 	s.remaining = 0
 	s.resetAt = s.blockedUntil
 }
+
+// backOff holds every request with this key back after a refusal, at now,
+// that said neither when to come back (no Retry-After) nor when the quota
+// resets, and returns how long. The server is refusing and will not say
+// for how long: sending the key's other requests at once would only earn
+// more refusals. So the key waits backoffBase, doubled for each such
+// refusal in a row, at most limit, and then one request goes first, as
+// after any block. A refusal of a request sent before the key was blocked
+// (it crossed the one that blocked it) says nothing new: it waits out the
+// block, and does not double it. Any response that is not a refusal ends
+// the run.
+func (s *state) backOff(now time.Time, limit time.Duration) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now.Before(s.blockedUntil) {
+		return s.blockedUntil.Sub(now)
+	}
+	d := min(backoffBase<<min(s.backoffs, maxDoublings), limit)
+	if s.backoffs < maxDoublings {
+		s.backoffs++
+	}
+	s.blockedUntil = now.Add(d)
+	s.known = true
+	s.remaining = 0
+	s.resetAt = s.blockedUntil
+	return d
+}
+
+// The back-off after a refusal that says nothing of when to come back
+// starts at backoffBase and doubles, up to backoffLimit (or MaxWait, when
+// that is shorter, so that the key's paced requests wait it out rather than
+// find it too long to wait for and go at once). maxDoublings keeps the
+// shift from overflowing.
+const (
+	backoffBase  = 500 * time.Millisecond
+	backoffLimit = 30 * time.Second
+	maxDoublings = 16
+)
 
 // Forgetting keys. A transport may talk to any number of hosts (a crawler,
 // a webhook sender) or keys of the caller's choosing, so states that hold

@@ -47,10 +47,6 @@ func (t *transport) CloseIdleConnections() {
 	}
 }
 
-// backoffBase is the first wait after a 429 or 503 that says neither
-// Retry-After nor a reset; it doubles with each retry.
-const backoffBase = 500 * time.Millisecond
-
 // RoundTrip sends req, first waiting as long as the server asked (when
 // pacing), and retries it after a 429 or 503 within the retry budget. It
 // returns the last response when it stops retrying, so the caller sees
@@ -86,21 +82,30 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		now := t.cfg.now()
-		q, hasQuota := parseQuota(resp.Header, now)
 		limited := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
+		q, hasQuota := parseQuota(resp.Header, now, limited)
+		// How long the server asks to wait, on a refusal. A block is in
+		// place before the requests holding for a probe are let go.
 		var wait time.Duration
-		told := false
 		if limited {
-			// The block is in place before the requests holding for
-			// a probe are let go. One longer than MaxWait is waited
-			// for by no request: remembered, it would only send every
-			// later one unpaced until it ended.
-			if wait, told = parseRetryAfter(resp.Header, now); told && wait <= t.cfg.maxWait {
-				st.block(now, wait)
-				// Retry-After takes precedence over a later
-				// reset in the same response (as the drafts
-				// require of a client).
-				q.reset = min(q.reset, wait)
+			var told bool
+			switch wait, told = parseRetryAfter(resp.Header, now); {
+			case told:
+				// One longer than MaxWait is waited for by no
+				// request: remembered, it would only send every
+				// later one unpaced until it ended.
+				if wait <= t.cfg.maxWait {
+					st.block(now, wait)
+					// Retry-After takes precedence over a
+					// later reset in the same response (as
+					// the drafts require of a client).
+					q.reset = min(q.reset, wait)
+				}
+			case hasQuota && q.remaining == 0 && q.reset > 0:
+				wait = q.reset
+			default:
+				// Nothing says when: the key backs off.
+				wait = st.backOff(now, min(backoffLimit, t.cfg.maxWait))
 			}
 		}
 		// Likewise a used-up quota whose reset is longer than MaxWait:
@@ -108,24 +113,17 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// outlast the answers that cross it on the way back (those only
 		// lower the count), leaving the key unpaced.
 		absurd := hasQuota && q.remaining == 0 && q.reset > t.cfg.maxWait
-		st.done(q, hasQuota && !absurd, now, reads, probe)
+		st.done(q, hasQuota && !absurd, now, reads, probe, limited)
 		probe = nil
 		if !limited {
 			return resp, nil
-		}
-		switch {
-		case told:
-		case hasQuota && q.remaining == 0 && q.reset > 0:
-			wait = q.reset
-		default:
-			wait = backoffBase << min(attempt, 16)
 		}
 		if attempt >= t.cfg.maxRetries || !t.replayable(req) {
 			return resp, nil
 		}
 		asked := wait
 		wait = t.jitter(wait)
-		if !t.fits(ctx, asked, wait) {
+		if !t.fits(ctx, asked, wait, t.cfg.maxWait) {
 			return resp, nil
 		}
 		next, rerr := rewind(req)
@@ -153,22 +151,31 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // pace waits until st has quota for one more request, asking first at
-// now. A wait that does not fit (longer than MaxWait, or past the
-// context's deadline) is skipped: the request goes out and the server
-// answers for itself. It returns the probe when the request is to go
-// ahead of the others with its key. A request whose context is done is
-// not to be sent: it gets the context's error, and takes neither a unit
-// of the quota nor the probe's place.
+// now. A wait that does not fit (past the context's deadline, or ending
+// more than MaxWait after now) is skipped: the request goes out and the
+// server answers for itself. MaxWait bounds the waits in all, not each
+// one: while a request waits, the others with its key may take what the
+// reset brings, round after round, and it would otherwise wait for ever.
+// A hold for a probe is not started once MaxWait has passed either, and
+// lasts at most its own bound (see hold). It returns the probe when the
+// request is to go ahead of the others with its key. A request whose
+// context is done is not to be sent: it gets the context's error, and
+// takes neither a unit of the quota nor the probe's place.
 func (t *transport) pace(ctx context.Context, st *state, now time.Time) (chan struct{}, error) {
+	end := now.Add(t.cfg.maxWait)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		tk := st.reserve(now, t.cfg.probeWait)
+		left := end.Sub(now)
 		switch {
 		case tk.probe != nil:
 			return tk.probe, nil
 		case tk.hold != nil:
+			if left <= 0 {
+				return nil, nil
+			}
 			again, err := t.hold(ctx, tk)
 			if err != nil || !again {
 				return nil, err
@@ -180,7 +187,7 @@ func (t *transport) pace(ctx context.Context, st *state, now time.Time) (chan st
 			// added to a reset.
 			asked := tk.wait - resetMargin
 			wait := t.jitter(tk.wait)
-			if !t.fits(ctx, asked, wait) {
+			if !t.fits(ctx, asked, wait, left) {
 				return nil, nil
 			}
 			if err := t.cfg.sleep(ctx, wait); err != nil {
@@ -194,15 +201,22 @@ func (t *transport) pace(ctx context.Context, st *state, now time.Time) (chan st
 // hold waits for the answer to the probe of tk, at most until the probe
 // is overdue, MaxWait, or half the time left before the context's
 // deadline, whichever comes first. It reports whether to ask again (the
-// probe was answered, or is overdue) rather than send at once.
+// probe was answered, or is overdue: reserve then sends one request in its
+// place, and the others hold for that one) rather than send at once.
 func (t *transport) hold(ctx context.Context, tk ticket) (bool, error) {
 	d := time.Until(tk.until)
 	if d <= 0 {
 		return true, nil
 	}
-	d = min(d, t.cfg.maxWait)
+	overdue := true // what the timer means when it fires
+	if t.cfg.maxWait < d {
+		d, overdue = t.cfg.maxWait, false
+	}
 	if dl, ok := ctx.Deadline(); ok {
-		if d = min(d, time.Until(dl)/2); d <= 0 {
+		if half := time.Until(dl) / 2; half < d {
+			d, overdue = half, false
+		}
+		if d <= 0 {
 			return false, nil
 		}
 	}
@@ -212,18 +226,19 @@ func (t *transport) hold(ctx context.Context, tk ticket) (bool, error) {
 	case <-tk.hold:
 		return true, nil
 	case <-timer.C:
-		return false, nil
+		return overdue, nil
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
 }
 
-// fits reports whether a wait is allowed: asked not longer than MaxWait,
-// and, stretched by the jitter, ending before the context's deadline.
-// MaxWait bounds what the server asked for (a Retry-After or a reset of
-// exactly MaxWait is waited for); the deadline bounds the wait as made.
-func (t *transport) fits(ctx context.Context, asked, made time.Duration) bool {
-	if asked > t.cfg.maxWait {
+// fits reports whether a wait is allowed: asked not longer than allowed
+// (MaxWait, or what is left of it), and, stretched by the jitter, ending
+// before the context's deadline. MaxWait bounds what the server asked for
+// (a Retry-After or a reset of exactly MaxWait is waited for); the
+// deadline bounds the wait as made.
+func (t *transport) fits(ctx context.Context, asked, made, allowed time.Duration) bool {
+	if asked > allowed {
 		return false
 	}
 	if dl, ok := ctx.Deadline(); ok && time.Now().Add(made).After(dl) {
