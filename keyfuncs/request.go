@@ -20,7 +20,10 @@ type Request interface {
 	Route() string
 	// Header returns the first value of the named header, "" if absent.
 	// The module's adapters and HTTPRequest give the Host field too,
-	// which net/http keeps in Request.Host rather than among the others.
+	// which net/http keeps in Request.Host rather than among the others,
+	// as the host the request is for: a request-target in absolute form
+	// ("GET http://a.example/ HTTP/1.1") names it, whatever the field
+	// says, as net/http and fasthttp both read it.
 	Header(name string) string
 	// HeaderValues returns every value of a repeated header, in the order
 	// received. Callers must not modify the slice.

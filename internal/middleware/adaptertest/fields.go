@@ -31,5 +31,27 @@ func fieldScenarios() []Scenario {
 				{Header: host("b.example"), Status: 200, Want: minute(2, 60)},
 			},
 		},
+		{
+			// A request-target in absolute form names the host the
+			// request is for: net/http (Gin, Echo) sets Request.Host
+			// from it and fasthttp's URI (Fiber's c.Hostname) takes it
+			// too, whatever the Host field says. Keyed by the Host
+			// field as sent, a client asks for a.example with a new
+			// made-up Host field each time and gets a fresh quota on
+			// every request.
+			Name: "the Host field is the host an absolute request-target names",
+			Options: func(*Env) []ratewindow.Option {
+				return []ratewindow.Option{ratewindow.WithKeyFunc(keyfuncs.Header("Host", nil))}
+			},
+			Steps: []Step{
+				{AbsoluteHost: "a.example", Header: host("x1.example"), Status: 200, Want: minute(2, 60), Body: okBody},
+				{AbsoluteHost: "a.example", Header: host("x2.example"), Status: 200, Want: minute(1, 60)},
+				{AbsoluteHost: "A.Example:8080", Header: host("x3.example"), Status: 200, Want: minute(0, 60)},
+				{AbsoluteHost: "a.example", Header: host("x4.example"), Status: 429, Want: denied(minute(0, 60), 60)},
+				{Header: host("a.example"), Status: 429, Want: denied(minute(0, 60), 60)},
+				// The made-up Host fields were never charged.
+				{Header: host("x1.example"), Status: 200, Want: minute(2, 60)},
+			},
+		},
 	}
 }

@@ -92,6 +92,12 @@ func roundTrip(client *http.Client, base string, st Step) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
+	if st.AbsoluteHost != "" {
+		// An opaque "//host/path" is written as "http://host/path" on
+		// the request line; the connection still goes to base.
+		req.URL.Opaque = "//" + st.AbsoluteHost + st.path()
+		req.Host = st.AbsoluteHost
+	}
 	for k, v := range st.Header {
 		if k == "Host" {
 			req.Host = v // what net/http's client sends as the Host field
