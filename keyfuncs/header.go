@@ -47,25 +47,24 @@ func Header(name string, fallback KeyFunc) KeyFunc {
 		if v == "" {
 			return orFallback(r, fallback)
 		}
-		return boundKey(ns+v, maxKeyLen), nil
+		return boundTagged(ns, v), nil
 	}
 }
 
 // hostName is the host of a Host field's value h, in lower case, without
-// its port or the root's trailing dot. A value already so costs no
-// allocation.
+// its port or the root's trailing dot. The port is cut first, so a long
+// port costs no copy; a value already so costs no allocation.
 func hostName(h string) string {
-	h = strings.ToLower(h)
 	if strings.HasPrefix(h, "[") {
 		if i := strings.IndexByte(h, ']'); i >= 0 {
-			return h[:i+1] // an IPv6 literal, its port dropped
+			h = h[:i+1] // an IPv6 literal, its port dropped
 		}
-		return h
+		return strings.ToLower(h)
 	}
 	if i := strings.IndexByte(h, ':'); i >= 0 && strings.IndexByte(h[i+1:], ':') < 0 {
 		h = h[:i] // a port; a bare IPv6 address (no port can follow it) is kept whole
 	}
-	return strings.TrimSuffix(h, ".")
+	return strings.ToLower(strings.TrimSuffix(h, "."))
 }
 
 // BearerToken keys requests by the token of an "Authorization: Bearer
