@@ -40,7 +40,14 @@ func (x *exchange) Method() string {
 	}
 }
 
-func (x *exchange) Path() string  { return string(x.ctx().Request().URI().Path()) }
+// Path is the path Fiber routes the request by, c.Path(): as received
+// (decoded only under Config.UnescapePath), or as an earlier handler set
+// it. Not fasthttp's URI().Path(), which decodes the path and then
+// resolves its dot segments: "/items/..%2Fhealthz", which Fiber serves by
+// "/items/:id", reads "/healthz" there, and a WithSkip or key func by path
+// would take it for a health check.
+func (x *exchange) Path() string { return strings.Clone(x.ctx().Path()) }
+
 func (x *exchange) Route() string { return matchedRoute(x.ctx()) }
 
 // RouteMatch is Route, and whether no route matches the request, from one

@@ -11,7 +11,12 @@ import (
 type Request interface {
 	// Method is the HTTP method, e.g. "GET".
 	Method() string
-	// Path is the URL path as received, e.g. "/users/42".
+	// Path is the URL path the framework routes the request by, e.g.
+	// "/users/42": decoded on net/http and Gin (URL.Path), as sent on
+	// Echo (when it holds an escape) and Fiber (c.Path()). A path that
+	// names another once decoded or cleaned ("/items/..%2Fhealthz") is
+	// never given as that other, so a WithSkip or key func by path sees
+	// the route the request reaches.
 	Path() string
 	// Route is the route pattern if the framework knows it (e.g.
 	// "/users/{id}" or "/users/:id"), else "". The module's adapters
