@@ -105,6 +105,9 @@ func roundTrip(client *http.Client, base string, st Step) (response, error) {
 		}
 		req.Header.Set(k, v)
 	}
+	for i := 0; i+1 < len(st.Lines); i += 2 {
+		req.Header.Add(st.Lines[i], st.Lines[i+1])
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return response{}, err
