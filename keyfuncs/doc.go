@@ -45,8 +45,11 @@
 //
 // IPv6 clients usually own a whole /64 (often more), so keys group IPv6
 // addresses by prefix (default /64): one host cannot escape its limit by
-// rotating through its subnet. IPv4-mapped IPv6 addresses (::ffff:1.2.3.4)
-// are keyed as the IPv4 address.
+// rotating through its subnet. A client with a bigger block (a /48, which
+// tunnel brokers hand out for free) still has a key per /64 it uses: bound
+// it with a second limiter keyed by NewClientIP with IPv6Prefix 48 (see
+// the nethttp example of that name). IPv4-mapped IPv6 addresses
+// (::ffff:1.2.3.4) are keyed as the IPv4 address.
 //
 // # Keys never collide
 //

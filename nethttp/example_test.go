@@ -83,3 +83,49 @@ func ExampleLimit() {
 	// 200
 	// 429
 }
+
+// IPv6 clients are keyed by /64, the block one home or one server usually
+// gets. A client that holds a bigger block (a /48, which tunnel brokers
+// hand out for free) has a key per /64 it uses, 65,536 of them. A second
+// limiter keyed by /48, with a limit for the whole block, bounds it. Its
+// policy has a name of its own, so an IPv4 client's two counts, under
+// one key, stay apart on the shared store.
+func ExampleNew_ipv6Block() {
+	store := memory.New()
+	perClient, err := core.NewLimiter(store, []core.Policy{core.PerMinute(2).Named("client").Using(core.SlidingLog)})
+	if err != nil {
+		panic(err)
+	}
+	perBlock, err := core.NewLimiter(store, []core.Policy{core.PerMinute(5).Named("block").Using(core.SlidingLog)})
+	if err != nil {
+		panic(err)
+	}
+	by48, err := keyfuncs.NewClientIP(keyfuncs.ClientIPConfig{IPv6Prefix: 48})
+	if err != nil {
+		panic(err)
+	}
+	limitClient, err := nethttp.New(perClient) // keyfuncs.RemoteIP: IPv6 by /64
+	if err != nil {
+		panic(err)
+	}
+	limitBlock, err := nethttp.New(perBlock, ratewindow.WithKeyFunc(by48))
+	if err != nil {
+		panic(err)
+	}
+	handler := limitBlock(limitClient(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "ok\n")
+	})))
+
+	admitted := 0
+	for i := range 20 { // one request from each of 20 /64s of one /48
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.RemoteAddr = fmt.Sprintf("[2001:db8:1:%x::1]:4000", i)
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		if rec.Code == http.StatusOK {
+			admitted++
+		}
+	}
+	fmt.Println("admitted", admitted, "of 20")
+	// Output: admitted 5 of 20
+}
