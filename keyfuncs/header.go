@@ -72,6 +72,12 @@ func hostName(h string) string {
 // ("h:" and 32 hex digits): a store dump or a log line never shows it. When
 // the header is absent, empty or of another scheme, the key comes from
 // fallback; a nil fallback gives ErrNoKey.
+//
+// The token is the client's to send, as any header is (see Header): keyed
+// by it before it is verified, a client that makes up a token for every
+// request gets a fresh quota each time, which a limit meant to slow the
+// guessing of tokens must not allow. Use it where the token was checked
+// first, or key by the identity the verified token names (FromContext).
 func BearerToken(fallback KeyFunc) KeyFunc {
 	return func(r Request) (string, error) {
 		tok, ok := bearer(r.Header("Authorization"))
