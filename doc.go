@@ -82,7 +82,7 @@
 // New returns the middleware and any configuration error:
 //
 //	limit, err := ginmw.New(limiter,
-//		ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)),
+//		ratewindow.WithKeyFunc(clientIP), // keyfuncs.NewClientIP: the client behind your proxies
 //		ratewindow.WithFailClosed(),
 //		ratewindow.WithTimeout(50*time.Millisecond),
 //	)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
@@ -13,15 +14,23 @@ import (
 	"github.com/ratewindow/ratewindow/nethttp"
 )
 
-// Three requests per minute per API key, on net/http. The same options
-// work with ginmw, echomw and fibermw.
+// Three requests per minute per issued API key, per client IP for any
+// other request (a made-up key is no quota of its own), on net/http. The
+// same options work with ginmw, echomw and fibermw.
 func Example() {
 	limiter, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(3).Using(core.SlidingLog).Named("per-minute")})
 	if err != nil {
 		panic(err)
 	}
+	issued := map[string]bool{"k1": true} // the API keys the service issued
+	byKey := keyfuncs.Header("X-API-Key", nil)
 	limit, err := nethttp.New(limiter,
-		ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)),
+		ratewindow.WithKeyFunc(func(r keyfuncs.Request) (string, error) {
+			if issued[strings.TrimSpace(r.Header("X-API-Key"))] {
+				return byKey(r)
+			}
+			return keyfuncs.RemoteIP(r)
+		}),
 		ratewindow.WithOnDecision(func(ev ratewindow.Event) {
 			fmt.Printf("%s: %s, %d left\n", ev.Key, ev.Outcome, ev.Decision.Remaining)
 		}),
@@ -34,9 +43,9 @@ func Example() {
 	})))
 	defer srv.Close()
 
-	for range 4 {
+	for _, apiKey := range []string{"k1", "k1", "k1", "k1", "made-up"} {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
-		req.Header.Set("X-API-Key", "k1")
+		req.Header.Set("X-API-Key", apiKey)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			panic(err)
@@ -53,9 +62,12 @@ func Example() {
 	// 200
 	// hdr:x-api-key:k1: denied, 0 left
 	// 429
+	// ip:127.0.0.1: allowed, 2 left
+	// 200
 }
 
-// Tiers: free API keys get 2 requests a minute, paying ones 4. The function
+// Tiers: free API keys get 2 requests a minute, paying ones 4, and a key
+// the service never issued is keyed by the client IP. The function
 // reads the API key from the request: its key argument is the rate-limit key
 // ("hdr:x-api-key:pro-1"), not the header's value. The sliding log only makes
 // the output independent of when the example runs.
@@ -69,9 +81,16 @@ func ExampleWithLimiterFunc() {
 	if err != nil {
 		panic(err)
 	}
+	issued := map[string]bool{"free-1": true, "pro-1": true}
 	paying := map[string]bool{"pro-1": true}
+	byKey := keyfuncs.Header("X-API-Key", nil)
 	limit, err := nethttp.New(free, // the default limiter
-		ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)),
+		ratewindow.WithKeyFunc(func(r keyfuncs.Request) (string, error) {
+			if issued[strings.TrimSpace(r.Header("X-API-Key"))] {
+				return byKey(r)
+			}
+			return keyfuncs.RemoteIP(r)
+		}),
 		ratewindow.WithLimiterFunc(func(r keyfuncs.Request, key string) (*core.Limiter, error) {
 			if paying[r.Header("X-API-Key")] {
 				return pro, nil

@@ -12,6 +12,7 @@ import (
 	"log"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,6 +32,23 @@ import (
 )
 
 func hello(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "hello\n") }
+
+// issuedAPIKeys stands for the service's record of the API keys it issued.
+var issuedAPIKeys = map[string]bool{"key-1": true}
+
+// issuedKey keys a request by its X-API-Key if that key was issued, else
+// by fallback (the client's address). Keyed by the header as sent, a
+// client that makes up a new key for every request would never meet a
+// limit.
+func issuedKey(fallback keyfuncs.KeyFunc) keyfuncs.KeyFunc {
+	byKey := keyfuncs.Header("X-API-Key", nil)
+	return func(r keyfuncs.Request) (string, error) {
+		if issuedAPIKeys[strings.TrimSpace(r.Header("X-API-Key"))] {
+			return byKey(r)
+		}
+		return fallback(r)
+	}
+}
 
 // Ten requests a second and 600 a minute per client address, on net/http.
 func Example_netHTTP() {
@@ -65,7 +83,7 @@ func Example_perRouteKeys() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	byKey, err := nethttp.New(api, ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", clientIP)))
+	byKey, err := nethttp.New(api, ratewindow.WithKeyFunc(issuedKey(clientIP)))
 	if err != nil {
 		log.Fatal(err)
 	}

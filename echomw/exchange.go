@@ -39,12 +39,18 @@ func putExchange(x *exchange) {
 }
 
 func (x *exchange) Method() string                    { return x.c.Request().Method }
-func (x *exchange) Path() string                      { return x.c.Request().URL.Path }
 func (x *exchange) Header(name string) string         { return reqheader.Get(x.c.Request(), name) }
 func (x *exchange) HeaderValues(name string) []string { return reqheader.Values(x.c.Request(), name) }
 func (x *exchange) RemoteAddr() string                { return x.c.Request().RemoteAddr }
 func (x *exchange) Context() context.Context          { return x.c.Request().Context() }
 func (x *exchange) SetHeader(name, value string)      { x.set.Set(x.c.Response().Header(), name, value) }
+
+// Path is the path Echo routes the request by, echo.GetPath: the path as
+// sent (URL.RawPath) when it holds an escape that decoding would change,
+// else URL.Path. Decoded, "/%68ealthz", which Echo routes as sent (to no
+// route, or to a catch-all "/*"), would read "/healthz", and a WithSkip or
+// key func by path would take it for a health check.
+func (x *exchange) Path() string { return echo.GetPath(x.c.Request()) }
 
 // Route is c.Path(), or, when that is "", the route Echo's router finds
 // for the request: under e.Pre the middleware runs before Echo routes the

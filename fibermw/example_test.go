@@ -14,7 +14,10 @@ import (
 	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
-// Two requests per minute per API key (per client IP without one).
+// Two requests per minute per issued API key, per client IP for
+// any other request: keyed by the header as sent, a client that made up a
+// new key for every request would never meet the limit. The made-up keys
+// below share the client's one quota.
 //
 // Each response carries a RateLimit field such as "1m";r=1;t=97: the
 // policy, the requests left (r) and the seconds until the quota is whole
@@ -25,9 +28,14 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	limit, err := fibermw.New(limiter,
-		ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)),
-	)
+	issued := map[string]bool{"k-123": true} // the API keys the service issued
+	byKey := keyfuncs.Header("X-API-Key", nil)
+	limit, err := fibermw.New(limiter, ratewindow.WithKeyFunc(func(r keyfuncs.Request) (string, error) {
+		if issued[strings.TrimSpace(r.Header("X-API-Key"))] {
+			return byKey(r)
+		}
+		return keyfuncs.RemoteIP(r) // a made-up key is no quota of its own
+	}))
 	if err != nil {
 		panic(err)
 	}
@@ -35,9 +43,9 @@ func ExampleNew() {
 	app.Use(limit)
 	app.Get("/api/items", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
 
-	for range 3 {
+	for _, apiKey := range []string{"k-123", "k-123", "k-123", "made-up-1", "made-up-2", "made-up-3"} {
 		req := httptest.NewRequest(fiber.MethodGet, "/api/items", nil)
-		req.Header.Set("X-API-Key", "k-123")
+		req.Header.Set("X-API-Key", apiKey)
 		resp, err := app.Test(req)
 		if err != nil {
 			panic(err)
@@ -47,6 +55,9 @@ func ExampleNew() {
 		fmt.Println(resp.StatusCode, quota, "Retry-After:", resp.Header.Get("Retry-After") != "")
 	}
 	// Output:
+	// 200 "1m";r=1 Retry-After: false
+	// 200 "1m";r=0 Retry-After: false
+	// 429 "1m";r=0 Retry-After: true
 	// 200 "1m";r=1 Retry-After: false
 	// 200 "1m";r=0 Retry-After: false
 	// 429 "1m";r=0 Retry-After: true

@@ -40,7 +40,14 @@ func (x *exchange) Method() string {
 	}
 }
 
-func (x *exchange) Path() string  { return string(x.ctx().Request().URI().Path()) }
+// Path is the path Fiber routes the request by, c.Path(): as received
+// (decoded only under Config.UnescapePath), or as an earlier handler set
+// it. Not fasthttp's URI().Path(), which decodes the path and then
+// resolves its dot segments: "/items/..%2Fhealthz", which Fiber serves by
+// "/items/:id", reads "/healthz" there, and a WithSkip or key func by path
+// would take it for a health check.
+func (x *exchange) Path() string { return strings.Clone(x.ctx().Path()) }
+
 func (x *exchange) Route() string { return matchedRoute(x.ctx()) }
 
 // RouteMatch is Route, and whether no route matches the request, from one
@@ -54,6 +61,9 @@ func (x *exchange) RouteMatch() (string, bool) {
 
 func (x *exchange) Header(name string) string {
 	c := x.ctx()
+	if isHost(name) {
+		return string(c.Request().URI().Host())
+	}
 	if !normalising(c.App()) {
 		if vs := foldedValues(&c.Request().Header, name, true); len(vs) > 0 {
 			return vs[0]
@@ -65,6 +75,12 @@ func (x *exchange) Header(name string) string {
 
 func (x *exchange) HeaderValues(name string) []string {
 	c := x.ctx()
+	if isHost(name) {
+		if h := c.Request().URI().Host(); len(h) > 0 {
+			return []string{string(h)}
+		}
+		return nil
+	}
 	if !normalising(c.App()) {
 		return foldedValues(&c.Request().Header, name, false)
 	}
@@ -78,6 +94,14 @@ func (x *exchange) HeaderValues(name string) []string {
 	}
 	return vs
 }
+
+// isHost reports whether name is the Host field's. The key funcs read it
+// as the host the request is for, which fasthttp (and Fiber's c.Hostname)
+// takes from a request-target in absolute form ("GET http://a.example/")
+// over the Host field, as net/http does for Request.Host: read from the
+// header, a client would name a.example in the target and make up a new
+// Host field, and a new key, for every request.
+func isHost(name string) bool { return len(name) == 4 && strings.EqualFold(name, "Host") }
 
 // foldedValues returns the values of every line of the named header, in
 // the order received, matching the name in any case (the first only, when

@@ -18,7 +18,11 @@
 //
 // The route is c.FullPath() (e.g. "/items/:id"). A request no route
 // matches, under r.Use(limit), is keyed by keyfuncs.Route as
-// "route:GET (unmatched)", one key per method for all such requests.
+// "route:GET (unmatched)", one key per method for all such requests. The
+// path the key funcs and WithSkip see is c.Request.URL.Path, decoded, the
+// path Gin routes by default; an engine with UseRawPath or UseEscapedPath
+// routes the path as sent ("/%68ealthz" is then no "/healthz"), which the
+// adapter cannot see: exempt routes by r.Route() there, not r.Path().
 //
 // # Client address
 //

@@ -95,7 +95,7 @@ func Prefix(prefix string, f KeyFunc) KeyFunc {
 		return failing(misconfigured("Prefix: %q is the namespace of a built-in strategy", prefix))
 	}
 	ns += ":"
-	return mapKey(f, func(k string) string { return boundKey(ns+k, maxKeyLen) })
+	return mapKey(f, func(k string) string { return boundTagged(ns, k) })
 }
 
 // Hashed replaces every key of f by its fixed-length hash ("h:" and 32 hex

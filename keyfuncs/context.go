@@ -43,7 +43,7 @@ func FromContext(ctxKey any, fallback KeyFunc) KeyFunc {
 	ns := tagContext + escapeBytes(contextKeyName(ctxKey), ":") + ":"
 	return func(r Request) (string, error) {
 		if k, ok := contextString(r.Context().Value(ctxKey)); ok && k != "" {
-			return boundKey(ns+k, maxKeyLen), nil
+			return boundTagged(ns, k), nil
 		}
 		return orFallback(r, fallback)
 	}

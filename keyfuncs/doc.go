@@ -45,8 +45,11 @@
 //
 // IPv6 clients usually own a whole /64 (often more), so keys group IPv6
 // addresses by prefix (default /64): one host cannot escape its limit by
-// rotating through its subnet. IPv4-mapped IPv6 addresses (::ffff:1.2.3.4)
-// are keyed as the IPv4 address.
+// rotating through its subnet. A client with a bigger block (a /48, which
+// tunnel brokers hand out for free) still has a key per /64 it uses: bound
+// it with a second limiter keyed by NewClientIP with IPv6Prefix 48 (see
+// the nethttp example of that name). IPv4-mapped IPv6 addresses
+// (::ffff:1.2.3.4) are keyed as the IPv4 address.
 //
 // # Keys never collide
 //
@@ -68,5 +71,7 @@
 // strategy caps keys at 128 bytes, and the middleware caps the keys of your
 // own KeyFunc the same way: a longer key is replaced by "h:" and 32 hex
 // digits of its SHA-256. An attacker's 8 KB header therefore costs
-// the same memory as a short one.
+// the same memory as a short one. It is hashed where it lies, never copied
+// whole (a Host field in upper case is lowered once): a megabyte header
+// costs the key funcs a few hundred bytes.
 package keyfuncs

@@ -54,7 +54,10 @@ func ExampleCompose() {
 	// Output: org:cmp:ctx:github.com/ratewindow/ratewindow/keyfuncs_test.orgKey:123|route:GET /v1/search
 }
 
-// An API key when there is one, the client address otherwise.
+// An API key when there is one, the client address otherwise. The value is
+// the client's to write: key by it only once it is checked (a header your
+// gateway sets, or a key the service issued, see Header), or a client
+// that makes up a new one per request never meets a limit.
 func ExampleHeader() {
 	key := keyfuncs.Header("X-API-Key", keyfuncs.RemoteIP)
 	r := httptest.NewRequest("GET", "/", nil)

@@ -47,25 +47,24 @@ func Header(name string, fallback KeyFunc) KeyFunc {
 		if v == "" {
 			return orFallback(r, fallback)
 		}
-		return boundKey(ns+v, maxKeyLen), nil
+		return boundTagged(ns, v), nil
 	}
 }
 
 // hostName is the host of a Host field's value h, in lower case, without
-// its port or the root's trailing dot. A value already so costs no
-// allocation.
+// its port or the root's trailing dot. The port is cut first, so a long
+// port costs no copy; a value already so costs no allocation.
 func hostName(h string) string {
-	h = strings.ToLower(h)
 	if strings.HasPrefix(h, "[") {
 		if i := strings.IndexByte(h, ']'); i >= 0 {
-			return h[:i+1] // an IPv6 literal, its port dropped
+			h = h[:i+1] // an IPv6 literal, its port dropped
 		}
-		return h
+		return strings.ToLower(h)
 	}
 	if i := strings.IndexByte(h, ':'); i >= 0 && strings.IndexByte(h[i+1:], ':') < 0 {
 		h = h[:i] // a port; a bare IPv6 address (no port can follow it) is kept whole
 	}
-	return strings.TrimSuffix(h, ".")
+	return strings.ToLower(strings.TrimSuffix(h, "."))
 }
 
 // BearerToken keys requests by the token of an "Authorization: Bearer
@@ -73,6 +72,12 @@ func hostName(h string) string {
 // ("h:" and 32 hex digits): a store dump or a log line never shows it. When
 // the header is absent, empty or of another scheme, the key comes from
 // fallback; a nil fallback gives ErrNoKey.
+//
+// The token is the client's to send, as any header is (see Header): keyed
+// by it before it is verified, a client that makes up a token for every
+// request gets a fresh quota each time, which a limit meant to slow the
+// guessing of tokens must not allow. Use it where the token was checked
+// first, or key by the identity the verified token names (FromContext).
 func BearerToken(fallback KeyFunc) KeyFunc {
 	return func(r Request) (string, error) {
 		tok, ok := bearer(r.Header("Authorization"))

@@ -11,7 +11,12 @@ import (
 type Request interface {
 	// Method is the HTTP method, e.g. "GET".
 	Method() string
-	// Path is the URL path as received, e.g. "/users/42".
+	// Path is the URL path the framework routes the request by, e.g.
+	// "/users/42": decoded on net/http and Gin (URL.Path), as sent on
+	// Echo (when it holds an escape) and Fiber (c.Path()). A path that
+	// names another once decoded or cleaned ("/items/..%2Fhealthz") is
+	// never given as that other, so a WithSkip or key func by path sees
+	// the route the request reaches.
 	Path() string
 	// Route is the route pattern if the framework knows it (e.g.
 	// "/users/{id}" or "/users/:id"), else "". The module's adapters
@@ -20,7 +25,10 @@ type Request interface {
 	Route() string
 	// Header returns the first value of the named header, "" if absent.
 	// The module's adapters and HTTPRequest give the Host field too,
-	// which net/http keeps in Request.Host rather than among the others.
+	// which net/http keeps in Request.Host rather than among the others,
+	// as the host the request is for: a request-target in absolute form
+	// ("GET http://a.example/ HTTP/1.1") names it, whatever the field
+	// says, as net/http and fasthttp both read it.
 	Header(name string) string
 	// HeaderValues returns every value of a repeated header, in the order
 	// received. Callers must not modify the slice.

@@ -1,6 +1,10 @@
 package keyfuncs
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/ratewindow/ratewindow/internal/keybound"
+)
 
 // Route keys requests by method and route pattern, e.g.
 // "route:GET /users/{id}", so /users/1 and /users/2 share one quota.
@@ -39,7 +43,11 @@ func Route(r Request) (string, error) {
 			p = r.Path()
 		}
 	}
-	return boundKey(tagRoute+routeMethod(r.Method())+" "+p, maxKeyLen), nil
+	m := routeMethod(r.Method())
+	if len(tagRoute)+len(m)+1+len(p) > maxKeyLen {
+		return keybound.HashTagged(tagRoute+m+" ", p), nil // a long path, not copied
+	}
+	return boundKey(tagRoute+m+" "+p, maxKeyLen), nil
 }
 
 // unmatchedRoute stands in Route's keys for the pattern of a request no

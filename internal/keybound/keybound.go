@@ -29,14 +29,22 @@ func Bound(k string, max int) string {
 	return Hash(k)
 }
 
-// Hash returns the fixed-length hashed form of k: "h:" and 32 hex digits
-// of its SHA-256.
-func Hash(k string) string {
-	return hashSum(sha256.Sum256([]byte(k)))
+// BoundTagged is Bound(tag+k, max), without building tag+k when it is
+// hashed: the key of a client's megabyte header costs no copy of it.
+func BoundTagged(tag, k string, max int) string {
+	if len(tag)+len(k) <= max {
+		return Bound(tag+k, max)
+	}
+	return HashTagged(tag, k)
 }
 
+// Hash returns the fixed-length hashed form of k: "h:" and 32 hex digits
+// of its SHA-256.
+func Hash(k string) string { return HashTagged("", k) }
+
 // HashTagged returns the hashed form of tag+k, without building tag+k on
-// the heap when it is short.
+// the heap: a short one is hashed from the stack, a long one as it is
+// read (see hashLong).
 func HashTagged(tag, k string) string {
 	var buf [256]byte
 	if len(tag)+len(k) <= len(buf) {
@@ -44,7 +52,26 @@ func HashTagged(tag, k string) string {
 		n += copy(buf[n:], k)
 		return hashSum(sha256.Sum256(buf[:n]))
 	}
-	return Hash(tag + k)
+	return hashLong(tag, k)
+}
+
+// hashLong is HashTagged for a long tag+k, written to the hash a piece at
+// a time through a small buffer: converted to a []byte whole, as
+// sha256.Sum256 takes it, a key of n bytes would cost n bytes of copy (an
+// attacker's header sent as a key, once per request).
+func hashLong(tag, k string) string {
+	h := sha256.New()
+	var buf [1024]byte
+	for _, s := range [2]string{tag, k} {
+		for s != "" {
+			n := copy(buf[:], s)
+			h.Write(buf[:n])
+			s = s[n:]
+		}
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return hashSum(sum)
 }
 
 // hashSum renders a SHA-256 sum in the hashed form.

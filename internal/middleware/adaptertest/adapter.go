@@ -40,8 +40,8 @@ type Adapter struct {
 
 // Run runs every scenario against a, then the checks that are not steps
 // of a table: invalid configuration, concurrency, the one-line form,
-// half-closed connections, requests no route serves, what outlives a
-// request.
+// half-closed connections, requests no route serves, paths spelt to pass
+// for another, what outlives a request.
 func Run(t *testing.T, a Adapter) {
 	t.Helper()
 	client := &http.Client{Timeout: clientTimeout}
@@ -53,5 +53,6 @@ func Run(t *testing.T, a Adapter) {
 	t.Run("the one-line form", func(t *testing.T) { checkLimit(t, a, client) })
 	t.Run("half-closing clients get the limit", func(t *testing.T) { checkHalfClose(t, a) })
 	t.Run("requests no route serves share one key per method", func(t *testing.T) { checkUnmatched(t, a, client) })
+	t.Run("a path is the one the framework routes", func(t *testing.T) { checkPathIsRouted(t, a, client) })
 	t.Run("what outlives a request is its own", func(t *testing.T) { checkKept(t, a) })
 }

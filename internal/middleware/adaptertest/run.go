@@ -92,12 +92,21 @@ func roundTrip(client *http.Client, base string, st Step) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
+	if st.AbsoluteHost != "" {
+		// An opaque "//host/path" is written as "http://host/path" on
+		// the request line; the connection still goes to base.
+		req.URL.Opaque = "//" + st.AbsoluteHost + st.path()
+		req.Host = st.AbsoluteHost
+	}
 	for k, v := range st.Header {
 		if k == "Host" {
 			req.Host = v // what net/http's client sends as the Host field
 			continue
 		}
 		req.Header.Set(k, v)
+	}
+	for i := 0; i+1 < len(st.Lines); i += 2 {
+		req.Header.Add(st.Lines[i], st.Lines[i+1])
 	}
 	resp, err := client.Do(req)
 	if err != nil {

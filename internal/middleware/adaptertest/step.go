@@ -36,6 +36,14 @@ type Step struct {
 	Path string
 	// Header holds request header fields; "Host" sets the Host field.
 	Header map[string]string
+	// Lines holds header lines sent after Header, as name and value
+	// pairs: a name given twice is sent on two lines, in order.
+	Lines []string
+	// AbsoluteHost, if set, sends the request-target in absolute form,
+	// "http://" AbsoluteHost and the path, as a client writes it to a
+	// proxy. A server takes the request to be for that host, whatever
+	// the Host field says.
+	AbsoluteHost string
 	// Repeat sends the same request that many times (default once).
 	Repeat int
 	// Status is the expected status.
