@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/config"
+	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
 // headerMap is a ResponseWriter that keeps only its header map.
@@ -37,6 +39,40 @@ func TestTenantModesAllocateNothing(t *testing.T) {
 	allocs := func(target string) float64 {
 		r := httptest.NewRequest(http.MethodGet, target, nil)
 		r.Header.Set("X-Tenant", "acme")
+		w := &headerMap{h: http.Header{}}
+		serve := func() {
+			clear(w.h)
+			h.ServeHTTP(w, r)
+		}
+		serve()
+		require.NotEmpty(t, w.h.Get("RateLimit"), target)
+		return testing.AllocsPerRun(200, serve)
+	}
+	withTenants, without := allocs("/search"), allocs("/other")
+	t.Logf("%.2f allocations per request with tenants, %.2f without", withTenants, without)
+	assert.LessOrEqual(t, withTenants, without)
+}
+
+// An observe-only func of the user's, given after Options, replaces the
+// file's mode, per-tenant modes included: the tenant is then not looked
+// up for a mode no one uses, and a route with tenants costs its requests
+// no more than one without.
+func TestReplacedTenantModesAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	path := file(t, `{"tenant_header": "X-Tenant", "routes": [
+  {"name": "canary", "match": ["/search"], "key": "header:X-Client", "mode": "observe", "tenants": {"acme": "enforce"},
+   "policies": [{"limit": 1000000, "window": "1h", "algorithm": "fixed-window"}]},
+  {"name": "steady", "match": ["/other"], "key": "header:X-Client", "mode": "enforce",
+   "policies": [{"limit": 1000000, "window": "1h", "algorithm": "fixed-window"}]}]}`)
+	s, err := config.Load(path, quiet())
+	require.NoError(t, err)
+	h := serverWith(t, s, ratewindow.WithObserveOnlyFunc(func(keyfuncs.Request) bool { return false }))
+	allocs := func(target string) float64 {
+		r := httptest.NewRequest(http.MethodGet, target, nil)
+		r.Header.Set("X-Tenant", "acme")
+		r.Header.Set("X-Client", "c1")
 		w := &headerMap{h: http.Header{}}
 		serve := func() {
 			clear(w.h)
