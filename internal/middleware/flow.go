@@ -107,7 +107,9 @@ func New(cfg Settings) (*Flow, error) {
 		// 8 KB header): every key the stores see is bounded.
 		f.key = boundedKeys(f.key)
 	}
-	f.need = options.Need{Key: f.key == nil, Mode: f.observeFunc == nil}
+	// The resolver's mode is moot under an observe-only func, which
+	// replaces it, and under WithObserveOnly(true), which observes all.
+	f.need = options.Need{Key: f.key == nil, Mode: f.observeFunc == nil && !f.observe}
 	f.deny = handlerOr(f.deny, denyResponse, http.StatusTooManyRequests)
 	f.onError = handlerOr(f.onError, unavailableResponse, http.StatusServiceUnavailable)
 	f.unclass = handlerOr(f.unclass, unclassifiedResponse, http.StatusBadRequest)

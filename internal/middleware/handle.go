@@ -22,7 +22,8 @@ func (f *Flow) Handle(x Exchange) bool {
 		return f.skipped(x, "")
 	}
 	key, res, err := f.keyOf(x)
-	// obs is the resolver's mode, unless an observe-only func replaces it.
+	// obs is the resolver's mode, when the flow asked for it (see
+	// options.Need).
 	obs := res.ObserveOnly && f.need.Mode
 	if err != nil {
 		if errors.Is(err, keyfuncs.ErrSkip) {
@@ -121,8 +122,8 @@ func (f *Flow) Handle(x Exchange) bool {
 
 // keyOf returns the key of a request and what the resolver, if any,
 // found for it: the resolver is asked once, for the key and the mode too
-// unless a key func or an observe-only func replaces them. Its key is
-// bounded as a user's key func's are.
+// unless options of the user's replace them (see options.Need). Its key
+// is bounded as a user's key func's are.
 func (f *Flow) keyOf(x Exchange) (string, options.Resolved, error) {
 	var res options.Resolved
 	if f.resolve != nil {

@@ -140,3 +140,28 @@ func TestObserveOnlyFuncReplacesResolversMode(t *testing.T) {
 	require.Len(t, events, 2)
 	assert.False(t, events[1].ObserveOnly)
 }
+
+// Under WithObserveOnly(true) every request is observed: the resolver is
+// not asked for a mode, and one it gives anyway does not enforce.
+func TestObserveOnlyMakesResolversModeMoot(t *testing.T) {
+	var needs []options.Need
+	var events []ratewindow.Event
+	one := newLimiter(t, 1)
+	f, err := FromOptions(nil, []ratewindow.Option{
+		ratewindow.WithObserveOnly(true),
+		func(s *Settings) {
+			s.Resolve = func(r keyfuncs.Request, need options.Need) (options.Resolved, error) {
+				needs = append(needs, need)
+				return options.Resolved{Key: "k", Limiter: one}, nil
+			}
+		},
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) }),
+	})
+	require.NoError(t, err)
+	require.True(t, f.Handle(newRecorder("a")))
+	require.True(t, f.Handle(newRecorder("a")), "over the limit, observed")
+	assert.Equal(t, []options.Need{{Key: true}, {Key: true}}, needs)
+	require.Len(t, events, 2)
+	assert.Equal(t, ratewindow.WouldDeny, events[1].Outcome)
+	assert.True(t, events[1].ObserveOnly)
+}

@@ -76,7 +76,9 @@ type Resolve func(r keyfuncs.Request, need Need) (Resolved, error)
 type Need struct {
 	// Key is set when no KeyFunc replaces the resolver's key.
 	Key bool
-	// Mode is set when no ObserveOnlyFunc replaces the resolver's mode.
+	// Mode is set when neither an ObserveOnlyFunc, which replaces the
+	// resolver's mode, nor ObserveOnly, which observes every request,
+	// makes it moot.
 	Mode bool
 }
 
