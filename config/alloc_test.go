@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/config"
+	"github.com/ratewindow/ratewindow/keyfuncs"
 )
 
 // headerMap is a ResponseWriter that keeps only its header map.
@@ -49,4 +51,44 @@ func TestTenantModesAllocateNothing(t *testing.T) {
 	withTenants, without := allocs("/search"), allocs("/other")
 	t.Logf("%.2f allocations per request with tenants, %.2f without", withTenants, without)
 	assert.LessOrEqual(t, withTenants, without)
+}
+
+// Options of the user's that decide the mode whatever the file says (an
+// observe-only func given after Options, or WithObserveOnly(true)) make
+// the file's per-tenant modes moot: the tenant is then not looked up for
+// a mode no one uses, and a route with tenants costs its requests no
+// more than one without.
+func TestReplacedTenantModesAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	path := file(t, `{"tenant_header": "X-Tenant", "routes": [
+  {"name": "canary", "match": ["/search"], "key": "header:X-Client", "mode": "observe", "tenants": {"acme": "enforce"},
+   "policies": [{"limit": 1000000, "window": "1h", "algorithm": "fixed-window"}]},
+  {"name": "steady", "match": ["/other"], "key": "header:X-Client", "mode": "enforce",
+   "policies": [{"limit": 1000000, "window": "1h", "algorithm": "fixed-window"}]}]}`)
+	s, err := config.Load(path, quiet())
+	require.NoError(t, err)
+	for name, mode := range map[string]ratewindow.Option{
+		"observe-only func": ratewindow.WithObserveOnlyFunc(func(keyfuncs.Request) bool { return false }),
+		"observe-only":      ratewindow.WithObserveOnly(true),
+	} {
+		h := serverWith(t, s, mode)
+		allocs := func(target string) float64 {
+			r := httptest.NewRequest(http.MethodGet, target, nil)
+			r.Header.Set("X-Tenant", "acme")
+			r.Header.Set("X-Client", "c1")
+			w := &headerMap{h: http.Header{}}
+			serve := func() {
+				clear(w.h)
+				h.ServeHTTP(w, r)
+			}
+			serve()
+			require.NotEmpty(t, w.h.Get("RateLimit"), target)
+			return testing.AllocsPerRun(200, serve)
+		}
+		withTenants, without := allocs("/search"), allocs("/other")
+		t.Logf("%s: %.2f allocations per request with tenants, %.2f without", name, withTenants, without)
+		assert.LessOrEqual(t, withTenants, without, name)
+	}
 }

@@ -16,30 +16,35 @@ func (s *Set) apply(c *mwoptions.Settings[ratewindow.Handler, ratewindow.Event])
 
 // resolve looks r's route up in the running configuration, once, and
 // takes everything from that one snapshot (see mwoptions.Resolve).
-func (s *Set) resolve(r keyfuncs.Request, withKey bool) (mwoptions.Resolved, error) {
+func (s *Set) resolve(r keyfuncs.Request, need mwoptions.Need) (mwoptions.Resolved, error) {
 	c := s.cur.Load()
 	rt := c.lookup(r)
 	if rt == nil {
 		return mwoptions.Resolved{}, keyfuncs.ErrSkip
 	}
-	return rt.resolve(c, r, withKey)
+	return rt.resolve(c, r, need)
 }
 
-// resolve gives r's key (when withKey is set), limiter and mode on route
+// resolve gives r's limiter, and its key and mode as need asks, on route
 // rt of configuration c. A request's tenant key is built once at most,
-// for its mode and, on a route keyed by tenant, its key alike.
-func (rt *route) resolve(c *compiled, r keyfuncs.Request, withKey bool) (mwoptions.Resolved, error) {
-	res := mwoptions.Resolved{Limiter: rt.limiter, ObserveOnly: rt.observe}
+// for its mode and, on a route keyed by tenant, its key alike, and not at
+// all when neither is asked for.
+func (rt *route) resolve(c *compiled, r keyfuncs.Request, need mwoptions.Need) (mwoptions.Resolved, error) {
+	res := mwoptions.Resolved{Limiter: rt.limiter}
+	byTenantMode := need.Mode && rt.tenants != nil
 	tenant, tenantErr := "", keyfuncs.ErrNoKey
-	if rt.tenants != nil || (withKey && rt.byTenant) {
+	if byTenantMode || (need.Key && rt.byTenant) {
 		tenant, tenantErr = c.tenantKey(r)
 	}
-	if tenantErr == nil && rt.tenants != nil {
-		if obs, ok := rt.tenants[tenant]; ok {
-			res.ObserveOnly = obs
+	if need.Mode {
+		res.ObserveOnly = rt.observe
+		if byTenantMode && tenantErr == nil {
+			if obs, ok := rt.tenants[tenant]; ok {
+				res.ObserveOnly = obs
+			}
 		}
 	}
-	if !withKey {
+	if !need.Key {
 		return res, nil
 	}
 	k := tenant

@@ -49,8 +49,8 @@ func refusePerProcess(l *core.Limiter) error {
 func sharedOnly(s *options.Settings[ratewindow.Handler, ratewindow.Event]) {
 	if resolve := s.Resolve; resolve != nil {
 		// A config.Set's choice, held to the same rule.
-		s.Resolve = func(r keyfuncs.Request, withKey bool) (options.Resolved, error) {
-			res, err := resolve(r, withKey)
+		s.Resolve = func(r keyfuncs.Request, need options.Need) (options.Resolved, error) {
+			res, err := resolve(r, need)
 			if res.Limiter != nil && res.Limiter.ProcessLocal() {
 				res.Limiter, res.LimiterErr = nil, errChosenPerProcess
 			}

@@ -19,8 +19,10 @@ type Flow struct {
 	limiter     *core.Limiter
 	limiterFunc func(keyfuncs.Request, string) (*core.Limiter, error)
 	// resolve gives what key, limiterFunc and observeFunc leave nil (see
-	// options.Resolve); key is nil only when resolve gives the key.
+	// options.Resolve), need saying which of the key and the mode it is
+	// asked for; key is nil only when resolve gives the key.
 	resolve     options.Resolve
+	need        options.Need
 	key         keyfuncs.KeyFunc
 	cost        func(keyfuncs.Request) int64
 	skip        func(keyfuncs.Request) bool
@@ -105,6 +107,9 @@ func New(cfg Settings) (*Flow, error) {
 		// 8 KB header): every key the stores see is bounded.
 		f.key = boundedKeys(f.key)
 	}
+	// The resolver's mode is moot under an observe-only func, which
+	// replaces it, and under WithObserveOnly(true), which observes all.
+	f.need = options.Need{Key: f.key == nil, Mode: f.observeFunc == nil && !f.observe}
 	f.deny = handlerOr(f.deny, denyResponse, http.StatusTooManyRequests)
 	f.onError = handlerOr(f.onError, unavailableResponse, http.StatusServiceUnavailable)
 	f.unclass = handlerOr(f.unclass, unclassifiedResponse, http.StatusBadRequest)

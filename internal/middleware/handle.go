@@ -22,8 +22,9 @@ func (f *Flow) Handle(x Exchange) bool {
 		return f.skipped(x, "")
 	}
 	key, res, err := f.keyOf(x)
-	// obs is the resolver's mode, unless an observe-only func replaces it.
-	obs := res.ObserveOnly && f.observeFunc == nil
+	// obs is the resolver's mode, when the flow asked for it (see
+	// options.Need).
+	obs := res.ObserveOnly && f.need.Mode
 	if err != nil {
 		if errors.Is(err, keyfuncs.ErrSkip) {
 			return f.skipped(x, "")
@@ -120,16 +121,17 @@ func (f *Flow) Handle(x Exchange) bool {
 }
 
 // keyOf returns the key of a request and what the resolver, if any,
-// found for it: the resolver is asked once, for the key too unless a key
-// func replaces it. Its key is bounded as a user's key func's are.
+// found for it: the resolver is asked once, for the key and the mode too
+// unless options of the user's replace them (see options.Need). Its key
+// is bounded as a user's key func's are.
 func (f *Flow) keyOf(x Exchange) (string, options.Resolved, error) {
 	var res options.Resolved
 	if f.resolve != nil {
 		var err error
-		if res, err = f.resolve(x, f.key == nil); err != nil {
+		if res, err = f.resolve(x, f.need); err != nil {
 			return "", res, err
 		}
-		if f.key == nil {
+		if f.need.Key {
 			return keybound.Bound(res.Key, keybound.MaxLen), res, nil
 		}
 	}

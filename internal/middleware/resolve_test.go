@@ -20,9 +20,9 @@ import (
 func TestResolverAskedOncePerRequest(t *testing.T) {
 	one, dead := newLimiter(t, 1), deadLimiter(t)
 	var calls int
-	resolve := func(r keyfuncs.Request, withKey bool) (options.Resolved, error) {
+	resolve := func(r keyfuncs.Request, need options.Need) (options.Resolved, error) {
 		calls++
-		require.True(t, withKey)
+		require.Equal(t, options.Need{Key: true, Mode: true}, need)
 		client := r.Header("X-Client")
 		switch client {
 		case "none":
@@ -73,9 +73,9 @@ func TestResolverAskedOncePerRequest(t *testing.T) {
 // set after it keys the request instead: the resolver is then not asked
 // for a key.
 func TestResolverKeyBoundedOrReplaced(t *testing.T) {
-	var withKeys []bool
-	resolve := func(r keyfuncs.Request, withKey bool) (options.Resolved, error) {
-		withKeys = append(withKeys, withKey)
+	var needs []options.Need
+	resolve := func(r keyfuncs.Request, need options.Need) (options.Resolved, error) {
+		needs = append(needs, need)
 		return options.Resolved{Key: "h:" + r.Header("X-Client"), Limiter: newLimiter(t, 5)}, nil
 	}
 	var events []ratewindow.Event
@@ -90,7 +90,7 @@ func TestResolverKeyBoundedOrReplaced(t *testing.T) {
 	require.Len(t, events, 2)
 	assert.Equal(t, keybound.Hash("h:a"), events[0].Key, "a key that looks hashed is hashed")
 	assert.Equal(t, "mine", events[1].Key)
-	assert.Equal(t, []bool{true, false}, withKeys)
+	assert.Equal(t, []options.Need{{Key: true, Mode: true}, {Key: false, Mode: true}}, needs)
 }
 
 // A limiter func set beside a resolver chooses the limiter: the
@@ -100,7 +100,7 @@ func TestLimiterFuncReplacesResolversLimiter(t *testing.T) {
 	var events []ratewindow.Event
 	f, err := FromOptions(nil, []ratewindow.Option{
 		func(s *Settings) {
-			s.Resolve = func(r keyfuncs.Request, _ bool) (options.Resolved, error) {
+			s.Resolve = func(r keyfuncs.Request, _ options.Need) (options.Resolved, error) {
 				return options.Resolved{Key: "k", LimiterErr: refusedErr{}, ObserveOnly: true}, nil
 			}
 		},
@@ -113,4 +113,55 @@ func TestLimiterFuncReplacesResolversLimiter(t *testing.T) {
 	assert.Equal(t, ratewindow.Allowed, events[0].Outcome)
 	assert.Equal(t, int64(5), events[0].Decision.Limit)
 	assert.True(t, events[0].ObserveOnly, "the resolver's mode")
+}
+
+// An observe-only func set after a resolver decides the mode: the
+// resolver is not asked for one, and a mode it gives anyway is not used.
+func TestObserveOnlyFuncReplacesResolversMode(t *testing.T) {
+	var needs []options.Need
+	var events []ratewindow.Event
+	one := newLimiter(t, 1)
+	f, err := FromOptions(nil, []ratewindow.Option{
+		func(s *Settings) {
+			s.Resolve = func(r keyfuncs.Request, need options.Need) (options.Resolved, error) {
+				needs = append(needs, need)
+				return options.Resolved{Key: "k", Limiter: one, ObserveOnly: true}, nil
+			}
+		},
+		ratewindow.WithObserveOnlyFunc(func(keyfuncs.Request) bool { return false }),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) }),
+	})
+	require.NoError(t, err)
+	require.True(t, f.Handle(newRecorder("a")))
+	r := newRecorder("a")
+	require.False(t, f.Handle(r), "enforced, as the func says")
+	assert.Equal(t, http.StatusTooManyRequests, r.status)
+	assert.Equal(t, []options.Need{{Key: true}, {Key: true}}, needs)
+	require.Len(t, events, 2)
+	assert.False(t, events[1].ObserveOnly)
+}
+
+// Under WithObserveOnly(true) every request is observed: the resolver is
+// not asked for a mode, and one it gives anyway does not enforce.
+func TestObserveOnlyMakesResolversModeMoot(t *testing.T) {
+	var needs []options.Need
+	var events []ratewindow.Event
+	one := newLimiter(t, 1)
+	f, err := FromOptions(nil, []ratewindow.Option{
+		ratewindow.WithObserveOnly(true),
+		func(s *Settings) {
+			s.Resolve = func(r keyfuncs.Request, need options.Need) (options.Resolved, error) {
+				needs = append(needs, need)
+				return options.Resolved{Key: "k", Limiter: one}, nil
+			}
+		},
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { events = append(events, ev) }),
+	})
+	require.NoError(t, err)
+	require.True(t, f.Handle(newRecorder("a")))
+	require.True(t, f.Handle(newRecorder("a")), "over the limit, observed")
+	assert.Equal(t, []options.Need{{Key: true}, {Key: true}}, needs)
+	require.Len(t, events, 2)
+	assert.Equal(t, ratewindow.WouldDeny, events[1].Outcome)
+	assert.True(t, events[1].ObserveOnly)
 }

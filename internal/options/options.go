@@ -59,15 +59,28 @@ func (s *Settings[H, E]) Err() error {
 }
 
 // Resolve looks a request up once in one snapshot of a configuration and
-// returns its key (when withKey is true), its limiter and its mode, all
-// from that snapshot, so that a reload never gives one request the key of
-// one configuration and the limits or mode of another.
+// returns its key (when need.Key is set), its limiter and its mode (when
+// need.Mode is set), all from that snapshot, so that a reload never gives
+// one request the key of one configuration and the limits or mode of
+// another.
 //
 // The error is about the key: keyfuncs.ErrSkip when nothing limits the
 // request (its Resolved is then empty), or the key strategy's error, with
-// the limiter and the mode still given. With withKey false (a KeyFunc of
+// the limiter and the mode still given. Without need.Key (a KeyFunc of
 // the user's keys the request) only ErrSkip is returned.
-type Resolve func(r keyfuncs.Request, withKey bool) (Resolved, error)
+type Resolve func(r keyfuncs.Request, need Need) (Resolved, error)
+
+// Need is what the flow takes from a Resolve: the parts that options of
+// the user's replace are not asked for, so that no request pays for
+// them.
+type Need struct {
+	// Key is set when no KeyFunc replaces the resolver's key.
+	Key bool
+	// Mode is set when neither an ObserveOnlyFunc, which replaces the
+	// resolver's mode, nor ObserveOnly, which observes every request,
+	// makes it moot.
+	Mode bool
+}
 
 // Resolved is what a Resolve found for one request.
 type Resolved struct {
@@ -77,7 +90,7 @@ type Resolved struct {
 	// and the flow handles it as it handles a WithLimiterFunc error.
 	Limiter    *core.Limiter
 	LimiterErr error
-	// ObserveOnly is the request's mode: true to observe, false to
-	// enforce.
+	// ObserveOnly is the request's mode, when it was asked for: true to
+	// observe, false to enforce.
 	ObserveOnly bool
 }
