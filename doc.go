@@ -45,7 +45,10 @@
 // when it was answered 503, at most one record per second for each, the
 // next record counting those held back in "suppressed". The record names
 // the error, the outcome, the route and the method, never the key or the
-// path. Requests that a mistake in the set-up leaves unclassified are
+// path. Behind core/resilient's local fallback a failed store call is a
+// decision, not an error: with no hook, those decisions are logged too
+// (Warn, "store failed, request decided by the local fallback",
+// fallback=true, at most one record per second). Requests that a mistake in the set-up leaves unclassified are
 // logged the same way: every request of a Limit form given a limiter it
 // cannot use, every request of a key func that is itself a mistake (its
 // error wraps core.ErrInvalidConfig: keyfuncs.Header given an invalid

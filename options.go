@@ -181,7 +181,9 @@ func WithErrorHandler(h Handler) Option {
 //
 // With no hook, the middleware still logs limiter failures (store errors,
 // timeouts) to slog.Default(), throttled to one record per second for each
-// of fail-open and fail-closed (see WithFailClosed). Any hook replaces that
+// of fail-open and fail-closed (see WithFailClosed), and so the decisions
+// of core/resilient's local fallback (a store call that failed behind
+// it), one Warn record per second at most. Any hook replaces that
 // default, so a hook of yours that should also log failures includes
 // logging.Hook. To silence it, give a hook that does nothing:
 //

@@ -42,7 +42,10 @@ type breakers struct {
 // requires. A transition to an unknown state leaves the gauge as it was.
 //
 // Until the first change the gauge reads 0, which is also what it reads
-// when no breaker is in use.
+// when no breaker is in use. A breaker changes state only when a call
+// comes in, so the gauge is the state as of the last call: an instance
+// that gets no request after its breaker opened keeps reading 2 until
+// its next request probes the store.
 func (c *Collector) BreakerStateChanged(from, to resilient.State) {
 	b := &c.breakers
 	b.mu.Lock()

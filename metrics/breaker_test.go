@@ -152,3 +152,40 @@ func TestBreakerGaugeConcurrentBreakers(t *testing.T) {
 	c.BreakerStateChanged(resilient.Open, resilient.Closed) // forgotten, as resilient does for a gone domain
 	assert.Equal(t, float64(metrics.BreakerClosed), breakerGauge(t, c))
 }
+
+// The breaker moves only when a call comes in: an instance that gets no
+// call after a blip opened its breaker keeps reading Open, State and gauge
+// alike, however long the store has been fine, until its next call probes
+// the store and closes it. The gauge is the state as of the last call;
+// the RateWindowCircuitBreakerOpen alert (deploy/) therefore also asks for
+// requests decided by the fallback or failing, so an idle instance does
+// not page.
+func TestBreakerGaugeIsTheStateAsOfTheLastCall(t *testing.T) {
+	c, err := metrics.New()
+	require.NoError(t, err)
+	clock := clocktest.New(time.Unix(1_700_000_000, 0))
+	primary := newStoreDouble()
+	store, err := resilient.New(primary,
+		resilient.WithFailureThreshold(1),
+		resilient.WithOpenInterval(time.Second),
+		clocktest.Option[resilient.Option](clock),
+		resilient.WithOnStateChange(c.BreakerStateChanged))
+	require.NoError(t, err)
+	l, err := core.NewLimiter(store, []core.Policy{core.PerMinute(10)}, core.WithClock(clock))
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	primary.down.Store(true)
+	_, err = l.Allow(ctx, "k")
+	require.Error(t, err)
+	primary.down.Store(false)
+	clock.Advance(time.Hour) // idle: no call for 3600 open intervals
+	assert.Equal(t, resilient.Open, store.State())
+	assert.Equal(t, float64(metrics.BreakerOpen), breakerGauge(t, c))
+	assert.Equal(t, int64(1), primary.calls.Load(), "nothing called the store meanwhile")
+
+	_, err = l.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, resilient.Closed, store.State())
+	assert.Equal(t, float64(metrics.BreakerClosed), breakerGauge(t, c))
+}

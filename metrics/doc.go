@@ -58,7 +58,12 @@
 // master's keys fail fast or fall back). Several stores may report to one
 // Collector (two Redis stores, or two limiters each with its own
 // resilient.Store): the gauge is then the worst state of all their
-// breakers, so one store recovering never hides another still open.
+// breakers, so one store recovering never hides another still open. It is
+// the state as of the breakers' last call: a breaker moves only when a call
+// comes in, so after a blip opened it an instance that gets no more
+// requests reads 2 until its next request probes the store and closes it.
+// Open with requests failing or decided by the fallback is an outage; open
+// with none is an idle instance (the alert in deploy/ tells them apart).
 //
 // To register several Collectors on one registry, register each through
 // prometheus.WrapRegistererWith, which adds fixed labels (the names route,

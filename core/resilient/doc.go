@@ -35,8 +35,11 @@
 // started before the breaker last opened: its failure tells of the outage
 // the breaker opened for, and must not count against a primary that a
 // probe has found answering since. WithOnStateChange reports each
-// transition. On a Redis Cluster all of this happens per master (see
-// Failure domains).
+// transition. Transitions happen only when a call comes in (there is no
+// timer): a breaker that opened and then got no call reads Open until the
+// next call, whatever the primary does meanwhile, so an Open State tells
+// of the primary as of the last call. On a Redis Cluster all of this
+// happens per master (see Failure domains).
 //
 // # Failure domains
 //

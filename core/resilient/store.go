@@ -69,6 +69,11 @@ func New(primary core.Store, opts ...Option) (*Store, error) {
 // State returns the breaker's state. With a Domainer primary it is the
 // worst state of the domains' breakers: Open if any is open, else HalfOpen
 // if any is half-open, else Closed.
+//
+// The breaker moves only when a call comes in (the Store has no timer):
+// State is the state as of the last call. A breaker whose open interval
+// has passed with no call since still reads Open, however long the
+// primary has been well again; the next call probes it.
 func (s *Store) State() State {
 	if s.domains != nil {
 		return State(s.domains.state.Load())

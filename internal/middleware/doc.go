@@ -14,7 +14,9 @@
 // built only when a hook or a handler needs it, and a store-call timeout
 // (which needs a derived context) is only set up when configured. With no
 // hook, a limiter failure is still not silent: it is logged to
-// slog.Default(), at most once per second per outcome (see failLogs).
+// slog.Default(), at most once per second per outcome (see failLogs); so
+// is a decision of core/resilient's local fallback, a store failure that
+// is not an error.
 //
 // Circuit breaking, the local fallback and the deny cache are not here:
 // they live below the flow, in core/resilient, a Store decorator, so a bare

@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
 )
 
 // The messages of the default records, the same as package logging's.
 const (
 	msgFailedPassed   = "ratewindow: limiter failed, request passed"
 	msgFailedRejected = "ratewindow: limiter failed, request rejected"
+	msgFallback       = "ratewindow: store failed, request decided by the local fallback"
 )
 
 // failEvery is the interval of the default records: at most one per
@@ -26,14 +28,20 @@ const maxMethod = 32
 // limiter failure: it writes it to slog.Default(), so that a dead or
 // mistyped store is never silent, throttled so that an outage writes one
 // record per second for each outcome, not one per request.
+//
+// Behind core/resilient's local fallback a failed store call is a
+// decision (core.Decision's Fallback), not an error: fallback writes those
+// decisions, or an outage behind the fallback would leave nothing in the
+// log.
 type failLogs struct {
-	passed, rejected failLog
+	passed, rejected, fallback failLog
 }
 
 func newFailLogs() *failLogs {
 	return &failLogs{
 		passed:   failLog{level: slog.LevelWarn, msg: msgFailedPassed, fail: "open", now: time.Now},
 		rejected: failLog{level: slog.LevelError, msg: msgFailedRejected, fail: "closed", now: time.Now},
+		fallback: failLog{level: slog.LevelWarn, msg: msgFallback, now: time.Now},
 	}
 }
 
@@ -44,7 +52,7 @@ func newFailLogs() *failLogs {
 type failLog struct {
 	level slog.Level
 	msg   string
-	fail  string           // "open" or "closed"
+	fail  string           // "open" or "closed"; "" for fallback decisions
 	now   func() time.Time // time.Now, or a test's clock
 
 	mu         sync.Mutex
@@ -66,16 +74,12 @@ func (l *failLog) log(x Exchange, o ratewindow.Outcome, err error, observe bool)
 	if !ok {
 		return
 	}
-	method := x.Method()
-	if len(method) > maxMethod {
-		method = method[:maxMethod] + "…"
-	}
 	attrs := make([]slog.Attr, 0, 7)
 	attrs = append(attrs,
 		slog.Any("err", err),
 		slog.String("outcome", o.String()),
 		slog.String("route", x.Route()),
-		slog.String("method", method),
+		methodAttr(x.Method()),
 		slog.String("fail", l.fail),
 		slog.Bool("observe_only", observe),
 	)
@@ -83,6 +87,47 @@ func (l *failLog) log(x Exchange, o ratewindow.Outcome, err error, observe bool)
 		attrs = append(attrs, slog.Int64("suppressed", suppressed))
 	}
 	logger.LogAttrs(ctx, l.level, l.msg, attrs...)
+}
+
+// logDecision writes the record of a request x that the local fallback
+// decided (d, outcome o), as log does a failure's: with the attributes of
+// package logging's record for it (outcome, route, method, policy, limit,
+// remaining, retry_after, cost, fallback=true), never the key or the path.
+func (l *failLog) logDecision(x Exchange, o ratewindow.Outcome, d *core.Decision, cost int64) {
+	logger := slog.Default()
+	ctx := x.Context()
+	if !logger.Enabled(ctx, l.level) {
+		return
+	}
+	ok, suppressed := l.admit()
+	if !ok {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 10)
+	attrs = append(attrs,
+		slog.String("outcome", o.String()),
+		slog.String("route", x.Route()),
+		methodAttr(x.Method()),
+		slog.String("policy", d.Policy().Name),
+		slog.Int64("limit", d.Limit),
+		slog.Int64("remaining", d.Remaining),
+		slog.Duration("retry_after", d.RetryAfter),
+		slog.Int64("cost", cost),
+		slog.Bool("fallback", true),
+	)
+	if suppressed > 0 {
+		attrs = append(attrs, slog.Int64("suppressed", suppressed))
+	}
+	logger.LogAttrs(ctx, l.level, l.msg, attrs...)
+}
+
+// methodAttr returns the method attribute, the method cut to maxMethod
+// bytes and "…" if it is longer.
+func methodAttr(m string) slog.Attr {
+	if len(m) > maxMethod {
+		m = m[:maxMethod] + "…"
+	}
+	return slog.String("method", m)
 }
 
 // admit reports whether a record may be written now and, if so, how many

@@ -110,6 +110,9 @@ func (f *Flow) Handle(x Exchange) bool {
 
 	observe := f.observeOnly(x, obs)
 	f.writeHeaders(x, &d, key, l)
+	if d.Fallback && f.fails != nil {
+		f.logFallback(x, &d, cost, observe)
+	}
 	if d.Allowed || observe {
 		if f.hook != nil {
 			f.report(x, key, cost, &d, observe, latency)
@@ -277,6 +280,21 @@ func (f *Flow) denied(x Exchange, key string, cost int64, d *core.Decision, late
 	if f.hook != nil {
 		f.hook(ev)
 	}
+}
+
+// logFallback writes to the default log, with no hook, a decision that
+// core/resilient's local fallback made: the store failed its call (or its
+// breaker was open), and that must not go unnoticed (see failLogs).
+func (f *Flow) logFallback(x Exchange, d *core.Decision, cost int64, observe bool) {
+	o := ratewindow.Allowed
+	switch {
+	case d.Allowed:
+	case observe:
+		o = ratewindow.WouldDeny
+	default:
+		o = ratewindow.Denied
+	}
+	f.fails.fallback.logDecision(x, o, d, cost)
 }
 
 // failed applies the fail policy to a limiter failure. Observe-only
