@@ -188,6 +188,7 @@ func (s *Store) pruneNodes() {
 }
 
 func (s *Store) pruneNodesOnce() {
+	defer logPanic()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	var mu sync.Mutex
@@ -271,7 +272,7 @@ func (s *Store) flush(b *batcher) {
 		answers := b.answers
 		b.mu.Unlock()
 		start := time.Now()
-		s.send(b, batch)
+		s.sendSafely(b, batch)
 		answered := false
 		for _, r := range batch {
 			answered = answered || r.err == nil || isReply(r.err)
@@ -311,6 +312,21 @@ func (s *Store) dropStalled(b *batcher, answers uint64, took time.Duration) {
 	}
 	clear(b.queue)
 	b.queue = b.queue[:0]
+}
+
+// sendSafely is send, but a panic of the client (of a hook of the user's)
+// fails the batch's requests (see ErrClientPanicked) instead of the process
+// and the batcher: nothing else would recover it on this goroutine.
+func (s *Store) sendSafely(b *batcher, batch []*request) {
+	defer func() {
+		if p := recover(); p != nil {
+			err := panicked(p)
+			for _, r := range batch {
+				r.reply, r.err = "", err
+			}
+		}
+	}()
+	s.send(b, batch)
 }
 
 // send runs batch, queued in b, in one round trip and sets every

@@ -105,6 +105,11 @@ func (s *Store) evalAlone(ctx context.Context, sc *script, r *request, n int) (s
 	}
 	done := make(chan result, 1)
 	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{"", panicked(p)}
+			}
+		}()
 		reply, err := s.runRetried(ctx, r.keys[0], sc, args)
 		done <- result{reply, err}
 	}()
@@ -132,6 +137,8 @@ func (s *Store) inline(ctx context.Context) bool {
 // says so, f runs on the caller's goroutine. Otherwise f runs on its own
 // goroutine and call stops waiting when ctx is done; f then finishes in the
 // background within the client's own timeouts, and its result is dropped.
+// A panic of f there (of a client hook) is f's error (see
+// ErrClientPanicked).
 func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -140,7 +147,14 @@ func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
 		return withContext(ctx, f(ctx))
 	}
 	done := make(chan error, 1)
-	go func() { done <- f(ctx) }()
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- panicked(p)
+			}
+		}()
+		done <- f(ctx)
+	}()
 	select {
 	case err := <-done:
 		return err
