@@ -150,7 +150,7 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 // alone too: looking for the map would hold it for the client's own
 // timeouts, on the caller's goroutine.
 func (s *Store) nodeBatcher(ctx context.Context, r *request) *batcher {
-	if !s.slotMap.Load() && !s.inline(ctx) || s.unserved.holds(r.keys[0]) {
+	if !s.slotMap.Load() && !s.bounded(ctx) || s.unserved.holds(r.keys[0]) {
 		return nil
 	}
 	node, err := s.master(ctx, r.keys[0])

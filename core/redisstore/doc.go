@@ -189,21 +189,23 @@
 //
 // # Context and errors
 //
-// Every call honours ctx's deadline. A context already done fails at once,
-// without a round trip. When the client has ContextTimeoutEnabled, go-redis
-// bounds its own waits; otherwise the store waits for the reply on another
-// goroutine and stops waiting at the deadline, returning ctx's error, so a
-// slow or unreachable Redis never holds a request past its deadline (a
-// context with no deadline waits at most the client's own timeouts).
+// Every call honours ctx's deadline and its cancellation. A context
+// already done fails at once, without a round trip. A call whose context
+// can end waits for its reply on another goroutine and stops waiting when
+// ctx is done, returning ctx's error, so a slow or unreachable Redis never
+// holds a request past its deadline or its cancellation (go-redis, even
+// with ContextTimeoutEnabled, honours deadlines but not cancellation). A
+// call whose context can never end (context.Background) runs on the
+// caller's goroutine and waits at most the client's own timeouts.
 // Whatever its deadline, a call queued for a batch fails, uncharged, once
 // a batch ahead of it has run for the client's ReadTimeout without an
 // answer from Redis: a silent Redis costs a call about two read timeouts,
 // however many calls wait.
 //
-// A call that ends at its deadline before it was sent (still queued for a
-// batch) was not charged, and never will be. A call that ends at its
-// deadline after it was sent, alone or in a batch, may have been charged:
-// Redis may run the script after the caller stopped waiting. A batch's
+// A call that ends at its deadline or cancellation before it was sent
+// (still queued for a batch) was not charged, and never will be. A call
+// that ends so after it was sent, alone or in a batch, may have been
+// charged: Redis may run the script after the caller stopped waiting. A batch's
 // round trip runs until the latest deadline of its calls; one caller
 // leaving cancels nothing for the others, and no call is ever sent twice
 // unless Redis answered that it did not run it; then it is sent again only

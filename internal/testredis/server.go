@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -168,6 +169,21 @@ func (s *Instance) Client(t testing.TB) *redis.Client {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
+}
+
+// Freeze stops the server's process (SIGSTOP) until thaw is called
+// (SIGCONT), which t.Cleanup does too: a Redis that keeps its connections
+// open and answers nothing, not even a PING, as a host that hangs. What
+// its clients send meanwhile is run once it is thawed.
+func (s *Instance) Freeze(t testing.TB) (thaw func()) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("testredis: freeze %s: %v", s.Addr, err)
+	}
+	var once sync.Once
+	thaw = func() { once.Do(func() { _ = s.cmd.Process.Signal(syscall.SIGCONT) }) }
+	t.Cleanup(thaw)
+	return thaw
 }
 
 // Stop kills the server and waits for it to exit. It is safe to call more
