@@ -82,6 +82,21 @@ type batched struct {
 	done  chan struct{} // closed when reply and err are set
 	reply string
 	err   error
+	// answered is set when done is closed (see answer).
+	answered bool
+}
+
+// answer hands r its reply or error, and so its caller, once: the
+// batcher's goroutine calls it when r's batch is done, or earlier when r
+// leaves a batch that is sent again (see stillWaiting). r's fields are its
+// caller's from then on.
+func (r *request) answer() {
+	if r.answered {
+		return
+	}
+	r.answered = true
+	r.err = withContext(r.ctx, r.err)
+	close(r.done)
 }
 
 // eval runs sc for r: at once if a round trip is free, or else in the
@@ -276,8 +291,7 @@ func (s *Store) flush(b *batcher) {
 		answered := false
 		for _, r := range batch {
 			answered = answered || r.err == nil || isReply(r.err)
-			r.err = withContext(r.ctx, r.err)
-			close(r.done)
+			r.answer()
 		}
 		clear(batch)
 		b.mu.Lock()
@@ -322,7 +336,9 @@ func (s *Store) sendSafely(b *batcher, batch []*request) {
 		if p := recover(); p != nil {
 			err := panicked(p)
 			for _, r := range batch {
-				r.reply, r.err = "", err
+				if !r.answered {
+					r.reply, r.err = "", err
+				}
 			}
 		}
 	}()
@@ -330,11 +346,16 @@ func (s *Store) sendSafely(b *batcher, batch []*request) {
 }
 
 // send runs batch, queued in b, in one round trip and sets every
-// request's reply or error.
+// request's reply or error, unless it answered the request already (see
+// answer).
 func (s *Store) send(b *batcher, batch []*request) {
 	if len(batch) == 1 {
 		r := batch[0]
 		r.reply, r.err = s.runRetried(r.ctx, r.keys[0], r.sc, r.args[:4+r.n])
+		return
+	}
+	if b.node == nil && !b.slotted.Load() {
+		s.sendScript(batch)
 		return
 	}
 	ctx, cancel := batchContext(batch)
@@ -343,11 +364,7 @@ func (s *Store) send(b *batcher, batch []*request) {
 		s.pipelineTo(ctx, b.node, batch)
 		return
 	}
-	if b.slotted.Load() {
-		s.pipelineTo(ctx, s.client.(*redis.Client), batch)
-		return
-	}
-	s.sendScript(ctx, batch)
+	s.pipelineTo(ctx, s.client.(*redis.Client), batch)
 }
 
 // batchContext returns the context of a batch's round trip: no
@@ -369,31 +386,34 @@ func batchContext(batch []*request) (context.Context, context.CancelFunc) {
 	return context.WithDeadline(context.WithoutCancel(batch[0].ctx), latest)
 }
 
-// sendScript runs batch as one call of batchLua: its keys are every
-// request's keys in order, its arguments every request's argument. An
-// answer CROSSSLOT hands the batch to sendSlotted. An answer worth
-// retrying (see retry) means the script did not run: before each retry,
-// the requests whose callers left meanwhile are taken out of the batch and
-// fail, uncharged, as each would have sent alone (see retriesEnded).
-func (s *Store) sendScript(ctx context.Context, batch []*request) {
+// sendScript runs batch as one call of batchLua (see scriptOnce): its
+// keys are every request's keys in order, its arguments every request's
+// argument. An answer CROSSSLOT hands the batch to sendSlotted. An answer
+// worth retrying (see retry) means the script did not run: the batch is
+// sent again, paced as retry paces a call sent alone, and each caller is
+// bounded by its own time, as it would be alone: before each wait, the
+// requests whose callers left, or whose deadline (with none, the retry
+// budget) would pass before the next attempt, leave the batch and are
+// answered at once, uncharged (see stillWaiting).
+func (s *Store) sendScript(batch []*request) {
 	start := time.Now()
-	reply, err := batchLua.run(ctx, s.client, scriptArgs(batch))
-	if err != nil {
-		err = s.retry(ctx, "", err, func() error {
-			batch = stillWaiting(batch, err, start)
-			if len(batch) == 0 {
-				reply = ""
-				return nil
-			}
-			reply, err = batchLua.run(ctx, s.client, scriptArgs(batch))
-			return err
-		})
+	batch, reply, err := s.scriptOnce(batch, start)
+	for wait := retryMin; retryable(err) && !s.misdirected(err); wait = min(2*wait, retryMax) {
+		if batch = stillWaiting(batch, err, start, wait); len(batch) == 0 {
+			return
+		}
+		time.Sleep(wait)
+		batch, reply, err = s.scriptOnce(stillWaiting(batch, err, start, 0), start)
+	}
+	if len(batch) == 0 {
+		return
 	}
 	if redis.HasErrorPrefix(err, "CROSSSLOT") {
 		s.sendSlotted(batch, err)
 		return
 	}
 	if err != nil {
+		err = s.settle(err)
 		for _, r := range batch {
 			r.err = err
 		}
@@ -415,6 +435,25 @@ func (s *Store) sendScript(ctx context.Context, batch []*request) {
 	}
 }
 
+// scriptOnce sends batch one call of batchLua (EVALSHA) within the latest
+// deadline of its callers; if Redis answers that it lost the script
+// (NOSCRIPT), the script did not run, and it sends the script itself
+// (EVAL) for the callers still waiting then (see stillWaiting), within
+// theirs. It returns the requests it sent the last call for, and that
+// call's reply.
+func (s *Store) scriptOnce(batch []*request, start time.Time) ([]*request, string, error) {
+	for src := false; len(batch) > 0; src = true {
+		ctx, cancel := batchContext(batch)
+		reply, err := batchLua.send(ctx, s.client, scriptArgs(batch), src)
+		cancel()
+		if src || !redis.HasErrorPrefix(err, "NOSCRIPT") {
+			return batch, reply, err
+		}
+		batch = stillWaiting(batch, err, start, 0)
+	}
+	return batch, "", nil
+}
+
 // scriptArgs returns the arguments of batchLua for batch, from the
 // command's number of keys on (run sets the command and the script).
 func scriptArgs(batch []*request) []any {
@@ -434,14 +473,23 @@ func scriptArgs(batch []*request) []any {
 }
 
 // stillWaiting returns the requests of batch whose callers still wait,
-// in order, and fails the others with err, the answer that made the batch
-// be sent again (so it ran for none of them), as retriesEnded reports the
-// end of the retries begun at start of a call sent alone.
-func stillWaiting(batch []*request, err error, start time.Time) []*request {
+// and will still wait for an attempt made wait from now, in order. The
+// others leave the batch and are answered at once with err, the answer
+// that made the batch be sent again (so it ran for none of them), as
+// retriesEnded reports the end of the retries begun at start of a call
+// sent alone: their callers left, or their deadline (with none, the retry
+// budget from start) passes before that attempt.
+func stillWaiting(batch []*request, err error, start time.Time, wait time.Duration) []*request {
 	live := batch[:0:0]
+	next := time.Now().Add(wait)
 	for _, r := range batch {
-		if left(r.ctx) {
+		giveUp, ok := r.ctx.Deadline()
+		if !ok {
+			giveUp = start.Add(retryBudget)
+		}
+		if left(r.ctx) || !next.Before(giveUp) {
 			r.err = retriesEnded(r.ctx, err, start)
+			r.answer()
 			continue
 		}
 		live = append(live, r)
@@ -514,11 +562,13 @@ func splitReply(r *request, reply string) (string, error) {
 // restart or a SCRIPT FLUSH, and connections that do not load them as
 // ClientOptions' do), those whose callers still wait are sent again in
 // one more pipeline that loads the scripts first, not one round trip
-// each. A request that still meets NOSCRIPT, or meets an answer worth
-// retrying (see retryable: MOVED, ASK and TRYAGAIN while a slot moves),
-// is run again on its own, through the cluster client, which follows
-// redirects, within its own caller's context, not the batch's. A request
-// whose caller left is not sent again: it fails, uncharged.
+// each, within their latest deadline. The requests decided then are
+// answered at once. A request that still meets NOSCRIPT, or meets an
+// answer worth retrying (see retryable: MOVED, ASK and TRYAGAIN while a
+// slot moves), is then run again on its own, through the cluster client,
+// which follows redirects, within its own caller's context, not the
+// batch's. A request whose caller left is not sent again: it fails,
+// uncharged.
 //
 // The pipeline goes through the master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
@@ -534,25 +584,31 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 		}
 	}
 	if len(lost) > 0 {
-		pipelineOnce(ctx, node, lost, true)
+		lctx, cancel := batchContext(lost)
+		pipelineOnce(lctx, node, lost, true)
+		cancel()
 	}
+	again := reqs[:0:0]
 	for _, r := range reqs {
-		if r.err == nil {
+		switch {
+		case r.err == nil:
+		case redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err):
+			again = append(again, r)
 			continue
+		default:
+			s.lostNode(r.err)
+			r.err = classify(r.err)
 		}
-		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
-			// The script did not run. It runs again only while its
-			// caller waits, within the caller's own context, as sent
-			// alone: a caller that left is not charged.
-			if left(r.ctx) {
-				r.err = withContext(r.ctx, r.err)
-				continue
-			}
+		r.answer() // its callers need not wait for the others' retries
+	}
+	for _, r := range again {
+		// The script did not run. It runs again only while its caller
+		// waits, within the caller's own context, as sent alone: a
+		// caller that left is not charged.
+		if !left(r.ctx) {
 			r.reply, r.err = s.runRetried(r.ctx, r.keys[0], r.sc, r.args[:4+r.n])
-			continue
 		}
-		s.lostNode(r.err)
-		r.err = classify(r.err)
+		r.answer()
 	}
 }
 

@@ -210,7 +210,9 @@
 // leaving cancels nothing for the others, and no call is ever sent twice
 // unless Redis answered that it did not run it; then it is sent again only
 // while its caller waits, in a batch too, so a caller that left during
-// the retries is not charged.
+// the retries is not charged, and each call of a batch is retried within
+// its own deadline (or, with none, the retry budget), as it would be
+// alone.
 //
 // Errors are returned, never hidden: whether to fail open or closed is the
 // middleware's choice.

@@ -275,6 +275,14 @@ func (s *Store) retry(ctx context.Context, key string, err error, again func() e
 		wait = min(2*wait, retryMax)
 		err = again()
 	}
+	return s.settle(err)
+}
+
+// settle returns the error a call ends with on err, an answer that no
+// retry gets past (or no answer): a MOVED or ASK to a client that cannot
+// follow it is a configuration error; after a failed round trip a cluster
+// client reloads its slot map (see lostNode); err is classified.
+func (s *Store) settle(err error) error {
 	if s.misdirected(err) {
 		return fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
 	}
