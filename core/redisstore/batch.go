@@ -269,7 +269,7 @@ func (s *Store) flush(b *batcher) {
 				break
 			}
 			taken++
-			if r.state == abandoned || r.ctx.Err() != nil {
+			if r.state == abandoned || left(r.ctx) {
 				r.state = abandoned
 				continue
 			}
@@ -509,7 +509,7 @@ func left(ctx context.Context) bool { return ended(ctx) != nil }
 // waiting is sent again as its own script call, whose keys share one hash
 // tag, in one pipeline: the decisions are those of the requests sent one
 // at a time, all or nothing each. A request whose caller left meanwhile
-// is not sent again and fails with its context's error. The store
+// (see left) is not sent again and fails with its context's error. The store
 // remembers the answer (s.batch.slotted): its later batches are sent that
 // way at once (see send). It logs the change once, at Info.
 //
@@ -522,8 +522,9 @@ func (s *Store) sendSlotted(batch []*request, err error) {
 	}
 	live := make([]*request, 0, len(batch))
 	for _, r := range batch {
-		if cerr := r.ctx.Err(); cerr != nil {
+		if cerr := ended(r.ctx); cerr != nil {
 			r.err = cerr
+			r.answer()
 			continue
 		}
 		live = append(live, r)
