@@ -422,8 +422,9 @@ func (s *Store) sendScript(batch []*request) {
 	rest := reply
 	for i, r := range batch {
 		if rest, err = splitReply(r, rest); err != nil {
+			err = unreadable(fmt.Errorf("batch reply %q: %w", reply, err))
 			for _, r := range batch[i:] {
-				r.err = fmt.Errorf("batch reply %q: %w", reply, err)
+				r.err = err
 			}
 			return
 		}
@@ -431,7 +432,7 @@ func (s *Store) sendScript(batch []*request) {
 	if rest != "" {
 		// Every request has its answer; the surplus is a bug to report,
 		// but not at the cost of the decisions.
-		batch[len(batch)-1].err = fmt.Errorf("batch reply %q: more values than requests", reply)
+		batch[len(batch)-1].err = unreadable(fmt.Errorf("batch reply %q: more values than requests", reply))
 	}
 }
 

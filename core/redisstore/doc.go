@@ -205,7 +205,9 @@
 // A call that ends at its deadline or cancellation before it was sent
 // (still queued for a batch) was not charged, and never will be. A call
 // that ends so after it was sent, alone or in a batch, may have been
-// charged: Redis may run the script after the caller stopped waiting. A batch's
+// charged: Redis may run the script after the caller stopped waiting. So
+// may a call whose reply is lost, or comes but cannot be read (its error
+// says so). A batch's
 // round trip runs until the latest deadline of its calls; one caller
 // leaving cancels nothing for the others, and no call is ever sent twice
 // unless Redis answered that it did not run it; then it is sent again only

@@ -335,6 +335,14 @@ func (s *Store) lostNode(err error) {
 	s.client.(*redis.ClusterClient).ReloadState(context.Background())
 }
 
+// unreadable returns err, the failure to read a script's reply, saying
+// that Redis ran the script: the call may have been charged, as when the
+// reply is lost. Like a lost reply, it is no answer from Redis (isReply),
+// and classify leaves it as it is.
+func unreadable(err error) error {
+	return fmt.Errorf("%w (Redis ran the script: the call may have been charged)", err)
+}
+
 // logPanic recovers a panic of the client on a goroutine of the store that
 // answers no call (one that reads the cluster's slots), and logs it (see
 // panicked): the process goes on, and so does the store.
