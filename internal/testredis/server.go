@@ -72,7 +72,7 @@ func answersPing(err error) bool { return err == nil }
 
 // start runs one server on port with dir as its working directory and
 // waits (at most 5 s) until its answer to PING (nil, or the error) is one
-// ready accepts.
+// ready accepts, from that very process.
 func start(bin, dir string, port int, conf, extra []string, ready func(error) bool) (*Instance, error) {
 	args := append([]string{}, conf...)
 	args = append(args, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
@@ -96,6 +96,9 @@ func start(bin, dir string, port int, conf, extra []string, ready func(error) bo
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		err = c.Ping(ctx).Err()
+		if ready(err) && !ours(ctx, c, cmd.Process.Pid) {
+			err = fmt.Errorf("another process answers on port %d", port)
+		}
 		cancel()
 		if ready(err) {
 			return s, nil
@@ -104,6 +107,14 @@ func start(bin, dir string, port int, conf, extra []string, ready func(error) bo
 	}
 	s.Stop()
 	return nil, fmt.Errorf("redis-server on port %d did not answer within 5s: %v", port, err)
+}
+
+// ours reports whether the server c reaches is the process pid (INFO,
+// which a server serves while it loads too), and not a server another
+// test started on the port meanwhile.
+func ours(ctx context.Context, c *redis.Client, pid int) bool {
+	info, err := c.Info(ctx, "server").Result()
+	return err == nil && strings.Contains(info, "\r\nprocess_id:"+strconv.Itoa(pid)+"\r\n")
 }
 
 // freePort returns a port of 10000-21999 where, like on the port 10000
@@ -128,7 +139,8 @@ func portFree(p int) bool {
 }
 
 // Restart writes the server's dataset to disk (SAVE), stops the server and
-// starts a redis-server on that dataset at the same address, with the extra
+// starts a redis-server on that dataset at the same address (waiting up to
+// 10 s for the port if another process holds it meanwhile), with the extra
 // redis-server arguments args, stopped in t.Cleanup. It returns the new
 // server as soon as it answers PING, with PONG or with LOADING: a server
 // restarted on many keys with "--key-load-delay" (microseconds per key; it
@@ -146,6 +158,13 @@ func (s *Instance) Restart(t testing.TB, args ...string) *Instance {
 		t.Fatalf("testredis: save before restart: %v", err)
 	}
 	s.Stop()
+	return s.startAgain(t, args)
+}
+
+// startAgain starts a redis-server on the stopped server's dataset and
+// address, with the extra arguments args (see Restart).
+func (s *Instance) startAgain(t testing.TB, args []string) *Instance {
+	t.Helper()
 	_, p, err := net.SplitHostPort(s.Addr)
 	if err != nil {
 		t.Fatalf("testredis: restart %s: %v", s.Addr, err)
@@ -155,12 +174,21 @@ func (s *Instance) Restart(t testing.TB, args ...string) *Instance {
 		t.Fatalf("testredis: restart %s: %v", s.Addr, err)
 	}
 	loading := func(err error) bool { return err == nil || redis.HasErrorPrefix(err, "LOADING") }
-	n, err := start(ServerPath(t), s.dir, port, nil, args, loading)
-	if err != nil {
-		t.Fatalf("testredis: restart %s: %v", s.Addr, err)
+	// Another process may hold the port for a moment (freePort's probe
+	// binds it; a server of another test may try it and give up): the
+	// new server then exits at once, and is started again, for up to 10 s.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err := start(ServerPath(t), s.dir, port, nil, args, loading)
+		if err == nil {
+			t.Cleanup(n.Stop)
+			return n
+		}
+		if !time.Now().Before(deadline) {
+			t.Fatalf("testredis: restart %s: %v", s.Addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	t.Cleanup(n.Stop)
-	return n
 }
 
 // Client returns a new client of the instance, closed by t.Cleanup.
