@@ -13,8 +13,9 @@ import (
 )
 
 // Batching. A call that finds fewer than maxInFlight round trips in flight
-// is sent at once, on its own, on the caller's goroutine: one goroutine
-// at a time pays nothing for batching. Calls that arrive while that many
+// is sent at once, on its own (on the caller's goroutine if its context can
+// never end, see inline): one goroutine at a time pays nothing for
+// batching. Calls that arrive while that many
 // are in flight queue, and go together in the next round trip, sent by a
 // goroutine of the store as soon as a round trip finishes: no timer, so
 // a batch grows only while Redis is busy. On a standalone Redis (or
