@@ -13,9 +13,8 @@ import (
 )
 
 // Batching. A call that finds fewer than maxInFlight round trips in flight
-// is sent at once, on its own (on the caller's goroutine if its context can
-// never end, see inline): one goroutine at a time pays nothing for
-// batching. Calls that arrive while that many
+// is sent at once, on its own, on the caller's goroutine: one goroutine
+// at a time pays nothing for batching. Calls that arrive while that many
 // are in flight queue, and go together in the next round trip, sent by a
 // goroutine of the store as soon as a round trip finishes: no timer, so
 // a batch grows only while Redis is busy. On a standalone Redis (or
@@ -166,7 +165,7 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 // alone too: looking for the map would hold it for the client's own
 // timeouts, on the caller's goroutine.
 func (s *Store) nodeBatcher(ctx context.Context, r *request) *batcher {
-	if !s.slotMap.Load() && !s.bounded(ctx) || s.unserved.holds(r.keys[0]) {
+	if !s.slotMap.Load() && !s.inline(ctx) || s.unserved.holds(r.keys[0]) {
 		return nil
 	}
 	node, err := s.master(ctx, r.keys[0])

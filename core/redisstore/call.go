@@ -90,12 +90,12 @@ func appendArgs(b []byte, now, cost int64, charge, serverTime bool, policies []c
 	return b
 }
 
-// evalAlone runs sc for r in a round trip of its own, until ctx is done
-// the way call does, retrying cluster answers that a later
+// evalAlone runs sc for r in a round trip of its own, within ctx's
+// deadline the way call does, retrying cluster answers that a later
 // attempt gets past (runRetried), and returns the script's reply.
 func (s *Store) evalAlone(ctx context.Context, sc *script, r *request, n int) (string, error) {
 	args := r.args[:4+n]
-	if inline(ctx) {
+	if s.inline(ctx) {
 		reply, err := s.runRetried(ctx, r.keys[0], sc, args)
 		return reply, withContext(ctx, err)
 	}
@@ -121,20 +121,17 @@ func (s *Store) evalAlone(ctx context.Context, sc *script, r *request, n int) (s
 	}
 }
 
-// inline reports whether a call can run on the caller's goroutine: only
-// when ctx can never end (its Done is nil, as context.Background's), for
-// then nothing could make its caller stop waiting. Otherwise the call runs
-// on a goroutine of its own and its caller stops waiting when ctx is done,
-// by its deadline or by cancellation: go-redis honours a deadline (with
-// ContextTimeoutEnabled) but never a cancellation, and a cancelled caller
-// would wait for the client's read timeout on a Redis that does not
-// answer.
-func inline(ctx context.Context) bool { return ctx.Done() == nil }
-
-// bounded reports whether the client's own waits for a call with context
-// ctx end by ctx's deadline: the client honours it, or ctx has none (a
-// call then waits at most the client's own timeouts).
-func (s *Store) bounded(ctx context.Context) bool {
+// inline reports whether a call can run on the caller's goroutine: the
+// client honours ctx's deadline itself, or ctx has no deadline (a request
+// context that is only cancellable waits at most the client's own
+// timeouts, which is bounded, and pays for no goroutine). Such a call does
+// not return at ctx's cancellation, go-redis does not honour it: it waits
+// for its reply, and is decided. That is deliberate: the middleware asks
+// the store again, detached, for a request cancelled before its decision
+// came (net/http cancels the context of a client that half-closes as it
+// sends), and a call that returned at cancellation after Redis ran it
+// would be charged twice.
+func (s *Store) inline(ctx context.Context) bool {
 	if s.ctxAware {
 		return true
 	}
@@ -142,19 +139,17 @@ func (s *Store) bounded(ctx context.Context) bool {
 	return !ok
 }
 
-// call runs f so that it returns no later than ctx is done, by its
-// deadline or by cancellation. When inline says so, f runs on the caller's
-// goroutine. Otherwise f runs on its own goroutine and call stops waiting
-// when ctx is done; f then finishes in the background within the client's
-// own timeouts (a call it sent may still be made), and its result is
-// dropped.
+// call runs f so that it returns no later than ctx's deadline. When inline
+// says so, f runs on the caller's goroutine. Otherwise f runs on its own
+// goroutine and call stops waiting when ctx is done; f then finishes in the
+// background within the client's own timeouts, and its result is dropped.
 // A panic of f there (of a client hook) is f's error (see
 // ErrClientPanicked).
 func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if inline(ctx) {
+	if s.inline(ctx) {
 		return withContext(ctx, f(ctx))
 	}
 	done := make(chan error, 1)

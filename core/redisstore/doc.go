@@ -189,14 +189,17 @@
 //
 // # Context and errors
 //
-// Every call honours ctx's deadline and its cancellation. A context
-// already done fails at once, without a round trip. A call whose context
-// can end waits for its reply on another goroutine and stops waiting when
-// ctx is done, returning ctx's error, so a slow or unreachable Redis never
-// holds a request past its deadline or its cancellation (go-redis, even
-// with ContextTimeoutEnabled, honours deadlines but not cancellation). A
-// call whose context can never end (context.Background) runs on the
-// caller's goroutine and waits at most the client's own timeouts.
+// Every call honours ctx's deadline. A context already done fails at once,
+// without a round trip. When the client has ContextTimeoutEnabled, go-redis
+// bounds its own waits; otherwise the store waits for the reply on another
+// goroutine and stops waiting at the deadline, returning ctx's error, so a
+// slow or unreachable Redis never holds a request past its deadline (a
+// context with no deadline waits at most the client's own timeouts). A call
+// sent alone on the caller's goroutine (those two cases) does not return
+// at ctx's cancellation, which go-redis does not honour: it waits for its
+// reply and is decided, so a request that the middleware asks again,
+// detached, once its client has hung up or half-closed, is not charged
+// twice. A call waiting for a batch returns at cancellation.
 // Whatever its deadline, a call queued for a batch fails, uncharged, once
 // a batch ahead of it has run for the client's ReadTimeout without an
 // answer from Redis: a silent Redis costs a call about two read timeouts,
