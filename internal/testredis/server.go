@@ -72,7 +72,7 @@ func answersPing(err error) bool { return err == nil }
 
 // start runs one server on port with dir as its working directory and
 // waits (at most 5 s) until its answer to PING (nil, or the error) is one
-// ready accepts, from that very process.
+// ready accepts.
 func start(bin, dir string, port int, conf, extra []string, ready func(error) bool) (*Instance, error) {
 	args := append([]string{}, conf...)
 	args = append(args, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
@@ -96,9 +96,6 @@ func start(bin, dir string, port int, conf, extra []string, ready func(error) bo
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		err = c.Ping(ctx).Err()
-		if ready(err) && !ours(ctx, c, cmd.Process.Pid) {
-			err = fmt.Errorf("another process answers on port %d", port)
-		}
 		cancel()
 		if ready(err) {
 			return s, nil
@@ -107,14 +104,6 @@ func start(bin, dir string, port int, conf, extra []string, ready func(error) bo
 	}
 	s.Stop()
 	return nil, fmt.Errorf("redis-server on port %d did not answer within 5s: %v", port, err)
-}
-
-// ours reports whether the server c reaches is the process pid (INFO,
-// which a server serves while it loads too), and not a server another
-// test started on the port meanwhile.
-func ours(ctx context.Context, c *redis.Client, pid int) bool {
-	info, err := c.Info(ctx, "server").Result()
-	return err == nil && strings.Contains(info, "\r\nprocess_id:"+strconv.Itoa(pid)+"\r\n")
 }
 
 // freePort returns a port of 10000-21999 where, like on the port 10000
