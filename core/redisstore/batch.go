@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -148,13 +149,41 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 	}
 	b.mu.Unlock()
 	if state == sent {
-		select {
-		case <-r.done: // the answer came in at the same moment
-			return r.reply, r.err
-		default:
-		}
+		return sentAnswer(ctx, r)
 	}
 	return "", ctx.Err()
+}
+
+// sentAnswer is what the caller of r, sent in a batch, gets once its
+// context is done. At its deadline: the answer if it came in at the same
+// moment, or else ctx's error. At a cancellation before its deadline: the
+// answer, waited for until the deadline at most, as a call sent alone on
+// its caller's goroutine waits for its reply (see inline), so that a
+// request the middleware asks again, detached, is not charged twice. The
+// batch's round trip ends within the client's timeouts, or the retry
+// budget, as that call's does; its retries leave out r (see stillWaiting).
+func sentAnswer(ctx context.Context, r *request) (string, error) {
+	select {
+	case <-r.done: // the answer came in at the same moment
+		return r.reply, r.err
+	default:
+	}
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		return "", ctx.Err()
+	}
+	d, ok := ctx.Deadline()
+	if !ok {
+		<-r.done
+		return r.reply, r.err
+	}
+	t := time.NewTimer(time.Until(d))
+	defer t.Stop()
+	select {
+	case <-r.done:
+		return r.reply, r.err
+	case <-t.C:
+		return "", ctx.Err()
+	}
 }
 
 // nodeBatcher returns the batcher of the master that holds r's keys on a

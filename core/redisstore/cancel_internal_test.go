@@ -20,8 +20,10 @@ import (
 // cancellation, and is decided and charged once when Redis answers: the
 // middleware asks a cancelled request again, detached, and a call that
 // returned at the cancellation would be charged twice (a half-closing
-// client). A call cancelled while it waits for a batch already sent
-// returns at once with context.Canceled; Redis still runs it.
+// client). So is a call cancelled while it waits for a batch already
+// sent; before, it returned at once with context.Canceled, and Redis ran
+// it all the same. (A call cancelled while still queued leaves,
+// uncharged.)
 func TestCancelledCallSentAloneIsDecided(t *testing.T) {
 	srv := testredis.Server(t)
 	opts := ClientOptions(srv.Addr)
@@ -93,8 +95,8 @@ func TestCancelledCallSentAloneIsDecided(t *testing.T) {
 		assert.Equal(t, int64(9), r.States[0].Remaining, "%s was charged once", key)
 	}
 
-	// A batch sent to the frozen Redis: its cancelled caller leaves. b's
-	// deadline ends its round trip, and the queue is sent in its place.
+	// A batch sent to the frozen Redis: its cancelled caller waits for it.
+	// b's deadline ends its round trip, and the queue is sent in its place.
 	thaw = srv.Freeze(t)
 	a = take("a")
 	require.Eventually(t, func() bool { n, _ := state(); return n == 1 }, 5*time.Second, time.Millisecond)
@@ -108,10 +110,18 @@ func TestCancelledCallSentAloneIsDecided(t *testing.T) {
 	require.Eventually(t, func() bool { n, _ := state(); return n == 2 }, 5*time.Second, time.Millisecond)
 	cc = take("c")
 	require.Eventually(t, func() bool { _, q := state(); return q == 1 }, 5*time.Second, time.Millisecond)
+	d = take("d")
+	require.Eventually(t, func() bool { _, q := state(); return q == 2 }, 5*time.Second, time.Millisecond)
 	require.ErrorIs(t, returned(call{err: short}, "b"), context.DeadlineExceeded)
 	require.Eventually(t, func() bool { _, q := state(); return q == 0 }, 5*time.Second, time.Millisecond)
 	cc.cancel()
-	require.ErrorIs(t, returned(cc, "the cancelled call sent in a batch"), context.Canceled)
 	thaw()
+	require.NoError(t, returned(cc, "c"), "the cancelled call sent in a batch is decided")
+	require.NoError(t, returned(d, "d"))
 	require.NoError(t, returned(a, "a"))
+	for key, want := range map[string]int64{"a": 8, "c": 8, "d": 8} {
+		r, err := s.Peek(ctx, key, ps, 1, time.Now())
+		require.NoError(t, err)
+		assert.Equal(t, want, r.States[0].Remaining, "%s was charged once more", key)
+	}
 }

@@ -199,7 +199,8 @@
 // at ctx's cancellation, which go-redis does not honour: it waits for its
 // reply and is decided, so a request that the middleware asks again,
 // detached, once its client has hung up or half-closed, is not charged
-// twice. A call waiting for a batch returns at cancellation.
+// twice; so does a call sent in a batch, until its deadline at most. A
+// call still queued for a batch returns at cancellation, uncharged.
 // Whatever its deadline, a call queued for a batch fails, uncharged, once
 // a batch ahead of it has run for the client's ReadTimeout without an
 // answer from Redis: a silent Redis costs a call about two read timeouts,
