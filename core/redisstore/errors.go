@@ -44,14 +44,15 @@ var (
 
 	// ErrClientPanicked is wrapped by the error of a call during which the
 	// Redis client panicked (a hook added to it, most likely) on a goroutine
-	// of the store: a batch's, or the one a call waits on when its context
-	// can end. Nothing would recover such a panic, and it would end the
-	// process; the store recovers it, logs it with its stack at Error, and
-	// fails the calls it held with this error, which keeps the panic's
-	// value (and matches it, if it is an error). The client may have sent
-	// the calls first, so they may have been charged. A panic on the
-	// caller's own goroutine (a call whose context can never end) is left
-	// to the caller, as an HTTP server recovers a handler's.
+	// of the store: a batch's, or the one a call with a deadline waits on
+	// when the client does not honour deadlines (ContextTimeoutEnabled).
+	// Nothing would recover such a panic, and it would end the process; the
+	// store recovers it, logs it with its stack at Error, and fails the
+	// calls it held with this error, which keeps the panic's value (and
+	// matches it, if it is an error). The client may have sent the calls
+	// first, so they may have been charged. A panic on the caller's own
+	// goroutine (a call sent alone otherwise) is left to the caller, as an
+	// HTTP server recovers a handler's.
 	ErrClientPanicked = errors.New("redisstore: the Redis client panicked")
 )
 
