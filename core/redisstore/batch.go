@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -82,6 +83,21 @@ type batched struct {
 	done  chan struct{} // closed when reply and err are set
 	reply string
 	err   error
+	// answered is set when done is closed (see answer).
+	answered bool
+}
+
+// answer hands r its reply or error, and so its caller, once: the
+// batcher's goroutine calls it when r's batch is done, or earlier when r
+// leaves a batch that is sent again (see stillWaiting). r's fields are its
+// caller's from then on.
+func (r *request) answer() {
+	if r.answered {
+		return
+	}
+	r.answered = true
+	r.err = withContext(r.ctx, r.err)
+	close(r.done)
 }
 
 // eval runs sc for r: at once if a round trip is free, or else in the
@@ -133,13 +149,41 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 	}
 	b.mu.Unlock()
 	if state == sent {
-		select {
-		case <-r.done: // the answer came in at the same moment
-			return r.reply, r.err
-		default:
-		}
+		return sentAnswer(ctx, r)
 	}
 	return "", ctx.Err()
+}
+
+// sentAnswer is what the caller of r, sent in a batch, gets once its
+// context is done. At its deadline: the answer if it came in at the same
+// moment, or else ctx's error. At a cancellation before its deadline: the
+// answer, waited for until the deadline at most, as a call sent alone on
+// its caller's goroutine waits for its reply (see inline), so that a
+// request the middleware asks again, detached, is not charged twice. The
+// batch's round trip ends within the client's timeouts, or the retry
+// budget, as that call's does; its retries leave out r (see stillWaiting).
+func sentAnswer(ctx context.Context, r *request) (string, error) {
+	select {
+	case <-r.done: // the answer came in at the same moment
+		return r.reply, r.err
+	default:
+	}
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		return "", ctx.Err()
+	}
+	d, ok := ctx.Deadline()
+	if !ok {
+		<-r.done
+		return r.reply, r.err
+	}
+	t := time.NewTimer(time.Until(d))
+	defer t.Stop()
+	select {
+	case <-r.done:
+		return r.reply, r.err
+	case <-t.C:
+		return "", ctx.Err()
+	}
 }
 
 // nodeBatcher returns the batcher of the master that holds r's keys on a
@@ -188,6 +232,7 @@ func (s *Store) pruneNodes() {
 }
 
 func (s *Store) pruneNodesOnce() {
+	defer logPanic()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	var mu sync.Mutex
@@ -253,7 +298,7 @@ func (s *Store) flush(b *batcher) {
 				break
 			}
 			taken++
-			if r.state == abandoned || r.ctx.Err() != nil {
+			if r.state == abandoned || left(r.ctx) {
 				r.state = abandoned
 				continue
 			}
@@ -271,12 +316,11 @@ func (s *Store) flush(b *batcher) {
 		answers := b.answers
 		b.mu.Unlock()
 		start := time.Now()
-		s.send(b, batch)
+		s.sendSafely(b, batch)
 		answered := false
 		for _, r := range batch {
 			answered = answered || r.err == nil || isReply(r.err)
-			r.err = withContext(r.ctx, r.err)
-			close(r.done)
+			r.answer()
 		}
 		clear(batch)
 		b.mu.Lock()
@@ -313,12 +357,34 @@ func (s *Store) dropStalled(b *batcher, answers uint64, took time.Duration) {
 	b.queue = b.queue[:0]
 }
 
+// sendSafely is send, but a panic of the client (of a hook of the user's)
+// fails the batch's requests (see ErrClientPanicked) instead of the process
+// and the batcher: nothing else would recover it on this goroutine.
+func (s *Store) sendSafely(b *batcher, batch []*request) {
+	defer func() {
+		if p := recover(); p != nil {
+			err := panicked(p)
+			for _, r := range batch {
+				if !r.answered {
+					r.reply, r.err = "", err
+				}
+			}
+		}
+	}()
+	s.send(b, batch)
+}
+
 // send runs batch, queued in b, in one round trip and sets every
-// request's reply or error.
+// request's reply or error, unless it answered the request already (see
+// answer).
 func (s *Store) send(b *batcher, batch []*request) {
 	if len(batch) == 1 {
 		r := batch[0]
 		r.reply, r.err = s.runRetried(r.ctx, r.keys[0], r.sc, r.args[:4+r.n])
+		return
+	}
+	if b.node == nil && !b.slotted.Load() {
+		s.sendScript(batch)
 		return
 	}
 	ctx, cancel := batchContext(batch)
@@ -327,11 +393,7 @@ func (s *Store) send(b *batcher, batch []*request) {
 		s.pipelineTo(ctx, b.node, batch)
 		return
 	}
-	if b.slotted.Load() {
-		s.pipelineTo(ctx, s.client.(*redis.Client), batch)
-		return
-	}
-	s.sendScript(ctx, batch)
+	s.pipelineTo(ctx, s.client.(*redis.Client), batch)
 }
 
 // batchContext returns the context of a batch's round trip: no
@@ -353,31 +415,34 @@ func batchContext(batch []*request) (context.Context, context.CancelFunc) {
 	return context.WithDeadline(context.WithoutCancel(batch[0].ctx), latest)
 }
 
-// sendScript runs batch as one call of batchLua: its keys are every
-// request's keys in order, its arguments every request's argument. An
-// answer CROSSSLOT hands the batch to sendSlotted. An answer worth
-// retrying (see retry) means the script did not run: before each retry,
-// the requests whose callers left meanwhile are taken out of the batch and
-// fail, uncharged, as each would have sent alone (see retriesEnded).
-func (s *Store) sendScript(ctx context.Context, batch []*request) {
+// sendScript runs batch as one call of batchLua (see scriptOnce): its
+// keys are every request's keys in order, its arguments every request's
+// argument. An answer CROSSSLOT hands the batch to sendSlotted. An answer
+// worth retrying (see retry) means the script did not run: the batch is
+// sent again, paced as retry paces a call sent alone, and each caller is
+// bounded by its own time, as it would be alone: before each wait, the
+// requests whose callers left, or whose deadline (with none, the retry
+// budget) would pass before the next attempt, leave the batch and are
+// answered at once, uncharged (see stillWaiting).
+func (s *Store) sendScript(batch []*request) {
 	start := time.Now()
-	reply, err := batchLua.run(ctx, s.client, scriptArgs(batch))
-	if err != nil {
-		err = s.retry(ctx, "", err, func() error {
-			batch = stillWaiting(batch, err, start)
-			if len(batch) == 0 {
-				reply = ""
-				return nil
-			}
-			reply, err = batchLua.run(ctx, s.client, scriptArgs(batch))
-			return err
-		})
+	batch, reply, err := s.scriptOnce(batch, start)
+	for wait := retryMin; retryable(err) && !s.misdirected(err); wait = min(2*wait, retryMax) {
+		if batch = stillWaiting(batch, err, start, wait); len(batch) == 0 {
+			return
+		}
+		time.Sleep(wait)
+		batch, reply, err = s.scriptOnce(stillWaiting(batch, err, start, 0), start)
+	}
+	if len(batch) == 0 {
+		return
 	}
 	if redis.HasErrorPrefix(err, "CROSSSLOT") {
 		s.sendSlotted(batch, err)
 		return
 	}
 	if err != nil {
+		err = s.settle(err)
 		for _, r := range batch {
 			r.err = err
 		}
@@ -386,8 +451,9 @@ func (s *Store) sendScript(ctx context.Context, batch []*request) {
 	rest := reply
 	for i, r := range batch {
 		if rest, err = splitReply(r, rest); err != nil {
+			err = unreadable(fmt.Errorf("batch reply %q: %w", reply, err))
 			for _, r := range batch[i:] {
-				r.err = fmt.Errorf("batch reply %q: %w", reply, err)
+				r.err = err
 			}
 			return
 		}
@@ -395,8 +461,27 @@ func (s *Store) sendScript(ctx context.Context, batch []*request) {
 	if rest != "" {
 		// Every request has its answer; the surplus is a bug to report,
 		// but not at the cost of the decisions.
-		batch[len(batch)-1].err = fmt.Errorf("batch reply %q: more values than requests", reply)
+		batch[len(batch)-1].err = unreadable(fmt.Errorf("batch reply %q: more values than requests", reply))
 	}
+}
+
+// scriptOnce sends batch one call of batchLua (EVALSHA) within the latest
+// deadline of its callers; if Redis answers that it lost the script
+// (NOSCRIPT), the script did not run, and it sends the script itself
+// (EVAL) for the callers still waiting then (see stillWaiting), within
+// theirs. It returns the requests it sent the last call for, and that
+// call's reply.
+func (s *Store) scriptOnce(batch []*request, start time.Time) ([]*request, string, error) {
+	for src := false; len(batch) > 0; src = true {
+		ctx, cancel := batchContext(batch)
+		reply, err := batchLua.send(ctx, s.client, scriptArgs(batch), src)
+		cancel()
+		if src || !redis.HasErrorPrefix(err, "NOSCRIPT") {
+			return batch, reply, err
+		}
+		batch = stillWaiting(batch, err, start, 0)
+	}
+	return batch, "", nil
 }
 
 // scriptArgs returns the arguments of batchLua for batch, from the
@@ -418,14 +503,23 @@ func scriptArgs(batch []*request) []any {
 }
 
 // stillWaiting returns the requests of batch whose callers still wait,
-// in order, and fails the others with err, the answer that made the batch
-// be sent again (so it ran for none of them), as retriesEnded reports the
-// end of the retries begun at start of a call sent alone.
-func stillWaiting(batch []*request, err error, start time.Time) []*request {
+// and will still wait for an attempt made wait from now, in order. The
+// others leave the batch and are answered at once with err, the answer
+// that made the batch be sent again (so it ran for none of them), as
+// retriesEnded reports the end of the retries begun at start of a call
+// sent alone: their callers left, or their deadline (with none, the retry
+// budget from start) passes before that attempt.
+func stillWaiting(batch []*request, err error, start time.Time, wait time.Duration) []*request {
 	live := batch[:0:0]
+	next := time.Now().Add(wait)
 	for _, r := range batch {
-		if left(r.ctx) {
+		giveUp, ok := r.ctx.Deadline()
+		if !ok {
+			giveUp = start.Add(retryBudget)
+		}
+		if left(r.ctx) || !next.Before(giveUp) {
 			r.err = retriesEnded(r.ctx, err, start)
+			r.answer()
 			continue
 		}
 		live = append(live, r)
@@ -445,7 +539,7 @@ func left(ctx context.Context) bool { return ended(ctx) != nil }
 // waiting is sent again as its own script call, whose keys share one hash
 // tag, in one pipeline: the decisions are those of the requests sent one
 // at a time, all or nothing each. A request whose caller left meanwhile
-// is not sent again and fails with its context's error. The store
+// (see left) is not sent again and fails with its context's error. The store
 // remembers the answer (s.batch.slotted): its later batches are sent that
 // way at once (see send). It logs the change once, at Info.
 //
@@ -458,8 +552,9 @@ func (s *Store) sendSlotted(batch []*request, err error) {
 	}
 	live := make([]*request, 0, len(batch))
 	for _, r := range batch {
-		if cerr := r.ctx.Err(); cerr != nil {
+		if cerr := ended(r.ctx); cerr != nil {
 			r.err = cerr
+			r.answer()
 			continue
 		}
 		live = append(live, r)
@@ -498,11 +593,13 @@ func splitReply(r *request, reply string) (string, error) {
 // restart or a SCRIPT FLUSH, and connections that do not load them as
 // ClientOptions' do), those whose callers still wait are sent again in
 // one more pipeline that loads the scripts first, not one round trip
-// each. A request that still meets NOSCRIPT, or meets an answer worth
-// retrying (see retryable: MOVED, ASK and TRYAGAIN while a slot moves),
-// is run again on its own, through the cluster client, which follows
-// redirects, within its own caller's context, not the batch's. A request
-// whose caller left is not sent again: it fails, uncharged.
+// each, within their latest deadline. The requests decided then are
+// answered at once. A request that still meets NOSCRIPT, or meets an
+// answer worth retrying (see retryable: MOVED, ASK and TRYAGAIN while a
+// slot moves), is then run again on its own, through the cluster client,
+// which follows redirects, within its own caller's context, not the
+// batch's. A request whose caller left is not sent again: it fails,
+// uncharged.
 //
 // The pipeline goes through the master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
@@ -518,25 +615,31 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 		}
 	}
 	if len(lost) > 0 {
-		pipelineOnce(ctx, node, lost, true)
+		lctx, cancel := batchContext(lost)
+		pipelineOnce(lctx, node, lost, true)
+		cancel()
 	}
+	again := reqs[:0:0]
 	for _, r := range reqs {
-		if r.err == nil {
+		switch {
+		case r.err == nil:
+		case redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err):
+			again = append(again, r)
 			continue
+		default:
+			s.lostNode(r.err)
+			r.err = classify(r.err)
 		}
-		if redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err) {
-			// The script did not run. It runs again only while its
-			// caller waits, within the caller's own context, as sent
-			// alone: a caller that left is not charged.
-			if left(r.ctx) {
-				r.err = withContext(r.ctx, r.err)
-				continue
-			}
+		r.answer() // its callers need not wait for the others' retries
+	}
+	for _, r := range again {
+		// The script did not run. It runs again only while its caller
+		// waits, within the caller's own context, as sent alone: a
+		// caller that left is not charged.
+		if !left(r.ctx) {
 			r.reply, r.err = s.runRetried(r.ctx, r.keys[0], r.sc, r.args[:4+r.n])
-			continue
 		}
-		s.lostNode(r.err)
-		r.err = classify(r.err)
+		r.answer()
 	}
 }
 

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -65,44 +66,67 @@ func testBatchRetryDropsCallersThatLeft(t *testing.T, slotted bool) {
 	assert.Equal(t, int64(10), r.States[0].Remaining, "the caller that left was not charged")
 }
 
-// holdFirstPipeline holds the first pipeline of script calls, after its
-// replies came, until release is closed.
-type holdFirstPipeline struct {
+// holdFirstBatch holds the first batch of script calls (a call of the
+// batch script, or a pipeline of script calls), after its reply came,
+// until release is closed.
+type holdFirstBatch struct {
 	once    sync.Once
 	release chan struct{}
 }
 
-func (h *holdFirstPipeline) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *holdFirstBatch) hold() {
+	h.once.Do(func() {
+		select {
+		case <-h.release:
+		case <-time.After(10 * time.Second):
+		}
+	})
+}
 
-func (h *holdFirstPipeline) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h *holdFirstBatch) DialHook(next redis.DialHook) redis.DialHook { return next }
 
-func (h *holdFirstPipeline) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		err := next(ctx, cmds)
-		h.once.Do(func() {
-			select {
-			case <-h.release:
-			case <-time.After(10 * time.Second):
-			}
-		})
+func (h *holdFirstBatch) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if cmd.Name() == "evalsha" && cmd.Args()[1] == batchLua.sha {
+			h.hold()
+		}
 		return err
 	}
 }
 
-// A pipelined batch that meets NOSCRIPT (the server lost its scripts) is
-// sent again with the scripts loaded first, without the requests whose
-// callers left meanwhile: those are not charged, as they would not have
-// been sent alone.
+func (h *holdFirstBatch) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		h.hold()
+		return err
+	}
+}
+
+// A batch that meets NOSCRIPT (the server lost its scripts) is sent again
+// with the script (EVAL of the batch script, or a pipeline that loads the
+// scripts first), without the requests whose callers left meanwhile:
+// those are not charged, as they would not have been sent alone. Before,
+// the batch script's EVAL still ran for every caller of the batch, within
+// the batch's latest deadline.
 func TestBatchNoscriptLeavesOutCallersThatLeft(t *testing.T) {
+	for _, slotted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "script", true: "pipeline"}[slotted], func(t *testing.T) {
+			testBatchNoscriptLeavesOutCallersThatLeft(t, slotted)
+		})
+	}
+}
+
+func testBatchNoscriptLeavesOutCallersThatLeft(t *testing.T, slotted bool) {
 	srv := testredis.Server(t)
 	ctx := context.Background()
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { _ = c.Close() })
-	hold := &holdFirstPipeline{release: make(chan struct{})}
+	hold := &holdFirstBatch{release: make(chan struct{})}
 	c.AddHook(hold)
 	s, err := New(c, WithPrefix(testredis.Prefix(t)), WithClientTime())
 	require.NoError(t, err)
-	s.batch.slotted.Store(true) // batches are pipelines of script calls
+	s.batch.slotted.Store(slotted)
 	ps, err := policytest.Validate([]core.Policy{core.PerMinute(10)})
 	require.NoError(t, err)
 	now := time.Now()
@@ -124,35 +148,85 @@ func TestBatchNoscriptLeavesOutCallersThatLeft(t *testing.T) {
 	assert.Equal(t, int64(10), r.States[0].Remaining, "the caller that left was not charged")
 }
 
+// A batch that Redis answers "not now" (READONLY) is retried for each of
+// its callers within that caller's own time, as the call would be alone:
+// a caller with no deadline gets its answer after the retry budget
+// (os.ErrDeadlineExceeded), uncharged, while a caller with a deadline of
+// 10 s is still retried, and decided once Redis is a master again. Before,
+// the whole batch was retried for the budget of its caller with no
+// deadline, and failed for both.
+func TestBatchRetryBoundsEachCaller(t *testing.T) {
+	srv := testredis.Server(t)
+	admin := srv.Client(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { _ = c.Close() })
+	s, err := New(c, WithPrefix(testredis.Prefix(t)), WithClientTime())
+	require.NoError(t, err)
+	ps, err := policytest.Validate([]core.Policy{core.PerMinute(10)})
+	require.NoError(t, err)
+	now := time.Now()
+	require.NoError(t, admin.ReplicaOf(ctx, "127.0.0.1", "1").Err())
+	t.Cleanup(func() { _ = admin.ReplicaOf(ctx, "NO", "ONE").Err() })
+
+	errs := queueCalls(t, s, ps, now, map[string]time.Duration{"none": 0}, "none", "long")
+	s.finished(&s.batch, true) // the batch is sent, and meets READONLY
+
+	err = <-errs[0]
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded, "the caller with no deadline: its retry budget")
+	assert.Contains(t, err.Error(), "READONLY", "Redis's answer is kept")
+	require.NoError(t, admin.ReplicaOf(ctx, "NO", "ONE").Err())
+	require.NoError(t, <-errs[1], "the caller with a deadline is retried until Redis is a master again")
+	s.finished(&s.batch, true)
+
+	r, err := s.Peek(ctx, "long", ps, 1, now)
+	require.NoError(t, err)
+	assert.Equal(t, int64(9), r.States[0].Remaining, "the caller decided was charged")
+	r, err = s.Peek(ctx, "none", ps, 1, now)
+	require.NoError(t, err)
+	assert.Equal(t, int64(10), r.States[0].Remaining, "the caller whose budget ended was not charged")
+}
+
 // queueShortAndLong takes every round trip of s, so that calls queue, and
 // queues two: "short", whose caller waits 200 ms, then "long", 10 s. It
 // returns their errors' channels; the test then ends a round trip
 // (s.finished), which sends both in one batch.
 func queueShortAndLong(t *testing.T, s *Store, ps []core.Policy, now time.Time) (short, long chan error) {
 	t.Helper()
+	errs := queueCalls(t, s, ps, now, map[string]time.Duration{"short": 200 * time.Millisecond}, "short", "long")
+	return errs[0], errs[1]
+}
+
+// queueCalls takes every round trip of s, so that calls queue, and
+// queues a Take of each key, in order, with a deadline of 10 s or the
+// one waits gives it, or none if that is 0. It returns their errors'
+// channels; the test then ends a round trip (s.finished), which sends
+// them in one batch.
+func queueCalls(t *testing.T, s *Store, ps []core.Policy, now time.Time, waits map[string]time.Duration, keys ...string) []chan error {
+	t.Helper()
 	s.batch.mu.Lock()
 	s.batch.inFlight = maxInFlight
 	s.batch.mu.Unlock()
-	take := func(key string, d time.Duration) chan error {
+	var errs []chan error
+	for i, key := range keys {
 		out := make(chan error, 1)
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), d)
+			ctx, cancel := context.Background(), context.CancelFunc(func() {})
+			if d, ok := waits[key]; !ok {
+				ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+			} else if d > 0 {
+				ctx, cancel = context.WithTimeout(ctx, d)
+			}
 			defer cancel()
 			_, err := s.Take(ctx, key, ps, 1, now)
 			out <- err
 		}()
-		return out
-	}
-	queued := func(n int) func() bool {
-		return func() bool {
+		require.Eventually(t, func() bool {
 			s.batch.mu.Lock()
 			defer s.batch.mu.Unlock()
-			return len(s.batch.queue) == n
-		}
+			return len(s.batch.queue) == i+1
+		}, 5*time.Second, time.Millisecond)
+		errs = append(errs, out)
 	}
-	short = take("short", 200*time.Millisecond)
-	require.Eventually(t, queued(1), 5*time.Second, time.Millisecond)
-	long = take("long", 10*time.Second)
-	require.Eventually(t, queued(2), 5*time.Second, time.Millisecond)
-	return short, long
+	return errs
 }

@@ -105,12 +105,17 @@ func (s *Store) evalAlone(ctx context.Context, sc *script, r *request, n int) (s
 	}
 	done := make(chan result, 1)
 	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{"", panicked(p)}
+			}
+		}()
 		reply, err := s.runRetried(ctx, r.keys[0], sc, args)
 		done <- result{reply, err}
 	}()
 	select {
 	case res := <-done:
-		return res.reply, res.err
+		return res.reply, withContext(ctx, res.err)
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
@@ -119,7 +124,13 @@ func (s *Store) evalAlone(ctx context.Context, sc *script, r *request, n int) (s
 // inline reports whether a call can run on the caller's goroutine: the
 // client honours ctx's deadline itself, or ctx has no deadline (a request
 // context that is only cancellable waits at most the client's own
-// timeouts, which is bounded, and pays for no goroutine).
+// timeouts, which is bounded, and pays for no goroutine). Such a call does
+// not return at ctx's cancellation, go-redis does not honour it: it waits
+// for its reply, and is decided. That is deliberate: the middleware asks
+// the store again, detached, for a request cancelled before its decision
+// came (net/http cancels the context of a client that half-closes as it
+// sends), and a call that returned at cancellation after Redis ran it
+// would be charged twice.
 func (s *Store) inline(ctx context.Context) bool {
 	if s.ctxAware {
 		return true
@@ -132,6 +143,8 @@ func (s *Store) inline(ctx context.Context) bool {
 // says so, f runs on the caller's goroutine. Otherwise f runs on its own
 // goroutine and call stops waiting when ctx is done; f then finishes in the
 // background within the client's own timeouts, and its result is dropped.
+// A panic of f there (of a client hook) is f's error (see
+// ErrClientPanicked).
 func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -140,10 +153,17 @@ func (s *Store) call(ctx context.Context, f func(context.Context) error) error {
 		return withContext(ctx, f(ctx))
 	}
 	done := make(chan error, 1)
-	go func() { done <- f(ctx) }()
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- panicked(p)
+			}
+		}()
+		done <- f(ctx)
+	}()
 	select {
 	case err := <-done:
-		return err
+		return withContext(ctx, err)
 	case <-ctx.Done():
 		return ctx.Err()
 	}

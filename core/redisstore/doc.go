@@ -194,21 +194,31 @@
 // bounds its own waits; otherwise the store waits for the reply on another
 // goroutine and stops waiting at the deadline, returning ctx's error, so a
 // slow or unreachable Redis never holds a request past its deadline (a
-// context with no deadline waits at most the client's own timeouts).
+// context with no deadline waits at most the client's own timeouts). A call
+// sent alone on the caller's goroutine (those two cases) does not return
+// at ctx's cancellation, which go-redis does not honour: it waits for its
+// reply and is decided, so a request that the middleware asks again,
+// detached, once its client has hung up or half-closed, is not charged
+// twice; so does a call sent in a batch, until its deadline at most. A
+// call still queued for a batch returns at cancellation, uncharged.
 // Whatever its deadline, a call queued for a batch fails, uncharged, once
 // a batch ahead of it has run for the client's ReadTimeout without an
 // answer from Redis: a silent Redis costs a call about two read timeouts,
 // however many calls wait.
 //
-// A call that ends at its deadline before it was sent (still queued for a
-// batch) was not charged, and never will be. A call that ends at its
-// deadline after it was sent, alone or in a batch, may have been charged:
-// Redis may run the script after the caller stopped waiting. A batch's
+// A call that ends at its deadline or cancellation before it was sent
+// (still queued for a batch) was not charged, and never will be. A call
+// that ends so after it was sent, alone or in a batch, may have been
+// charged: Redis may run the script after the caller stopped waiting. So
+// may a call whose reply is lost, or comes but cannot be read (its error
+// says so). A batch's
 // round trip runs until the latest deadline of its calls; one caller
 // leaving cancels nothing for the others, and no call is ever sent twice
 // unless Redis answered that it did not run it; then it is sent again only
 // while its caller waits, in a batch too, so a caller that left during
-// the retries is not charged.
+// the retries is not charged, and each call of a batch is retried within
+// its own deadline (or, with none, the retry budget), as it would be
+// alone.
 //
 // Errors are returned, never hidden: whether to fail open or closed is the
 // middleware's choice.

@@ -79,10 +79,11 @@ func (s *Store) findSlots(ctx context.Context) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer s.slotMap.Store(true)
+		defer logPanic()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
 		_ = s.markUnassigned(rctx)
-		s.slotMap.Store(true)
 	}()
 	select {
 	case <-done:
@@ -100,14 +101,21 @@ func (s *Store) readSlots() {
 	go func() {
 		for {
 			n := s.slotReads.Load()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			_ = s.markUnassigned(ctx)
-			cancel()
+			s.readSlotsOnce()
 			if s.slotReads.CompareAndSwap(n, 0) {
 				return
 			}
 		}
 	}()
+}
+
+// readSlotsOnce is one read of readSlots; a panic of the client is logged
+// (see logPanic), and the reads go on.
+func (s *Store) readSlotsOnce() {
+	defer logPanic()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = s.markUnassigned(ctx)
 }
 
 // markUnassigned adds to s.unserved every slot that CLUSTER SHARDS shows

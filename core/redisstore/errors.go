@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -39,7 +41,34 @@ var (
 	// noeviction, or nothing left to evict). The script was refused before
 	// it ran, so nothing was charged: the call is all-or-nothing even then.
 	ErrOutOfMemory = errors.New("redisstore: Redis is out of memory")
+
+	// ErrClientPanicked is wrapped by the error of a call during which the
+	// Redis client panicked (a hook added to it, most likely) on a goroutine
+	// of the store: a batch's, or the one a call with a deadline waits on
+	// when the client does not honour deadlines (ContextTimeoutEnabled).
+	// Nothing would recover such a panic, and it would end the process; the
+	// store recovers it, logs it with its stack at Error, and fails the
+	// calls it held with this error, which keeps the panic's value (and
+	// matches it, if it is an error). The client may have sent the calls
+	// first, so they may have been charged. A panic on the caller's own
+	// goroutine (a call sent alone otherwise) is left to the caller, as an
+	// HTTP server recovers a handler's.
+	ErrClientPanicked = errors.New("redisstore: the Redis client panicked")
 )
+
+// panicked returns the error of the calls a goroutine of the store held
+// when the client panicked with p (see ErrClientPanicked), and logs the
+// panic with the goroutine's stack. Call it from the deferred function
+// that recovered p.
+func panicked(p any) error {
+	slog.Error("redisstore: the Redis client panicked on a goroutine of the store; the calls it held fail",
+		"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	errs := []error{ErrClientPanicked}
+	if err, ok := p.(error); ok {
+		errs = append(errs, err)
+	}
+	return &textError{fmt.Sprintf("%s (the call may have been charged): %v", ErrClientPanicked, p), errs}
+}
 
 // textError is an error with a text of its own that matches what the
 // errors it wraps match.
@@ -247,6 +276,14 @@ func (s *Store) retry(ctx context.Context, key string, err error, again func() e
 		wait = min(2*wait, retryMax)
 		err = again()
 	}
+	return s.settle(err)
+}
+
+// settle returns the error a call ends with on err, an answer that no
+// retry gets past (or no answer): a MOVED or ASK to a client that cannot
+// follow it is a configuration error; after a failed round trip a cluster
+// client reloads its slot map (see lostNode); err is classified.
+func (s *Store) settle(err error) error {
 	if s.misdirected(err) {
 		return fmt.Errorf("%w: a node of a Redis Cluster answered a non-cluster client (use a cluster client, e.g. several addresses): %w", ErrMisconfigured, err)
 	}
@@ -297,4 +334,21 @@ func (s *Store) lostNode(err error) {
 		return
 	}
 	s.client.(*redis.ClusterClient).ReloadState(context.Background())
+}
+
+// unreadable returns err, the failure to read a script's reply, saying
+// that Redis ran the script: the call may have been charged, as when the
+// reply is lost. Like a lost reply, it is no answer from Redis (isReply),
+// and classify leaves it as it is.
+func unreadable(err error) error {
+	return fmt.Errorf("%w (Redis ran the script: the call may have been charged)", err)
+}
+
+// logPanic recovers a panic of the client on a goroutine of the store that
+// answers no call (one that reads the cluster's slots), and logs it (see
+// panicked): the process goes on, and so does the store.
+func logPanic() {
+	if p := recover(); p != nil {
+		_ = panicked(p)
+	}
 }

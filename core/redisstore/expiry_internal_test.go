@@ -171,7 +171,9 @@ var expiryPaths = []struct {
 		first := s.newRequest(key, spare, 1, micros(now), true)
 		r := s.newRequest(key, ps, cost, micros(now), charge)
 		first.n, r.n = len(spare), len(ps)
-		s.sendScript(context.Background(), []*request{first, r})
+		first.ctx, r.ctx = context.Background(), context.Background()
+		first.done, r.done = make(chan struct{}), make(chan struct{})
+		s.sendScript([]*request{first, r})
 		require.NoError(t, first.err)
 		require.NoError(t, r.err)
 		var res core.Result

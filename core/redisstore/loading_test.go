@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,7 +73,8 @@ func TestLoadingIsRetriedUntilLoaded(t *testing.T) {
 // the call runs on the caller's goroutine, on go-redis's defaults on one
 // of its own: both end alike. Before, the retries ended a few
 // milliseconds short of the deadline and the call returned Redis's bare
-// LOADING answer, which named no deadline.
+// LOADING answer, which named no deadline. The test counts the attempts,
+// which a busy machine cannot raise, and bounds the time only loosely.
 func TestLoadingPastTheDeadline(t *testing.T) {
 	clients := map[string]func(addr string) redis.UniversalClient{
 		"ClientOptions": func(addr string) redis.UniversalClient {
@@ -88,29 +90,33 @@ func TestLoadingPastTheDeadline(t *testing.T) {
 			srv := loadingServer(t, prefix, "k", ps)
 			client := newClient(srv.Addr)
 			t.Cleanup(func() { _ = client.Close() })
+			sent := &scriptCalls{}
+			client.AddHook(sent)
 			s, err := redisstore.New(client, redisstore.WithPrefix(prefix))
 			require.NoError(t, err)
 
 			for _, deadline := range []time.Duration{30 * time.Millisecond, 300 * time.Millisecond} {
 				ctx, cancel := context.WithTimeout(context.Background(), deadline)
-				start := time.Now()
+				start, before := time.Now(), sent.n.Load()
 				_, err := s.Take(ctx, "k", ps, 1, time.Now())
-				took := time.Since(start)
+				took, attempts := time.Since(start), int(sent.n.Load()-before)
 				cancel()
-				t.Logf("deadline %v: returned after %v: %v", deadline, took.Round(time.Millisecond), err)
+				t.Logf("deadline %v: returned after %v and %d attempts: %v", deadline, took.Round(time.Millisecond), attempts, err)
 				require.Error(t, err)
 				assert.ErrorIs(t, err, context.DeadlineExceeded, "the caller can tell its deadline ended")
-				assert.Less(t, took, deadline+500*time.Millisecond, "returned by its deadline (with room for a busy machine)")
+				assert.LessOrEqual(t, attempts, maxAttempts(deadline), "no attempt after the deadline")
+				assert.Less(t, took, deadline+3*time.Second, "returned about its deadline, not when Redis has loaded (10 s)")
 			}
 			// With no deadline, the retries end after their budget.
-			start := time.Now()
+			start, before := time.Now(), sent.n.Load()
 			_, err = s.Take(context.Background(), "k", ps, 1, time.Now())
-			took := time.Since(start)
-			t.Logf("no deadline: returned after %v: %v", took.Round(time.Millisecond), err)
+			took, attempts := time.Since(start), int(sent.n.Load()-before)
+			t.Logf("no deadline: returned after %v and %d attempts: %v", took.Round(time.Millisecond), attempts, err)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, os.ErrDeadlineExceeded, "the store's own bound ended the call")
 			assert.Contains(t, err.Error(), "LOADING", "Redis's answer is kept")
-			assert.Less(t, took, 2*time.Second, "returned after the retry budget")
+			assert.LessOrEqual(t, attempts, maxAttempts(500*time.Millisecond), "no attempt after the retry budget")
+			assert.Less(t, took, 3500*time.Millisecond, "returned after the retry budget, not when Redis has loaded (10 s)")
 
 			srv.End(t)
 			r, err := s.Peek(context.Background(), "k", ps, 1, time.Now())
@@ -118,6 +124,38 @@ func TestLoadingPastTheDeadline(t *testing.T) {
 			assert.Equal(t, int64(7), r.States[0].Remaining, "no call that met LOADING was charged")
 		})
 	}
+}
+
+// maxAttempts is the most attempts a call retried within d makes: the
+// store waits 1 ms before its first retry, twice as long before each
+// next one, at most 50 ms, and makes no attempt that would start past d.
+// A busy machine only makes fewer; a call retried past d makes more.
+func maxAttempts(d time.Duration) int {
+	n, waited := 1, time.Duration(0)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		if waited += wait; waited >= d {
+			return n
+		}
+		n++
+	}
+}
+
+// scriptCalls counts the script calls (EVALSHA, EVAL) a client sends.
+type scriptCalls struct{ n atomic.Int64 }
+
+func (h *scriptCalls) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *scriptCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if n := cmd.Name(); n == "evalsha" || n == "eval" {
+			h.n.Add(1)
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (h *scriptCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
 }
 
 // Check on a Redis loading its dataset (a restart with persistence, as a

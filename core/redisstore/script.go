@@ -44,14 +44,21 @@ func newScript(src string) *script {
 // a StringCmd, so the reply (one MessagePack string) is read with one
 // allocation.
 func (sc *script) run(ctx context.Context, c redis.UniversalClient, args []any) (string, error) {
-	args[0], args[1] = "evalsha", sc.sha
-	cmd := redis.NewStringCmd(ctx, args...)
-	cmd.SetFirstKeyPos(3)
-	if err := c.Process(ctx, once{cmd}); err == nil || !redis.HasErrorPrefix(err, "NOSCRIPT") {
-		return cmd.Result()
+	reply, err := sc.send(ctx, c, args, false)
+	if err == nil || !redis.HasErrorPrefix(err, "NOSCRIPT") {
+		return reply, err
 	}
-	args[0], args[1] = "eval", sc.src
-	cmd = redis.NewStringCmd(ctx, args...)
+	return sc.send(ctx, c, args, true)
+}
+
+// send sends EVALSHA with args, or EVAL if src is set, and returns the
+// reply.
+func (sc *script) send(ctx context.Context, c redis.UniversalClient, args []any, src bool) (string, error) {
+	args[0], args[1] = "evalsha", sc.sha
+	if src {
+		args[0], args[1] = "eval", sc.src
+	}
+	cmd := redis.NewStringCmd(ctx, args...)
 	cmd.SetFirstKeyPos(3)
 	_ = c.Process(ctx, once{cmd})
 	return cmd.Result()

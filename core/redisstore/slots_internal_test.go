@@ -33,7 +33,7 @@ func TestSlotEnforcingBatch(t *testing.T) {
 	// req builds a request of the batch for key, as eval queues it.
 	req := func(s *Store, ctx context.Context, key string) *request {
 		r := s.newRequest(key, ps, 1, now, true)
-		r.ctx, r.sc, r.n, r.state = ctx, manyScript, len(ps), sent
+		r.ctx, r.sc, r.n, r.state, r.done = ctx, manyScript, len(ps), sent, make(chan struct{})
 		return r
 	}
 	exists := func(t *testing.T, r *request) int64 {

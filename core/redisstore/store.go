@@ -141,7 +141,7 @@ func (s *Store) run(ctx context.Context, op, key string, policies []core.Policy,
 		return r, opError(op, err)
 	}
 	if err := decode(&r, reply, len(policies)); err != nil {
-		return r, opError(op, err)
+		return r, opError(op, unreadable(err))
 	}
 	return r, nil
 }

@@ -24,7 +24,8 @@
 //
 // Tests that must stop a server mid-test (to see a store's error path) start
 // their own with Server (or ServerWith, for extra redis-server arguments),
-// never touching the shared ones. Tests that kill a master, fail over or
+// never touching the shared ones; Instance.Freeze stops such a server's
+// process until the test thaws it, a Redis that hangs. Tests that kill a master, fail over or
 // migrate slots start a private topology: StartCluster (masters with
 // replicas) or StartSentinel (a master, a replica and three Sentinels).
 // SingleNodeCluster starts one cluster node that serves every slot: an

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,7 +128,8 @@ func portFree(p int) bool {
 }
 
 // Restart writes the server's dataset to disk (SAVE), stops the server and
-// starts a redis-server on that dataset at the same address, with the extra
+// starts a redis-server on that dataset at the same address (waiting up to
+// 10 s for the port if another process holds it meanwhile), with the extra
 // redis-server arguments args, stopped in t.Cleanup. It returns the new
 // server as soon as it answers PING, with PONG or with LOADING: a server
 // restarted on many keys with "--key-load-delay" (microseconds per key; it
@@ -145,6 +147,13 @@ func (s *Instance) Restart(t testing.TB, args ...string) *Instance {
 		t.Fatalf("testredis: save before restart: %v", err)
 	}
 	s.Stop()
+	return s.startAgain(t, args)
+}
+
+// startAgain starts a redis-server on the stopped server's dataset and
+// address, with the extra arguments args (see Restart).
+func (s *Instance) startAgain(t testing.TB, args []string) *Instance {
+	t.Helper()
 	_, p, err := net.SplitHostPort(s.Addr)
 	if err != nil {
 		t.Fatalf("testredis: restart %s: %v", s.Addr, err)
@@ -154,12 +163,21 @@ func (s *Instance) Restart(t testing.TB, args ...string) *Instance {
 		t.Fatalf("testredis: restart %s: %v", s.Addr, err)
 	}
 	loading := func(err error) bool { return err == nil || redis.HasErrorPrefix(err, "LOADING") }
-	n, err := start(ServerPath(t), s.dir, port, nil, args, loading)
-	if err != nil {
-		t.Fatalf("testredis: restart %s: %v", s.Addr, err)
+	// Another process may hold the port for a moment (freePort's probe
+	// binds it; a server of another test may try it and give up): the
+	// new server then exits at once, and is started again, for up to 10 s.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err := start(ServerPath(t), s.dir, port, nil, args, loading)
+		if err == nil {
+			t.Cleanup(n.Stop)
+			return n
+		}
+		if !time.Now().Before(deadline) {
+			t.Fatalf("testredis: restart %s: %v", s.Addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	t.Cleanup(n.Stop)
-	return n
 }
 
 // Client returns a new client of the instance, closed by t.Cleanup.
@@ -168,6 +186,21 @@ func (s *Instance) Client(t testing.TB) *redis.Client {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
+}
+
+// Freeze stops the server's process (SIGSTOP) until thaw is called
+// (SIGCONT), which t.Cleanup does too: a Redis that keeps its connections
+// open and answers nothing, not even a PING, as a host that hangs. What
+// its clients send meanwhile is run once it is thawed.
+func (s *Instance) Freeze(t testing.TB) (thaw func()) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("testredis: freeze %s: %v", s.Addr, err)
+	}
+	var once sync.Once
+	thaw = func() { once.Do(func() { _ = s.cmd.Process.Signal(syscall.SIGCONT) }) }
+	t.Cleanup(thaw)
+	return thaw
 }
 
 // Stop kills the server and waits for it to exit. It is safe to call more

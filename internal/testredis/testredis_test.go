@@ -192,3 +192,19 @@ func TestStartLoading(t *testing.T) {
 	assert.Equal(t, "yes", c.Get(ctx, "kept").Val())
 	assert.EqualValues(t, 2001, c.DBSize(ctx).Val(), "the key and the 2,000 filler keys")
 }
+
+// A restart whose port another process holds for a moment (a probe for a
+// free port binds it, a server starting there gives up) waits for the
+// port, and the server that answers there is the restarted one. Before,
+// the restart failed at once.
+func TestRestartWaitsForItsPort(t *testing.T) {
+	s := Server(t)
+	s.Stop()
+	ln, err := net.Listen("tcp", s.Addr)
+	require.NoError(t, err)
+	held := time.AfterFunc(300*time.Millisecond, func() { _ = ln.Close() })
+	defer held.Stop()
+	n := s.startAgain(t, nil)
+	assert.Equal(t, s.Addr, n.Addr)
+	assert.NoError(t, n.Client(t).Ping(context.Background()).Err())
+}
