@@ -1,7 +1,11 @@
 package redisstore
 
 import (
+	"bytes"
 	"context"
+	"net"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,10 +33,41 @@ func TestCancelledCallSentAloneIsDecided(t *testing.T) {
 	opts := ClientOptions(srv.Addr)
 	// Only the contexts could end a call before the test does.
 	opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = time.Minute, time.Minute, time.Minute
+	// The calls must be on the wire before they are cancelled: one
+	// cancelled while it still waits for a connection (or its handshake,
+	// which go-redis makes on a connection's first use) returns uncharged,
+	// as it should. So three connections are made and used before Redis
+	// freezes, and the test counts the script calls written to them.
+	var written atomic.Int64
+	dial := opts.Dialer
+	opts.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return scriptCounter{conn, &written}, nil
+	}
 	c := redis.NewUniversalClient(opts)
 	t.Cleanup(func() { _ = c.Close() })
 	s, err := New(c, WithPrefix(testredis.Prefix(t)))
 	require.NoError(t, err)
+	warm := func() {
+		t.Helper()
+		var held []*redis.Conn
+		for range 3 {
+			cn := c.(*redis.Client).Conn()
+			require.NoError(t, cn.Ping(context.Background()).Err())
+			held = append(held, cn)
+		}
+		for _, cn := range held {
+			require.NoError(t, cn.Close())
+		}
+	}
+	warm()
+	onWire := func(n int64) {
+		t.Helper()
+		require.Eventually(t, func() bool { return written.Load() == n }, 5*time.Second, time.Millisecond, "%d script calls written, got %d", n, written.Load())
+	}
 	require.True(t, s.ctxAware)
 	ps, err := policytest.Validate([]core.Policy{core.PerMinute(10)})
 	require.NoError(t, err)
@@ -69,10 +104,13 @@ func TestCancelledCallSentAloneIsDecided(t *testing.T) {
 		}
 	}
 	// a and b go alone and take both round trips; c and d queue.
+	base := written.Load()
 	a := take("a")
 	require.Eventually(t, func() bool { n, _ := state(); return n == 1 }, 5*time.Second, time.Millisecond)
+	onWire(base + 1)
 	bb := take("b")
 	require.Eventually(t, func() bool { n, _ := state(); return n == 2 }, 5*time.Second, time.Millisecond)
+	onWire(base + 2)
 	cc := take("c")
 	require.Eventually(t, func() bool { _, q := state(); return q == 1 }, 5*time.Second, time.Millisecond)
 	d := take("d")
@@ -97,9 +135,12 @@ func TestCancelledCallSentAloneIsDecided(t *testing.T) {
 
 	// A batch sent to the frozen Redis: its cancelled caller waits for it.
 	// b's deadline ends its round trip, and the queue is sent in its place.
+	warm()
 	thaw = srv.Freeze(t)
+	base = written.Load()
 	a = take("a")
 	require.Eventually(t, func() bool { n, _ := state(); return n == 1 }, 5*time.Second, time.Millisecond)
+	onWire(base + 1)
 	short := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -124,4 +165,24 @@ func TestCancelledCallSentAloneIsDecided(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, r.States[0].Remaining, "%s was charged once more", key)
 	}
+}
+
+// scriptCounter counts the script calls (EVALSHA or EVAL) written to its
+// connection.
+type scriptCounter struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c scriptCounter) Write(p []byte) (int, error) {
+	if bytes.Contains(bytes.ToLower(p), []byte("eval")) {
+		c.n.Add(1)
+	}
+	return c.Conn.Write(p)
+}
+
+// SyscallConn is the connection's own: go-redis reads through it whether
+// an idle connection is still alive before it reuses it.
+func (c scriptCounter) SyscallConn() (syscall.RawConn, error) {
+	return c.Conn.(syscall.Conn).SyscallConn()
 }
