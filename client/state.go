@@ -120,7 +120,7 @@ func (s *state) sent() uint64 {
 }
 
 // done records the response to a request sent when reads responses had
-// been read (the probe, when probe is not nil): received at now, it said
+// been read (a probe, when probe is not nil): received at now, it said
 // q (when ok), and refused the request (a 429 or 503) or not.
 //
 // The server counted the requests it answered before this one, not those
@@ -135,7 +135,13 @@ func (s *state) done(q quota, ok bool, now time.Time, reads uint64, probe chan s
 	if !refused {
 		s.backoffs = 0
 	}
-	if probe != nil && probe == s.probe {
+	// A probe that went overdue was replaced, but its answer, read
+	// before any other since it was sent, says what the reset brought
+	// as well as its replacement's would: it ends the hold too. (Against
+	// a server slower than the probe wait, every probe is replaced before
+	// its answer comes; were the answers only read, the key would send
+	// one request a probe wait for ever, whatever they said.)
+	if probe != nil && s.probe != nil && (probe == s.probe || s.reads == reads) {
 		s.endProbe()
 		if !ok && !now.Before(s.blockedUntil) {
 			// The server says nothing of its limit: requests go
