@@ -194,25 +194,29 @@ func (s *state) block(now time.Time, d time.Duration) {
 
 // backOff holds every request with this key back after a refusal, at now,
 // that said neither when to come back (no Retry-After) nor when the quota
-// resets, and returns how long. The server is refusing and will not say
-// for how long: sending the key's other requests at once would only earn
-// more refusals. So the key waits backoffBase, doubled for each such
-// refusal in a row, at most limit, and then one request goes first, as
-// after any block. A refusal of a request sent before the key was blocked
-// (it crossed the one that blocked it) says nothing new: it waits out the
-// block, and does not double it. Any response that is not a refusal ends
-// the run.
+// resets, and returns how long the refused request is to wait before it
+// is sent again. The server is refusing and will not say for how long:
+// sending the key's other requests at once would only earn more refusals.
+// So the back-off is backoffBase, doubled for each such refusal in a row,
+// at most backoffLimit; the key is held back for it, or for limit when
+// that is shorter, and then one request goes first, as after any block.
+// The refused request's own retry waits the whole back-off (a MaxWait
+// shorter than it stops the retry instead: clamped, it would send the
+// retries at MaxWait's pace into a server that keeps refusing). A refusal
+// of a request sent before the key was blocked (it crossed the one that
+// blocked it) says nothing new: it waits out the block, and does not
+// double it. Any response that is not a refusal ends the run.
 func (s *state) backOff(now time.Time, limit time.Duration) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if now.Before(s.blockedUntil) {
 		return s.blockedUntil.Sub(now)
 	}
-	d := min(backoffBase<<min(s.backoffs, maxDoublings), limit)
+	d := min(backoffBase<<min(s.backoffs, maxDoublings), backoffLimit)
 	if s.backoffs < maxDoublings {
 		s.backoffs++
 	}
-	s.blockedUntil = now.Add(d)
+	s.blockedUntil = now.Add(min(d, limit))
 	s.known = true
 	s.remaining = 0
 	s.resetAt = s.blockedUntil
@@ -220,10 +224,10 @@ func (s *state) backOff(now time.Time, limit time.Duration) time.Duration {
 }
 
 // The back-off after a refusal that says nothing of when to come back
-// starts at backoffBase and doubles, up to backoffLimit (or MaxWait, when
-// that is shorter, so that the key's paced requests wait it out rather than
-// find it too long to wait for and go at once). maxDoublings keeps the
-// shift from overflowing.
+// starts at backoffBase and doubles, up to backoffLimit. The key is held
+// back for at most MaxWait of it, so that its paced requests wait the block
+// out rather than find it too long to wait for and go at once.
+// maxDoublings keeps the shift from overflowing.
 const (
 	backoffBase  = 500 * time.Millisecond
 	backoffLimit = 30 * time.Second
