@@ -203,9 +203,11 @@ func (s *state) block(now time.Time, d time.Duration) {
 // The refused request's own retry waits the whole back-off (a MaxWait
 // shorter than it stops the retry instead: clamped, it would send the
 // retries at MaxWait's pace into a server that keeps refusing). A refusal
-// of a request sent before the key was blocked (it crossed the one that
+// that arrives while the key is blocked (its request crossed the one that
 // blocked it) says nothing new: it waits out the block, and does not
-// double it. Any response that is not a refusal ends the run.
+// double it. One that arrives after the block doubles it, though its
+// request may have been sent before: what is known is when it arrived.
+// Any response that is not a refusal ends the run.
 func (s *state) backOff(now time.Time, limit time.Duration) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
