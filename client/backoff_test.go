@@ -92,3 +92,37 @@ func TestCrossedRefusalsDoNotDoubleTheBackOff(t *testing.T) {
 	}
 	assert.Equal(t, 2*backoffBase, s.backOff(now.Add(backoffBase), time.Minute), "the next refusal after the block doubles it")
 }
+
+// MaxWait bounds the back-off as it bounds any wait: a back-off longer
+// than MaxWait is not waited for, and the refusal is returned. It does not
+// shorten the back-off, which would send the retries into a server that
+// keeps refusing at MaxWait's pace (every millisecond, for a MaxWait of
+// one) instead of backing off. Before the back-off was shared by the key,
+// a single request saw half a second, one, two, and stopped at the first
+// longer than MaxWait; it still does.
+func TestMaxWaitDoesNotShortenTheBackOff(t *testing.T) {
+	s := time.Second
+	for _, tt := range []struct {
+		maxWait time.Duration
+		waits   []time.Duration
+	}{
+		{time.Millisecond, nil},
+		{s, []time.Duration{s / 2, s}},
+		{time.Minute, []time.Duration{s / 2, s, 2 * s}},
+	} {
+		var calls int
+		tr, err := New(rtFunc(func(req *http.Request) (*http.Response, error) {
+			calls++
+			return &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+		}), WithJitter(0), WithMaxWait(tt.maxWait))
+		require.NoError(t, err)
+		waits := fakeTime(tr)
+		req, err := http.NewRequest("GET", "http://api.example/", nil)
+		require.NoError(t, err)
+		resp, err := tr.RoundTrip(req)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		assert.Equal(t, tt.waits, *waits, "MaxWait %v", tt.maxWait)
+		assert.Equal(t, len(tt.waits)+1, calls, "MaxWait %v", tt.maxWait)
+	}
+}

@@ -48,9 +48,10 @@
 // precedence over a later reset in the same response, as the drafts
 // require: the key is sent to again after the Retry-After. A refusal that
 // says nothing of when to come back backs the whole key off: half a
-// second, doubled for each such refusal in a row, at most 30 s or MaxWait;
-// with pacing on, the key's other requests wait it out too, and then one
-// goes first.
+// second, doubled for each such refusal in a row, at most 30 s (a
+// back-off longer than MaxWait is not waited for: the refusal is
+// returned); with pacing on, the key's other requests wait it out too (at
+// most MaxWait of it), and then one goes first.
 //
 // Jitter. Every wait is stretched by a random share of up to 5% ([WithJitter]),
 // so clients told the same time do not all come back at once.

@@ -75,7 +75,8 @@ func WithMaxRetries(n int) Option {
 }
 
 // WithMaxWait sets the longest wait (default one minute). A Retry-After,
-// or a paced wait, longer than this is not waited for: the response is
+// a back-off after a refusal that says nothing of when to come back, or a
+// paced wait, longer than this is not waited for: the response is
 // returned, or the request sent, at once. It bounds a request's pacing in
 // all, not each wait: however often the others with its key take the
 // quota a reset brings while it waits, it is sent once another wait would

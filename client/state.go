@@ -120,7 +120,7 @@ func (s *state) sent() uint64 {
 }
 
 // done records the response to a request sent when reads responses had
-// been read (the probe, when probe is not nil): received at now, it said
+// been read (a probe, when probe is not nil): received at now, it said
 // q (when ok), and refused the request (a 429 or 503) or not.
 //
 // The server counted the requests it answered before this one, not those
@@ -135,7 +135,13 @@ func (s *state) done(q quota, ok bool, now time.Time, reads uint64, probe chan s
 	if !refused {
 		s.backoffs = 0
 	}
-	if probe != nil && probe == s.probe {
+	// A probe that went overdue was replaced, but its answer, read
+	// before any other since it was sent, says what the reset brought
+	// as well as its replacement's would: it ends the hold too. (Against
+	// a server slower than the probe wait, every probe is replaced before
+	// its answer comes; were the answers only read, the key would send
+	// one request a probe wait for ever, whatever they said.)
+	if probe != nil && s.probe != nil && (probe == s.probe || s.reads == reads) {
 		s.endProbe()
 		if !ok && !now.Before(s.blockedUntil) {
 			// The server says nothing of its limit: requests go
@@ -188,25 +194,31 @@ func (s *state) block(now time.Time, d time.Duration) {
 
 // backOff holds every request with this key back after a refusal, at now,
 // that said neither when to come back (no Retry-After) nor when the quota
-// resets, and returns how long. The server is refusing and will not say
-// for how long: sending the key's other requests at once would only earn
-// more refusals. So the key waits backoffBase, doubled for each such
-// refusal in a row, at most limit, and then one request goes first, as
-// after any block. A refusal of a request sent before the key was blocked
-// (it crossed the one that blocked it) says nothing new: it waits out the
-// block, and does not double it. Any response that is not a refusal ends
-// the run.
+// resets, and returns how long the refused request is to wait before it
+// is sent again. The server is refusing and will not say for how long:
+// sending the key's other requests at once would only earn more refusals.
+// So the back-off is backoffBase, doubled for each such refusal in a row,
+// at most backoffLimit; the key is held back for it, or for limit when
+// that is shorter, and then one request goes first, as after any block.
+// The refused request's own retry waits the whole back-off (a MaxWait
+// shorter than it stops the retry instead: clamped, it would send the
+// retries at MaxWait's pace into a server that keeps refusing). A refusal
+// that arrives while the key is blocked (its request crossed the one that
+// blocked it) says nothing new: it waits out the block, and does not
+// double it. One that arrives after the block doubles it, though its
+// request may have been sent before: what is known is when it arrived.
+// Any response that is not a refusal ends the run.
 func (s *state) backOff(now time.Time, limit time.Duration) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if now.Before(s.blockedUntil) {
 		return s.blockedUntil.Sub(now)
 	}
-	d := min(backoffBase<<min(s.backoffs, maxDoublings), limit)
+	d := min(backoffBase<<min(s.backoffs, maxDoublings), backoffLimit)
 	if s.backoffs < maxDoublings {
 		s.backoffs++
 	}
-	s.blockedUntil = now.Add(d)
+	s.blockedUntil = now.Add(min(d, limit))
 	s.known = true
 	s.remaining = 0
 	s.resetAt = s.blockedUntil
@@ -214,10 +226,10 @@ func (s *state) backOff(now time.Time, limit time.Duration) time.Duration {
 }
 
 // The back-off after a refusal that says nothing of when to come back
-// starts at backoffBase and doubles, up to backoffLimit (or MaxWait, when
-// that is shorter, so that the key's paced requests wait it out rather than
-// find it too long to wait for and go at once). maxDoublings keeps the
-// shift from overflowing.
+// starts at backoffBase and doubles, up to backoffLimit. The key is held
+// back for at most MaxWait of it, so that its paced requests wait the block
+// out rather than find it too long to wait for and go at once.
+// maxDoublings keeps the shift from overflowing.
 const (
 	backoffBase  = 500 * time.Millisecond
 	backoffLimit = 30 * time.Second

@@ -105,7 +105,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				wait = q.reset
 			default:
 				// Nothing says when: the key backs off.
-				wait = st.backOff(now, min(backoffLimit, t.cfg.maxWait))
+				wait = st.backOff(now, t.cfg.maxWait)
 			}
 		}
 		// Likewise a used-up quota whose reset is longer than MaxWait:
