@@ -1,6 +1,7 @@
 package fibermw
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"net/http"
@@ -62,7 +63,7 @@ func (x *exchange) RouteMatch() (string, bool) {
 func (x *exchange) Header(name string) string {
 	c := x.ctx()
 	if isHost(name) {
-		return string(c.Request().URI().Host())
+		return string(hostOf(c.Request()))
 	}
 	if !normalising(c.App()) {
 		if vs := foldedValues(&c.Request().Header, name, true); len(vs) > 0 {
@@ -76,7 +77,7 @@ func (x *exchange) Header(name string) string {
 func (x *exchange) HeaderValues(name string) []string {
 	c := x.ctx()
 	if isHost(name) {
-		if h := c.Request().URI().Host(); len(h) > 0 {
+		if h := hostOf(c.Request()); len(h) > 0 {
 			return []string{string(h)}
 		}
 		return nil
@@ -102,6 +103,27 @@ func (x *exchange) HeaderValues(name string) []string {
 // header, a client would name a.example in the target and make up a new
 // Host field, and a new key, for every request.
 func isHost(name string) bool { return len(name) == 4 && strings.EqualFold(name, "Host") }
+
+// hostOf is the host req is for: fasthttp's URI host, the host of an
+// absolute request-target or else the Host field's, in lower case. But
+// for an origin-form target that begins "//" fasthttp takes the first
+// segment for a host when the Host field is empty or the target holds
+// "://" anywhere ("//x.example/?next=http://"), and Fiber serves the rest
+// of the path, where net/http, and a proxy that set the Host field, take
+// the request to be for the Host field's host. The two readings disagree,
+// and either one lets a client choose its key (a new made-up host on every
+// request behind such a proxy; a made-up Host field for the host Fiber's
+// c.Hostname reads). Such a request has no host: nil.
+func hostOf(req *fasthttp.Request) []byte {
+	t := req.Header.RequestURI()
+	if len(t) > 1 && t[0] == '/' && t[1] == '/' && (len(req.Header.Host()) == 0 || bytes.Contains(t, schemeSep)) {
+		return nil
+	}
+	return req.URI().Host()
+}
+
+// schemeSep ends the scheme of an absolute URI.
+var schemeSep = []byte("://")
 
 // foldedValues returns the values of every line of the named header, in
 // the order received, matching the name in any case (the first only, when

@@ -1,0 +1,64 @@
+package fibermw_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow"
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/memory"
+	"github.com/ratewindow/ratewindow/fibermw"
+	"github.com/ratewindow/ratewindow/keyfuncs"
+)
+
+// A request-target in origin form names no host: the request is for the
+// Host field's (as net/http, Gin and Echo, and any proxy, read it). But
+// fasthttp reads a target that begins "//" and holds "://" anywhere
+// ("//x1.example/?next=http://") as if it were absolute, and Fiber then
+// serves it by the rest of the path ("/") as for the host x1.example.
+// Keyed by that host, a client behind a proxy that sets the Host field
+// makes up a new host, and gets a fresh quota, on every request. Keyed by
+// the Host field, a client that sends "//a.example/?://" is served as
+// a.example by an app that reads c.Hostname() and keyed by a Host field
+// it makes up. The two readings disagree: such a request has no host, and
+// a key by host comes from its fallback.
+func TestHostOfAnAmbiguousTarget(t *testing.T) {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(100)})
+	require.NoError(t, err)
+	var keys []string
+	limit, err := fibermw.New(l,
+		ratewindow.WithKeyFunc(keyfuncs.Header("Host", keyfuncs.Constant("fallback"))),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
+	require.NoError(t, err)
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Use(limit)
+	app.Get("/*", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
+	for _, c := range []struct{ target, host, key string }{
+		{"/", "A.Example:8080", "hdr:host:a.example"},
+		{"//x1.example/?next=http://", "a.example", "const:fallback"},
+		{"//x2.example/p?next=http://", "a.example", "const:fallback"},
+		{"//a.example/?next=http://", "x3.example", "const:fallback"},
+		{"//a.example/x://", "x4.example", "const:fallback"},
+		// A path that merely begins "//" is read as a path by fasthttp too.
+		{"//x5.example/p", "a.example", "hdr:host:a.example"},
+		{"/p?next=http://x6.example/", "a.example", "hdr:host:a.example"},
+		// With no Host field, net/http gives no host; fasthttp x7.example.
+		{"//x7.example/p", "", "const:fallback"},
+		// An absolute target names the host, whatever the field says.
+		{"http://a.example/", "x8.example", "hdr:host:a.example"},
+	} {
+		keys = keys[:0]
+		r := httptest.NewRequest(http.MethodGet, c.target, nil)
+		r.Host = c.host
+		resp, err := app.Test(r)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, c.target)
+		assert.Equal(t, []string{c.key}, keys, "%s with Host %s", c.target, c.host)
+	}
+}
