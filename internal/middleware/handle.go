@@ -21,7 +21,16 @@ func (f *Flow) Handle(x Exchange) bool {
 	if f.skip != nil && f.skip(x) {
 		return f.skipped(x, "")
 	}
-	key, res, err := f.keyOf(x)
+	var (
+		key string
+		res options.Resolved
+		err error
+	)
+	if f.resolve == nil {
+		key, err = f.key(x)
+	} else {
+		key, err = f.resolveKey(x, &res)
+	}
 	// obs is the resolver's mode, when the flow asked for it (see
 	// options.Need).
 	obs := res.ObserveOnly && f.need.Mode
@@ -123,23 +132,19 @@ func (f *Flow) Handle(x Exchange) bool {
 	return false
 }
 
-// keyOf returns the key of a request and what the resolver, if any,
-// found for it: the resolver is asked once, for the key and the mode too
-// unless options of the user's replace them (see options.Need). Its key
-// is bounded as a user's key func's are.
-func (f *Flow) keyOf(x Exchange) (string, options.Resolved, error) {
-	var res options.Resolved
-	if f.resolve != nil {
-		var err error
-		if res, err = f.resolve(x, f.need); err != nil {
-			return "", res, err
-		}
-		if f.need.Key {
-			return keybound.Bound(res.Key, keybound.MaxLen), res, nil
-		}
+// resolveKey asks the resolver about a request, once, and fills res
+// with what it found; it returns the request's key: the resolver's,
+// bounded as a user's key func's keys are, or the key func's when one
+// replaces it.
+func (f *Flow) resolveKey(x Exchange, res *options.Resolved) (string, error) {
+	var err error
+	if *res, err = f.resolve(x, f.need); err != nil {
+		return "", err
 	}
-	key, err := f.key(x)
-	return key, res, err
+	if f.need.Key {
+		return keybound.Bound(res.Key, keybound.MaxLen), nil
+	}
+	return f.key(x)
 }
 
 // errUnbuilt is the error of a request whose limiter func chose a limiter
