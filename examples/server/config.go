@@ -30,8 +30,9 @@ type config struct {
 	observe    bool
 	failClosed bool
 	headers    headers.Mode
-	// limitsFile, if set, replaces policies, key and observe: routes,
-	// limits and rollout come from that file, reloaded when it changes.
+	// limitsFile, if set, replaces policies, key and observe (the flags
+	// that set them are refused beside it): routes, limits and rollout
+	// come from that file, reloaded when it changes.
 	limitsFile string
 	timeouts   connTimeouts // bound every connection of both listeners
 }

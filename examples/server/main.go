@@ -45,8 +45,9 @@
 //	-headers          draft-8 | draft-7 | draft-6 | legacy | none (default draft-8)
 //	-config           limits file (package config): routes, keys, limits and
 //	                  observe/enforce per tenant, reloaded every second when it
-//	                  changes; replaces -limits, -algorithm, -key,
-//	                  -trusted-proxies and -observe
+//	                  changes; it sets what -limits, -algorithm, -key,
+//	                  -trusted-proxies and -observe would, so giving any of
+//	                  them with it (even -observe=false) is a flag error
 package main
 
 import (
@@ -169,5 +170,6 @@ const usage = `usage: server [flags]
   -observe                 observe-only: never block
   -fail open|closed        when the store fails (default open)
   -headers mode            draft-8, draft-7, draft-6, legacy or none (default draft-8)
-  -config file             limits file (JSON), reloaded when it changes; replaces
-                           -limits, -algorithm, -key, -trusted-proxies and -observe`
+  -config file             limits file (JSON), reloaded when it changes; it sets what
+                           -limits, -algorithm, -key, -trusted-proxies and -observe
+                           would, and is refused beside any of them`
