@@ -44,7 +44,7 @@ func build(cfg *config) (*server, error) {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	if cfg.store == "redis" {
 		warn := func(msg string, err error) { logger.Warn(msg, "error", err.Error()) }
-		s, closeFn, err := newRedisStore(cfg.redisAddrs, warn)
+		s, closeFn, err := newRedisStore(cfg.redis, warn)
 		if err != nil {
 			return nil, err
 		}
