@@ -44,6 +44,9 @@ func newServer(addr string, h http.Handler) *http.Server {
 }
 
 func newRouter() (*gin.Engine, error) {
+	// The memory store counts in this process only: run several instances
+	// and a client gets the limit once per instance. Share core/redisstore
+	// between them instead.
 	store := memory.New()
 	login, err := core.NewLimiter(store, []core.Policy{core.Per(5, 5*time.Minute).Using(core.SlidingLog).Named("login")})
 	if err != nil {
