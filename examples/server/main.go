@@ -178,7 +178,6 @@ const usage = `usage: server [flags]
   -redis-url URL           instead of -redis-addrs: redis://[USER@]HOST:PORT[/DB], rediss:// for TLS,
                            ?addr=HOST:PORT&addr=... for a Redis Cluster's other seeds
   -redis-ca file           PEM CAs for a rediss:// certificate (default: the system's)
-                           The Redis password is read from $REDIS_PASSWORD, never from a flag.
   -algorithm name          sliding-window, sliding-log or fixed-window (default sliding-window)
   -limits list             LIMIT/WINDOW, comma-separated, e.g. 10/1s,600/1m (default 100/1m)
   -key ip|header:NAME      rate-limit key (default ip); a header only if clients cannot set it
@@ -188,4 +187,7 @@ const usage = `usage: server [flags]
   -headers mode            draft-8, draft-7, draft-6, legacy or none (default draft-8)
   -config file             limits file (JSON), reloaded when it changes; it sets what
                            -limits, -algorithm, -key, -trusted-proxies and -observe
-                           would, and is refused beside any of them`
+                           would, and is refused beside any of them
+environment:
+  REDIS_PASSWORD           the Redis password, for -redis-addrs or -redis-url
+                           (not a flag: a command line shows in ps)`
