@@ -49,6 +49,7 @@ func TestParseRedisErrors(t *testing.T) {
 		{[]string{"-redis-url", "redis://:hunter2@redis.internal:6379"}, "-redis-url: the URL holds a password, which would show in ps: give it in REDIS_PASSWORD"},
 		{[]string{"-redis-url", "redis://user:hunter2@redis.internal:6379"}, "REDIS_PASSWORD"},
 		{[]string{"-redis-url", "redis://user:hunter2@%zz"}, "-redis-url: not a URL"},
+		{[]string{"-redis-url", ""}, `-redis-url: scheme "" is not redis://`}, // an unset variable, not the default address
 		{[]string{"-redis-url", "http://redis.internal:6379"}, `-redis-url: scheme "http" is not redis:// or rediss://`},
 		{[]string{"-redis-url", "redis.internal:6379"}, "-redis-url: scheme"},
 		{[]string{"-redis-url", "unix:///run/redis.sock"}, "-redis-url: scheme"},
