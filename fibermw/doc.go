@@ -72,14 +72,20 @@
 // slog.Default(); the child then fails to start, as it should. A limiter
 // that a WithLimiterFunc function (or a config.Set, on its default memory
 // store) chooses for a request cannot be checked at New: in a child, a
-// request for which it is such a limiter is not limited but cannot be
-// classified (Outcome UnclassifiedRejected, answered 400 even with
-// WithPassUnclassified, Event.Err wrapping ratewindow.ErrNoLimiter and
-// saying why; with no hook, logged to slog.Default() as a limiter failure
-// is). Under Prefork, use a store the children share, such as
-// core/redisstore. core/resilient over Redis is accepted: its local
-// fallback is a per-process store by design, so count every child of every
-// instance in WithFallback's replicas.
+// request for which it is such a limiter is not counted, and cannot be
+// classified (Event.Err wraps ratewindow.ErrNoLimiter and says why; with
+// no hook, it is logged to slog.Default() as a limiter failure is). An
+// enforced request is refused as unclassified (Outcome
+// UnclassifiedRejected, answered 400 or by WithUnclassifiedHandler), even
+// with WithPassUnclassified. An observe-only one (WithObserveOnly,
+// WithObserveOnlyFunc, a config.Set route or tenant in observe mode)
+// passes, as every unclassified observe-only request does (Outcome
+// UnclassifiedPassed, Event.ObserveOnly set): observe mode never refuses
+// a request, so a rollout in observe mode shows the mistake in the
+// events only, not to clients. Under Prefork, use a store the children
+// share, such as core/redisstore. core/resilient over Redis is accepted:
+// its local fallback is a per-process store by design, so count every
+// child of every instance in WithFallback's replicas.
 //
 // Whatever else main builds is per child as well. Secrets left random are
 // made once per process: set headers.Writer's PartitionSecret (with

@@ -28,6 +28,9 @@ func main() {
 }
 
 func newServer() (*echo.Echo, error) {
+	// The memory store counts in this process only: run several instances
+	// and a client gets the limit once per instance. Share core/redisstore
+	// between them instead.
 	store := memory.New()
 	login, err := core.NewLimiter(store, []core.Policy{core.Per(5, 5*time.Minute).Using(core.SlidingLog).Named("login")})
 	if err != nil {
@@ -50,6 +53,13 @@ func newServer() (*echo.Echo, error) {
 	}
 
 	e := echo.New()
+	// e.Start serves e.Server: bound every connection. Without these, a
+	// slow or silent client holds a connection and a goroutine for good,
+	// a few hundred of them the service, without ever meeting the rate
+	// limit, which runs only once a request has arrived.
+	e.Server.ReadHeaderTimeout = 5 * time.Second // the request line and headers
+	e.Server.ReadTimeout = 10 * time.Second      // the headers and the body
+	e.Server.IdleTimeout = 60 * time.Second      // a kept-alive connection between requests
 	e.POST("/login", func(c echo.Context) error { return c.String(http.StatusOK, "welcome\n") }, limitLogin)
 	apiGroup := e.Group("/api", limitAPI)
 	apiGroup.GET("/items", func(c echo.Context) error { return c.String(http.StatusOK, "data\n") })

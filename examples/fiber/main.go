@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	fiberrecover "github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
@@ -27,6 +28,9 @@ func main() {
 }
 
 func newApp() (*fiber.App, error) {
+	// The memory store counts in this process only: run several instances
+	// and a client gets the limit once per instance. Share core/redisstore
+	// between them instead.
 	store := memory.New()
 	login, err := core.NewLimiter(store, []core.Policy{core.Per(5, 5*time.Minute).Using(core.SlidingLog).Named("login")})
 	if err != nil {
@@ -48,7 +52,21 @@ func newApp() (*fiber.App, error) {
 		return nil, err
 	}
 
-	app := fiber.New()
+	app := fiber.New(fiber.Config{
+		// Bound every connection: without a ReadTimeout a slow or silent
+		// client holds one for good, and a few hundred of them the
+		// service, without ever meeting the rate limit, which runs only
+		// once a request has arrived.
+		ReadTimeout: 10 * time.Second,
+		IdleTimeout: 60 * time.Second,
+		// Fiber reads a body in full, up to BodyLimit (4 MiB by default),
+		// before the limiter runs: that is what a denied upload costs.
+		// Keep it to the largest body the routes take (a login form).
+		BodyLimit: 16 << 10,
+	})
+	// fasthttp does not recover a handler's panic, as net/http does: one
+	// would end the process. This answers 500 instead.
+	app.Use(fiberrecover.New())
 	app.Post("/login", limitLogin, func(c *fiber.Ctx) error { return c.SendString("welcome\n") })
 	apiGroup := app.Group("/api", limitAPI)
 	apiGroup.Get("/items", func(c *fiber.Ctx) error { return c.SendString("data\n") })

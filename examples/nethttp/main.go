@@ -23,10 +23,28 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	log.Fatal(http.ListenAndServe("127.0.0.1:8080", h))
+	log.Fatal(newServer("127.0.0.1:8080", h).ListenAndServe())
+}
+
+// newServer serves h on addr with every connection bounded.
+// http.ListenAndServe would wait for a slow or silent client for good, a
+// connection and a goroutine each: a few hundred of them, sending a byte
+// now and then, hold the service without ever meeting the rate limit,
+// which runs only once a request has arrived.
+func newServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,  // the request line and headers
+		ReadTimeout:       10 * time.Second, // the headers and the body
+		IdleTimeout:       60 * time.Second, // a kept-alive connection between requests
+	}
 }
 
 func newHandler() (http.Handler, error) {
+	// The memory store counts in this process only: run several instances
+	// and a client gets the limit once per instance. Share core/redisstore
+	// between them instead.
 	store := memory.New()
 	login, err := core.NewLimiter(store, []core.Policy{core.Per(5, 5*time.Minute).Using(core.SlidingLog).Named("login")})
 	if err != nil {

@@ -1,8 +1,11 @@
 package main
 
 import (
-	"github.com/stretchr/testify/require"
+	"net"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/ratewindow/ratewindow/internal/exampletest"
 )
@@ -11,4 +14,16 @@ func TestRoutes(t *testing.T) {
 	h, err := newHandler()
 	require.NoError(t, err)
 	exampletest.CheckServer(t, h)
+}
+
+// TestSlowClientClosed: the server main starts bounds its connections.
+func TestSlowClientClosed(t *testing.T) {
+	h, err := newHandler()
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := newServer("", h)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	exampletest.CheckSlowClientClosed(t, ln.Addr().String(), 20*time.Second)
 }

@@ -120,6 +120,14 @@ func newEcho(l *core.Limiter, opts []ratewindow.Option, to connTimeouts) (app, e
 	return newHTTPApp(e, to), nil
 }
 
+// bodyLimit is the largest request body the Fiber app accepts. Fiber reads
+// a body in full, up to its BodyLimit (4 MiB by default), before the
+// limiter runs, so that is what a denied upload costs the server. The
+// demo's routes take no body; an API's would be the largest body its
+// routes take. (net/http, Gin and Echo read a body only when a handler
+// does.)
+const bodyLimit = 64 << 10
+
 // fiberApp serves a Fiber app.
 type fiberApp struct{ app *fiber.App }
 
@@ -135,6 +143,8 @@ func newFiber(l *core.Limiter, opts []ratewindow.Option, to connTimeouts) (app, 
 		// otherwise waits for.
 		ReadTimeout: to.read,
 		IdleTimeout: to.idle,
+		// And what a denied client may upload.
+		BodyLimit: bodyLimit,
 	})
 	// fasthttp does not recover a handler's panic, as net/http does: one
 	// would end the process. This answers 500 and logs the stack on stderr.

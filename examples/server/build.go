@@ -44,7 +44,7 @@ func build(cfg *config) (*server, error) {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	if cfg.store == "redis" {
 		warn := func(msg string, err error) { logger.Warn(msg, "error", err.Error()) }
-		s, closeFn, err := newRedisStore(cfg.redisAddrs, warn)
+		s, closeFn, err := newRedisStore(cfg.redis, warn)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +77,10 @@ func build(cfg *config) (*server, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collector, collectors.NewGoCollector())
 	if cfg.limitsFile != "" {
-		// The file's key, limiter and observe choices override the flags'.
+		// The file alone gives each request its key, limits and mode
+		// (observe or enforce): parseFlags refuses -limits, -algorithm,
+		// -key, -trusted-proxies and -observe beside -config, so the
+		// options above hold no choice of theirs (cfg.observe is false).
 		rules, stopWatch, err := loadLimits(cfg.limitsFile, store, logger, reg)
 		if err != nil {
 			release()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -24,14 +25,15 @@ type config struct {
 	adminAddr  string // the operator endpoints' listener; "" turns them off
 	framework  string
 	store      string
-	redisAddrs []string
+	redis      redisConn // when store is "redis"
 	policies   []core.Policy
 	key        keyfuncs.KeyFunc
 	observe    bool
 	failClosed bool
 	headers    headers.Mode
-	// limitsFile, if set, replaces policies, key and observe: routes,
-	// limits and rollout come from that file, reloaded when it changes.
+	// limitsFile, if set, replaces policies, key and observe (the flags
+	// that set them are refused beside it): routes, limits and rollout
+	// come from that file, reloaded when it changes.
 	limitsFile string
 	timeouts   connTimeouts // bound every connection of both listeners
 }
@@ -60,6 +62,8 @@ func parseFlags(args []string) (*config, error) {
 		framework  = fs.String("framework", "nethttp", "HTTP framework: nethttp, gin, echo or fiber")
 		store      = fs.String("store", "memory", "store: memory or redis")
 		redisAddrs = fs.String("redis-addrs", "127.0.0.1:6379", "Redis host:port list, comma-separated: one = standalone, several = Redis Cluster")
+		redisURL   = fs.String("redis-url", "", "Redis URL instead of -redis-addrs: redis[s]://[USER@]HOST:PORT[/DB][?addr=HOST:PORT...]; rediss is TLS; the password comes from "+passwordEnv)
+		redisCA    = fs.String("redis-ca", "", "PEM file of the CAs that sign Redis's TLS certificate (default: the system's)")
 		algorithm  = fs.String("algorithm", "sliding-window", "sliding-window, sliding-log or fixed-window")
 		limits     = fs.String("limits", "100/1m", "LIMIT/WINDOW list, comma-separated, WINDOW a Go duration, e.g. 10/1s,600/1m")
 		key        = fs.String("key", "ip", "key: ip, or header:NAME (falls back to the client IP)")
@@ -103,12 +107,13 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-store: %q is not memory or redis", c.store)
 	}
 	// Checked even on the memory store: any invalid value is an error.
-	addrs, err := parseRedisAddrs(*redisAddrs)
+	conn, err := parseRedis(fs, *redisAddrs, *redisURL, *redisCA)
 	if err != nil {
-		return nil, fmt.Errorf("-redis-addrs: %w", err)
+		return nil, err
 	}
 	if c.store == "redis" {
-		c.redisAddrs = addrs
+		conn.password = os.Getenv(passwordEnv)
+		c.redis = conn
 	}
 	alg, err := core.ParseAlgorithm(*algorithm)
 	if err != nil {
@@ -200,6 +205,38 @@ func everyAddress(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsUnspecified()
+}
+
+// parseRedis reads -redis-addrs, or -redis-url and -redis-ca.
+func parseRedis(fs *flag.FlagSet, addrs, rawURL, ca string) (redisConn, error) {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["redis-url"] && given["redis-addrs"] {
+		return redisConn{}, errors.New("-redis-url: give it or -redis-addrs, not both")
+	}
+	if !given["redis-url"] {
+		if given["redis-ca"] {
+			return redisConn{}, errors.New("-redis-ca: TLS needs a rediss:// -redis-url")
+		}
+		list, err := parseRedisAddrs(addrs)
+		if err != nil {
+			return redisConn{}, fmt.Errorf("-redis-addrs: %w", err)
+		}
+		return redisConn{addrs: list}, nil
+	}
+	conn, err := parseRedisURL(rawURL)
+	if err != nil {
+		return redisConn{}, fmt.Errorf("-redis-url: %w", err)
+	}
+	if given["redis-ca"] {
+		if conn.tls == nil {
+			return redisConn{}, errors.New("-redis-ca: TLS needs a rediss:// -redis-url")
+		}
+		if conn.tls.RootCAs, err = loadCA(ca); err != nil {
+			return redisConn{}, fmt.Errorf("-redis-ca: %w", err)
+		}
+	}
+	return conn, nil
 }
 
 // parseRedisAddrs reads a comma-separated list of host:port.

@@ -100,7 +100,8 @@ func TestConfigFileCanary(t *testing.T) {
 }
 
 // TestConfigFileErrors: a bad limits file, or -config beside a flag it
-// replaces, exits 2 with one line naming the problem.
+// replaces (even one given its default, such as -observe=false: the file's
+// mode is never overridden), exits 2 with one line naming the problem.
 func TestConfigFileErrors(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "limits.json")
 	edit(t, path, `{"routes": [{"name": "home", "match": ["*"], "policies": [{"limit": 10, "window": "0s"}]}]}`)
@@ -111,6 +112,8 @@ func TestConfigFileErrors(t *testing.T) {
 		{[]string{"-config", path}, "routes[0].policies[0].window: must be > 0"},
 		{[]string{"-config", path + ".missing"}, "no such file"},
 		{[]string{"-config", path, "-limits", "1/1s", "-observe"}, "-config: the file sets what -limits, -observe would set"},
+		{[]string{"-config", "limits.json", "-observe"}, "-config: the file sets what -observe would set"},
+		{[]string{"-config", "limits.json", "-observe=false"}, "-config: the file sets what -observe would set"},
 	} {
 		code, stdout, stderr := runExit(t, c.args...)
 		assert.Equal(t, 2, code, "%v", c.args)

@@ -20,9 +20,11 @@
 // "admin on HOST:PORT" (unless -admin-addr is empty), then
 // "listening on HOST:PORT", to stdout, and nothing more. A bad flag makes
 // it exit with status 2 and a one-line error on stderr, before binding; so
-// does a Redis that does not match -redis-addrs (one node of a cluster
-// given alone, a replica), found by redisstore's startup check. A Redis
-// that is merely down at startup is logged, and the server starts. An
+// does a Redis that does not match -redis-addrs or -redis-url (one node of
+// a cluster given alone, a replica), refuses the password, or presents a
+// TLS certificate that cannot be verified, found by redisstore's startup
+// check. A Redis that is merely down at startup is logged, and the server
+// starts. An
 // address in use makes it exit with status 1. SIGINT or SIGTERM shuts both
 // listeners down gracefully, with status 0.
 //
@@ -34,6 +36,12 @@
 //	-framework        nethttp | gin | echo | fiber (default nethttp)
 //	-store            memory | redis (default memory)
 //	-redis-addrs      host:port list; one = standalone, several = Redis Cluster (default 127.0.0.1:6379)
+//	-redis-url        instead of -redis-addrs, a URL read by go-redis's parser:
+//	                  redis://[USER@]HOST:PORT[/DB], rediss:// for TLS, and
+//	                  ?addr=HOST:PORT&addr=... for the other seeds of a Redis
+//	                  Cluster; no password and no other parameter
+//	-redis-ca         PEM file of the CAs that sign the rediss:// server's
+//	                  certificate (default: the system's roots)
 //	-algorithm        sliding-window | sliding-log | fixed-window (default sliding-window)
 //	-limits           LIMIT/WINDOW list, e.g. 10/1s,600/1m (default 100/1m)
 //	-key              ip | header:NAME (default ip; header:NAME falls back to the client IP;
@@ -45,8 +53,13 @@
 //	-headers          draft-8 | draft-7 | draft-6 | legacy | none (default draft-8)
 //	-config           limits file (package config): routes, keys, limits and
 //	                  observe/enforce per tenant, reloaded every second when it
-//	                  changes; replaces -limits, -algorithm, -key,
-//	                  -trusted-proxies and -observe
+//	                  changes; it sets what -limits, -algorithm, -key,
+//	                  -trusted-proxies and -observe would, so giving any of
+//	                  them with it (even -observe=false) is a flag error
+//
+// The Redis password, for -redis-addrs or -redis-url, is read from the
+// environment variable REDIS_PASSWORD, never from a flag: a command line
+// shows in ps.
 package main
 
 import (
@@ -162,6 +175,9 @@ const usage = `usage: server [flags]
   -framework name          nethttp, gin, echo or fiber (default nethttp)
   -store name              memory or redis (default memory)
   -redis-addrs list        host:port, comma-separated; several = Redis Cluster (default 127.0.0.1:6379)
+  -redis-url URL           instead of -redis-addrs: redis://[USER@]HOST:PORT[/DB], rediss:// for TLS,
+                           ?addr=HOST:PORT&addr=... for a Redis Cluster's other seeds
+  -redis-ca file           PEM CAs for a rediss:// certificate (default: the system's)
   -algorithm name          sliding-window, sliding-log or fixed-window (default sliding-window)
   -limits list             LIMIT/WINDOW, comma-separated, e.g. 10/1s,600/1m (default 100/1m)
   -key ip|header:NAME      rate-limit key (default ip); a header only if clients cannot set it
@@ -169,5 +185,9 @@ const usage = `usage: server [flags]
   -observe                 observe-only: never block
   -fail open|closed        when the store fails (default open)
   -headers mode            draft-8, draft-7, draft-6, legacy or none (default draft-8)
-  -config file             limits file (JSON), reloaded when it changes; replaces
-                           -limits, -algorithm, -key, -trusted-proxies and -observe`
+  -config file             limits file (JSON), reloaded when it changes; it sets what
+                           -limits, -algorithm, -key, -trusted-proxies and -observe
+                           would, and is refused beside any of them
+environment:
+  REDIS_PASSWORD           the Redis password, for -redis-addrs or -redis-url
+                           (not a flag: a command line shows in ps)`

@@ -79,7 +79,15 @@ var (
 // "admin on" line, then "listening on".
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
+	return startEnv(t, nil, args...)
+}
+
+// startEnv is start with the environment variables env ("NAME=value")
+// added to the test's (see childEnv).
+func startEnv(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = childEnv(env)
 	// Our own pipe rather than StdoutPipe: Wait does not close it, so
 	// everything the server writes can be read after it exits.
 	r, w, err := os.Pipe()
@@ -195,7 +203,14 @@ func statuses(t *testing.T, url string, n int, header map[string]string) []int {
 // status, stdout and stderr.
 func runExit(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runExitEnv(t, nil, args...)
+}
+
+// runExitEnv is runExit with the environment variables env added.
+func runExitEnv(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
+	cmd.Env = childEnv(env)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
@@ -259,4 +274,16 @@ func roundTrip(url string, header map[string]string) (int, error) {
 	defer resp.Body.Close()
 	_, err = io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode, err
+}
+
+// childEnv is the test's environment without the Redis password, which
+// only the tests that give one set, plus env.
+func childEnv(env []string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, passwordEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, env...)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,6 +45,23 @@ func TestRedisDown(t *testing.T) {
 			assert.Equal(t, 0, code)
 		})
 	}
+}
+
+// TestRedisDownLogsJSON: the server's log is JSON lines while Redis is
+// down. go-redis would add a plain-text line of its own for every failed
+// dial, so for every request, unthrottled; the failure is reported by the
+// logging hook, at most once a second.
+func TestRedisDownLogsJSON(t *testing.T) {
+	p := start(t, "-store", "redis", "-redis-addrs", testredis.DeadAddr(t))
+	assert.Equal(t, []int{ok, ok}, statuses(t, p.url+"/", 2, nil), "fails open")
+	code, _ := p.stop(t, syscall.SIGTERM)
+	assert.Equal(t, 0, code)
+	lines := strings.Split(strings.TrimSuffix(p.stderr.String(), "\n"), "\n")
+	require.NotEmpty(t, lines)
+	for _, line := range lines {
+		assert.True(t, json.Valid([]byte(line)), "not JSON: %q", line)
+	}
+	assert.Contains(t, p.stderr.String(), `"msg":"ratewindow: limiter failed, request passed"`)
 }
 
 // TestTwoProcessesShareOneLimit: two servers (different frameworks) on

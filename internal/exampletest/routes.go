@@ -1,11 +1,15 @@
 package exampletest
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,4 +70,23 @@ func CheckServer(t *testing.T, h http.Handler) {
 		resp.Body.Close()
 		return resp
 	})
+}
+
+// CheckSlowClientClosed checks that the example server listening on addr
+// bounds a connection: a client that sends half a request and then
+// nothing is disconnected by the server within the given time, instead
+// of holding a connection and a goroutine for good.
+func CheckSlowClientClosed(t *testing.T, addr string, within time.Duration) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = io.WriteString(conn, "POST /login HTTP/1.1\r\nHost: example\r\n")
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(within)))
+	_, err = io.Copy(io.Discard, conn) // returns when the server closes
+	var timeout net.Error
+	if errors.As(err, &timeout) && timeout.Timeout() {
+		t.Fatalf("the server kept a half-sent request's connection open for %v", within)
+	}
 }
