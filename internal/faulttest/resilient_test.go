@@ -69,7 +69,10 @@ func TestBreakerStopsCallingDeadRedis(t *testing.T) {
 		core.WithClock(frozenClock()))
 	require.NoError(t, err)
 	var seen events
-	a := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithOnDecision(seen.record))
+	// A dead Redis refuses at once, so the timeout bounds no call of the
+	// outage; once Redis is back, the probe that must close the breaker
+	// gets a timeout a busy machine cannot exhaust.
+	a := newApp(t, l, ratewindow.WithTimeout(longTimeout), ratewindow.WithOnDecision(seen.record))
 
 	s, _ := a.get(t, "warm")
 	require.Equal(t, http.StatusOK, s)
@@ -127,7 +130,10 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 	// marked counts, per key, the decisions that say the fallback made them.
 	var mu sync.Mutex
 	marked := map[string]int{}
-	a := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithFailClosed(),
+	// The timeout bounds no call of the outage (a dead Redis refuses at
+	// once); once Redis is back, a call that timed out on a busy machine
+	// would be decided by the fallback and fail the exact count.
+	a := newApp(t, l, ratewindow.WithTimeout(longTimeout), ratewindow.WithFailClosed(),
 		ratewindow.WithOnDecision(func(ev ratewindow.Event) {
 			if ev.Decision.Fallback {
 				mu.Lock()
