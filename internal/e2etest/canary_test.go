@@ -73,7 +73,11 @@ func TestCanaryOnRedis(t *testing.T) {
 	require.NoError(t, err)
 	var out logs
 	hooks := ratewindow.WithOnDecision(collector.Observe, top.Observe, logging.Hook(out.logger(), logging.WithRawKeys()))
-	const timeout = 100 * time.Millisecond
+	// Every decision on the live Redis is counted exactly: a timeout a
+	// busy machine cannot exhaust (a call over a short one would pass
+	// with no decision). A dead Redis refuses at once: that phase does not
+	// wait for it either.
+	const timeout = 5 * time.Second
 	observe := netHTTP(t, l, ratewindow.WithObserveOnly(true), ratewindow.WithFailClosed(), ratewindow.WithTimeout(timeout), hooks)
 	enforce := netHTTP(t, l, ratewindow.WithFailClosed(), ratewindow.WithTimeout(timeout), hooks)
 

@@ -58,7 +58,10 @@ func TestFrozenRedisBehindTheBreakerOnGin(t *testing.T) {
 	require.NoError(t, err)
 	var out logs
 	breakerLog := logging.BreakerStateChange(out.logger())
-	store, err := resilient.New(primary, resilient.WithOpenInterval(200*time.Millisecond),
+	// Each open interval lets one request through to wait out the
+	// timeout: an interval long against the time a request takes on a
+	// busy machine keeps those probes a few of the 60 requests.
+	store, err := resilient.New(primary, resilient.WithOpenInterval(time.Second),
 		resilient.WithOnStateChange(func(from, to resilient.State) {
 			collector.BreakerStateChanged(from, to)
 			breakerLog(from, to)
