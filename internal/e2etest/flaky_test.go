@@ -52,7 +52,12 @@ func TestFlakyRedisBehindTheFallback(t *testing.T) {
 	t.Parallel()
 	srv := testredis.Server(t)
 	admin := srv.Client(t)
-	client := redis.NewUniversalClient(redisstore.ClientOptions(srv.Addr))
+	// The client's own read timeout raised above a stall (which Redis
+	// ends up to 100 ms late, at its next cron tick): the store timeout,
+	// not the client's, fails the stalled calls.
+	opts := redisstore.ClientOptions(srv.Addr)
+	opts.ReadTimeout = time.Second
+	client := redis.NewUniversalClient(opts)
 	t.Cleanup(func() { _ = client.Close() })
 	primary, err := redisstore.New(client)
 	require.NoError(t, err)
@@ -70,9 +75,9 @@ func TestFlakyRedisBehindTheFallback(t *testing.T) {
 	require.NoError(t, err)
 	l, err := core.NewLimiter(store, []core.Policy{core.PerMinute(100_000).Named("api")})
 	require.NoError(t, err)
-	// A timeout a busy machine seldom exhausts on its own: the failures
+	// A timeout a busy machine seldom exhausts on its own, so the failures
 	// are the stalls'.
-	const timeout = 200 * time.Millisecond
+	const timeout = 150 * time.Millisecond
 	app := netHTTP(t, l, ratewindow.WithTimeout(timeout),
 		ratewindow.WithOnDecision(collector.Observe, logging.Hook(out.logger())))
 
