@@ -37,18 +37,23 @@ func TestFullRedisThroughTheMiddleware(t *testing.T) {
 	collector, err := metrics.New()
 	require.NoError(t, err)
 	var out logs
-	app := netHTTP(t, l, ratewindow.WithTimeout(100*time.Millisecond),
+	// A full Redis answers at once; a timeout a busy machine cannot
+	// exhaust makes sure every store error is the refusal (the log must
+	// name it) and that every decision once Redis has room is Redis's.
+	app := netHTTP(t, l, ratewindow.WithTimeout(5*time.Second),
 		ratewindow.WithOnDecision(collector.Observe, logging.Hook(out.logger())))
 
 	testredis.FillUp(t, admin)
+	watch := watchStalls(t)
 	var slowest time.Duration
 	for range 10 {
+		from := time.Now()
 		resp, took := app.get(t, "/api/items", "c1")
 		assert.Equal(t, http.StatusOK, resp.StatusCode, "fail open")
 		assert.Empty(t, resp.Header.Get("RateLimit"))
-		slowest = max(slowest, took)
+		slowest = max(slowest, watch.own(from, took))
 	}
-	t.Logf("slowest of 10 requests on a full Redis: %v", slowest)
+	t.Logf("slowest of 10 requests on a full Redis: %v (stalls of this process aside)", slowest)
 	assert.Less(t, slowest, deadBound)
 	series := gather(t, collector)
 	assert.Equal(t, 10.0, sum(series, "ratewindow_requests_total", "outcome=store_error_passed"))

@@ -43,6 +43,10 @@ func TestFrozenRedisWithReadmeSetup(t *testing.T) {
 		resp, _ := app.get(t, "/api/items", "w"+strconv.Itoa(i))
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 	}
+	// A warm-up call that outlived the client's timeout on a busy
+	// machine passed open too: count the frozen Redis's errors only.
+	warmErrors := sum(gather(t, collector), "ratewindow_requests_total", "outcome=store_error_passed")
+	watch := watchStalls(t)
 	thaw := freeze(t, proc)
 	var mu sync.Mutex
 	var slowest time.Duration
@@ -51,18 +55,19 @@ func TestFrozenRedisWithReadmeSetup(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := range each {
+				from := time.Now()
 				resp, took := app.get(t, "/api/items", "c"+strconv.Itoa(w*each+i))
 				assert.Equal(t, http.StatusOK, resp.StatusCode)
 				mu.Lock()
-				slowest = max(slowest, took)
+				slowest = max(slowest, watch.own(from, took))
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
 	thaw()
-	t.Logf("slowest of %d requests on a frozen Redis, ClientOptions and no WithTimeout: %v", workers*each, slowest)
+	t.Logf("slowest of %d requests on a frozen Redis, ClientOptions and no WithTimeout: %v (stalls of this process aside)", workers*each, slowest)
 	assert.Less(t, slowest, deadBound, "a frozen Redis costs the client's timeout, not seconds")
 	series := gather(t, collector)
-	assert.Equal(t, float64(workers*each), sum(series, "ratewindow_requests_total", "outcome=store_error_passed"))
+	assert.Equal(t, float64(workers*each), sum(series, "ratewindow_requests_total", "outcome=store_error_passed")-warmErrors)
 }

@@ -32,7 +32,14 @@ import (
 // the timing-sensitive tests running beside it.
 func TestLostMasterOpensOnlyItsBreaker(t *testing.T) {
 	nodes := startCluster(t)
-	rdb := redis.NewUniversalClient(redisstore.ClientOptions(nodes[0].addr(), nodes[1].addr(), nodes[2].addr()))
+	// The lost master refuses at once, whatever the timeouts. The live
+	// ones get a read timeout a busy machine does not exhaust (each call's
+	// 1 s deadline still bounds it): with the client's 250 ms, one stall
+	// of a server or of this process can fail every call in flight on a
+	// healthy master, five or more in a row, and open its breaker.
+	opts := redisstore.ClientOptions(nodes[0].addr(), nodes[1].addr(), nodes[2].addr())
+	opts.ReadTimeout = 2 * time.Second
+	rdb := redis.NewUniversalClient(opts)
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
 	rs, err := redisstore.New(rdb)

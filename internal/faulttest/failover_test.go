@@ -74,6 +74,7 @@ func TestClusterFailoverUnderLoad(t *testing.T) {
 	}
 	now := time.Now()
 	stalls := watchStalls()
+	stalls.watchServers(cl.Addrs()...)
 	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
 	time.Sleep(500 * time.Millisecond)
 
@@ -133,6 +134,7 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	keys := []string{"a", "b", "c", "d"}
 	now := time.Now()
 	stalls := watchStalls()
+	stalls.watchServers(sn.Master.Addr, sn.Replica.Addr)
 	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
 	time.Sleep(500 * time.Millisecond)
 
@@ -232,11 +234,11 @@ func sum(m map[string]int64) int64 {
 
 // afterSettle returns the load's failures from settle after the switch
 // to a new master on, but for timeouts of calls that would have ended in
-// time but for a stall of this process (a loaded machine): their time less
-// the stall is under two read timeouts, the most a call waits on a silent
-// Redis. Those are only logged. A client that does not follow the new
-// master fails every call to it, stalled or not, with an error reply, a
-// refused connection, or a deadline spent retrying.
+// time but for a stall of this process or of a server (a loaded machine):
+// their time less the stall is under two read timeouts, the most a call
+// waits on a silent Redis. Those are only logged. A client that does not
+// follow the new master fails every call to it, stalled or not, with an
+// error reply, a refused connection, or a deadline spent retrying.
 func afterSettle(t *testing.T, load *storeLoad, stalls *stallWatch, switched time.Time) []failure {
 	t.Helper()
 	limit := 2 * redisstore.ClientOptions().ReadTimeout
@@ -246,7 +248,7 @@ func afterSettle(t *testing.T, load *storeLoad, stalls *stallWatch, switched tim
 		timeout := errors.Is(f.err, context.DeadlineExceeded) || errors.As(f.err, &ne) && ne.Timeout()
 		stalled := stalls.stalled(f.sent, f.at)
 		if timeout && stalled > 0 && f.at.Sub(f.sent)-stalled < limit {
-			t.Logf("%v after the switch, %s failed after %v, %v of which this process stalled: %v",
+			t.Logf("%v after the switch, %s failed after %v, %v of which this process or a server stalled: %v",
 				f.at.Sub(switched).Round(time.Millisecond), f.key, f.at.Sub(f.sent).Round(time.Millisecond), stalled.Round(time.Millisecond), f.err)
 			continue
 		}

@@ -104,7 +104,8 @@ func (a *app) count(t testing.TB, key string, n int) map[int]int {
 }
 
 // load sends requests from several goroutines until stopped, and keeps the
-// statuses and the slowest answer.
+// statuses and the slowest answer, less the time this process stalled
+// while it was under way (see stallWatch).
 type load struct {
 	mu      sync.Mutex
 	status  map[int]int
@@ -114,7 +115,7 @@ type load struct {
 	wg      sync.WaitGroup
 }
 
-func startLoad(apps []*app, workers int, keys func(worker, i int) string) *load {
+func startLoad(apps []*app, workers int, watch *stallWatch, keys func(worker, i int) string) *load {
 	l := &load{status: map[int]int{}, stop: make(chan struct{})}
 	for w := range workers {
 		l.wg.Add(1)
@@ -127,13 +128,14 @@ func startLoad(apps []*app, workers int, keys func(worker, i int) string) *load 
 				default:
 				}
 				a := apps[i%len(apps)]
+				from := time.Now()
 				s, d, err := a.try(keys(w, i))
 				l.mu.Lock()
 				if err != nil {
 					l.errs = append(l.errs, err)
 				} else {
 					l.status[s]++
-					l.slowest = max(l.slowest, d)
+					l.slowest = max(l.slowest, d-watch.stalled(from, from.Add(d)))
 				}
 				l.mu.Unlock()
 				time.Sleep(2 * time.Millisecond)

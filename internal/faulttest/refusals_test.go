@@ -32,6 +32,13 @@ func TestBreakerOnRedisRefusals(t *testing.T) {
 	withDeadline := func(ctx context.Context) (context.Context, context.CancelFunc) {
 		return context.WithTimeout(ctx, 100*time.Millisecond)
 	}
+	// A Redis that refuses answers at once; a deadline long enough for a
+	// busy machine makes sure it is the refusal the breaker counts, not a
+	// call that ran out of time (which would count as well, and hide a
+	// refusal that did not).
+	withLongDeadline := func(ctx context.Context) (context.Context, context.CancelFunc) {
+		return context.WithTimeout(ctx, 5*time.Second)
+	}
 	tests := []struct {
 		name  string
 		setup setup
@@ -40,7 +47,7 @@ func TestBreakerOnRedisRefusals(t *testing.T) {
 	}{
 		{"OOM", func(t *testing.T, p *proc) (redis.UniversalClient, func(context.Context) (context.Context, context.CancelFunc)) {
 			testredis.FillUp(t, p.client(t))
-			return p.client(t), withDeadline
+			return p.client(t), withLongDeadline
 		}, true, redisstore.ErrOutOfMemory},
 		{"NOPERM", func(t *testing.T, p *proc) (redis.UniversalClient, func(context.Context) (context.Context, context.CancelFunc)) {
 			require.NoError(t, p.client(t).Do(context.Background(),
@@ -48,7 +55,7 @@ func TestBreakerOnRedisRefusals(t *testing.T) {
 			c := redis.NewClient(&redis.Options{Addr: p.addr(), Username: "limiter", Password: "pw",
 				ContextTimeoutEnabled: true, MaxRetries: -1})
 			t.Cleanup(func() { _ = c.Close() })
-			return c, withDeadline
+			return c, withLongDeadline
 		}, true, redisstore.ErrMisconfigured},
 		{"frozen, deadline", func(t *testing.T, p *proc) (redis.UniversalClient, func(context.Context) (context.Context, context.CancelFunc)) {
 			freeze(t, p)
@@ -59,7 +66,7 @@ func TestBreakerOnRedisRefusals(t *testing.T) {
 			// go-redis bounds its waits by a deadline, not by a
 			// cancellation: a cancelled call waits out the read timeout.
 			c := redis.NewClient(&redis.Options{Addr: p.addr(), ContextTimeoutEnabled: true, MaxRetries: -1,
-				ReadTimeout: 200 * time.Millisecond})
+				ReadTimeout: 500 * time.Millisecond}) // far past the cancellation, even on a busy machine
 			t.Cleanup(func() { _ = c.Close() })
 			return c, func(ctx context.Context) (context.Context, context.CancelFunc) {
 				ctx, cancel := context.WithCancel(ctx)

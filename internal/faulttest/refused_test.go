@@ -19,10 +19,10 @@ import (
 )
 
 // refusedBound is how long a request may take while Redis refuses
-// connections: "milliseconds", with a wide margin for a busy, race-enabled
-// machine, and far below the store timeout of the test (2 s) and
-// go-redis's own dial retries (about 1.7 s).
-const refusedBound = 250 * time.Millisecond
+// connections, stalls of this process aside: "milliseconds", with a wide
+// margin for a busy, race-enabled machine, and far below the store
+// timeout of the test (2 s) and go-redis's own dial retries (about 1.7 s).
+const refusedBound = 500 * time.Millisecond
 
 // TestRefusedRedisFailsInMilliseconds: with the client of the README
 // (redisstore.ClientOptions), a Redis that refuses connections costs each
@@ -60,8 +60,13 @@ func TestRefusedRedisFailsInMilliseconds(t *testing.T) {
 	seen.take()
 
 	srv.stop()
+	// A request's time counts but for the time this process stalled (a
+	// busy machine): one that waited for a timeout or a dial retry would
+	// take a second or more of its own.
+	watch := watchStalls()
+	defer watch.stop()
 	var mu sync.Mutex
-	var slowest time.Duration
+	var slowest, slowestInAll time.Duration
 	for w := range 8 {
 		wg.Go(func() {
 			for i := range 20 {
@@ -69,6 +74,7 @@ func TestRefusedRedisFailsInMilliseconds(t *testing.T) {
 				if (w+i)%2 == 1 {
 					a, want = closed, http.StatusServiceUnavailable
 				}
+				from := time.Now()
 				resp, d := a.getResp(t, "down"+strconv.Itoa(w))
 				assert.Equal(t, want, resp.StatusCode)
 				for name := range resp.Header {
@@ -77,13 +83,15 @@ func TestRefusedRedisFailsInMilliseconds(t *testing.T) {
 						"no rate-limit field on a store error: %s", name)
 				}
 				mu.Lock()
-				slowest = max(slowest, d)
+				slowest = max(slowest, d-watch.stalled(from, from.Add(d)))
+				slowestInAll = max(slowestInAll, d)
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	t.Logf("slowest of 160 requests on a refused Redis: %v (store timeout %v)", slowest, timeout)
+	t.Logf("slowest of 160 requests on a refused Redis: %v, %v but for stalls of this process (store timeout %v)",
+		slowestInAll, slowest, timeout)
 	assert.Less(t, slowest, refusedBound, "each call fails in milliseconds")
 	evs := seen.take()
 	require.Len(t, evs, 80)

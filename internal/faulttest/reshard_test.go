@@ -58,6 +58,7 @@ func TestSlotMigrationUnderLoad(t *testing.T) {
 	now := time.Now()
 
 	stalls := watchStalls()
+	stalls.watchServers(cl.Addrs()...)
 	defer stalls.stop()
 	load := startStoreLoad(s, keys, ps, now, 8, time.Second)
 	time.Sleep(300 * time.Millisecond)
@@ -76,7 +77,7 @@ func TestSlotMigrationUnderLoad(t *testing.T) {
 	logFailures(t, fs)
 	t.Logf("%d decisions, %d failed", load.calls.Load(), len(fs))
 	stalled := stallTimeouts(t, fs, stalls)
-	assert.Len(t, fs, len(stalled), "no decision fails while the slot moves, but for a stall of this process")
+	assert.Equal(t, int64(len(fs)), sum(stalled), "no decision fails while the slot moves, but for a stall of this process or a server")
 
 	for _, k := range append([]string{hot}, others...) {
 		var err error
@@ -93,8 +94,8 @@ func TestSlotMigrationUnderLoad(t *testing.T) {
 }
 
 // stallTimeouts counts per key the failures in fs that a stall of this
-// process explains: timeouts of calls that would have ended within two read
-// timeouts but for the stall. It logs each.
+// process or of a server explains: timeouts of calls that would have ended
+// within two read timeouts but for the stall. It logs each.
 func stallTimeouts(t *testing.T, fs []failure, stalls *stallWatch) map[string]int64 {
 	t.Helper()
 	limit := 2 * redisstore.ClientOptions().ReadTimeout
@@ -104,7 +105,7 @@ func stallTimeouts(t *testing.T, fs []failure, stalls *stallWatch) map[string]in
 		timeout := errors.Is(f.err, context.DeadlineExceeded) || errors.As(f.err, &ne) && ne.Timeout()
 		stalled := stalls.stalled(f.sent, f.at)
 		if timeout && stalled > 0 && f.at.Sub(f.sent)-stalled < limit {
-			t.Logf("%s failed after %v, %v of which this process stalled: %v",
+			t.Logf("%s failed after %v, %v of which this process or a server stalled: %v",
 				f.key, f.at.Sub(f.sent).Round(time.Millisecond), stalled.Round(time.Millisecond), f.err)
 			out[f.key]++
 		}

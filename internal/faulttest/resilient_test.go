@@ -69,11 +69,17 @@ func TestBreakerStopsCallingDeadRedis(t *testing.T) {
 		core.WithClock(frozenClock()))
 	require.NoError(t, err)
 	var seen events
-	a := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithOnDecision(seen.record))
+	// A dead Redis refuses at once, so the timeout bounds no call of the
+	// outage; once Redis is back, the probe that must close the breaker
+	// gets a timeout a busy machine cannot exhaust.
+	a := newApp(t, l, ratewindow.WithTimeout(longTimeout), ratewindow.WithOnDecision(seen.record))
 
 	s, _ := a.get(t, "warm")
 	require.Equal(t, http.StatusOK, s)
-	seen.take()
+	// Decided by Redis: a failure here would count toward the threshold.
+	warm := seen.take()
+	require.Len(t, warm, 1)
+	require.Equal(t, ratewindow.Allowed, warm[0].Outcome, "the warm-up call: %v", warm[0].Err)
 
 	srv.stop()
 	before := calls.n.Load()
@@ -127,7 +133,10 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 	// marked counts, per key, the decisions that say the fallback made them.
 	var mu sync.Mutex
 	marked := map[string]int{}
-	a := newApp(t, l, ratewindow.WithTimeout(storeTimeout), ratewindow.WithFailClosed(),
+	// The timeout bounds no call of the outage (a dead Redis refuses at
+	// once); once Redis is back, a call that timed out on a busy machine
+	// would be decided by the fallback and fail the exact count.
+	a := newApp(t, l, ratewindow.WithTimeout(longTimeout), ratewindow.WithFailClosed(),
 		ratewindow.WithOnDecision(func(ev ratewindow.Event) {
 			if ev.Decision.Fallback {
 				mu.Lock()
