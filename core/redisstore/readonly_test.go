@@ -38,6 +38,10 @@ func newDemotable(t *testing.T) *demotable {
 	d.replica = testredis.ServerWith(t, "--replicaof", host, port)
 	d.target.Store(&d.master.Addr)
 	opts := redisstore.ClientOptions("redis.internal:6379").Simple()
+	// The tests bound calls by their deadlines; a read of a busy machine's
+	// Redis that outlasts ClientOptions' short read timeout would end one
+	// with an i/o timeout instead.
+	opts.ReadTimeout = 5 * time.Second
 	dial := opts.Dialer
 	opts.Dialer = func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return dial(ctx, network, *d.target.Load())
