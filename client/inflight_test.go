@@ -105,6 +105,9 @@ func TestInFlightCountedAfterAResponse(t *testing.T) {
 // does not raise the count the newer one left.
 func TestCrossedResponsesOnlyLowerTheCount(t *testing.T) {
 	r, g := holdingRig(t, core.Per(4, 10*time.Second).Using(core.FixedWindow))
+	// D holds for C, the probe, whose answer the test releases only once D
+	// is done: D goes when C is overdue.
+	r.client.Transport.(*transport).cfg.probeWait = 100 * time.Millisecond
 	require.Equal(t, http.StatusOK, r.send(1)) // r=3
 	r.sendHeld(g, "back-a")                    // A: answered r=2, held on its way back
 	require.Equal(t, http.StatusOK, r.send(1)) // B: r=1, read first
