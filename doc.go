@@ -97,7 +97,7 @@
 // core.NewLimiter did not make (a zero one) and two policy names that the
 // headers would write alike ("tier-é" and "tier-ü" are both "tier-_").
 // The Limit forms, which cannot return an error, answer every request 503
-// instead, and log it as below.
+// instead, and log it as said above (see "Errors from the store").
 //
 // # Rolling out
 //

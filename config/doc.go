@@ -70,7 +70,12 @@
 //     matching two patterns has two quotas, the "*" route one per pattern
 //     it takes, and, where the framework reports no pattern (net/http
 //     middleware around another router), one per URL path, which a client
-//     chooses). Default "ip".
+//     chooses). Default "ip". "header:NAME" and "bearer" key by what the
+//     client sends: a client that makes up a value per request gets a fresh
+//     quota each time. Use them only for a header set by something the
+//     client cannot forge, or a token checked before the limiter runs; to
+//     key only the API keys you issued, use a key func of your own (see
+//     keyfuncs.Header).
 //   - routes[].policies: one to four policies. limit: a positive integer;
 //     window: a Go duration ("1s", "1m", "1h"), whole milliseconds;
 //     algorithm: "sliding-window" (default), "fixed-window" or

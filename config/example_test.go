@@ -16,7 +16,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "limits.json")
 	_ = os.WriteFile(path, []byte(`{"routes": [
-	  {"name": "search", "match": ["/search"], "key": "header:X-Api-Key",
+	  {"name": "search", "match": ["/search"], "key": "ip",
 	   "policies": [{"limit": 2, "window": "1m"}], "mode": "enforce"}]}`), 0o600)
 
 	rules, err := config.Load(path)
@@ -33,8 +33,7 @@ func Example() {
 	mux := http.NewServeMux()
 	mux.Handle("GET /search", limit(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
 	for i := 0; i < 3; i++ {
-		r := httptest.NewRequest(http.MethodGet, "/search", nil)
-		r.Header.Set("X-Api-Key", "k1")
+		r := httptest.NewRequest(http.MethodGet, "/search", nil) // one client, 192.0.2.1
 		w := httptest.NewRecorder()
 		mux.ServeHTTP(w, r)
 		fmt.Println(w.Code)

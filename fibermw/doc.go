@@ -106,6 +106,14 @@
 // Header names are matched in any case, as HTTP says, also in an app with
 // DisableHeaderNormalizing (where Fiber's own lookups are exact).
 //
+// The Host field, as key funcs read it (keyfuncs.Header("Host", ...), a
+// config tenant_header of Host), is the host the request is for, as
+// net/http reads it: a request-target in absolute form names it over the
+// field. A request-target that begins "//", which fasthttp may read as
+// naming a host where net/http and a proxy read the Host field, gives no
+// host at all (""), so such a key falls back as for a missing field:
+// neither reading lets a client choose its key.
+//
 // Fiber reuses a request's memory once its handler returns. Every string
 // this adapter hands to key funcs, hooks and stores (header values, the
 // path) is therefore a copy, so a key kept by the memory store or an Event

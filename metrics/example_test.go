@@ -19,7 +19,6 @@ import (
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/core/memory"
 	"github.com/ratewindow/ratewindow/core/resilient"
-	"github.com/ratewindow/ratewindow/keyfuncs"
 	"github.com/ratewindow/ratewindow/metrics"
 	"github.com/ratewindow/ratewindow/nethttp"
 )
@@ -40,9 +39,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	mw, err := nethttp.New(limiter,
-		ratewindow.WithKeyFunc(keyfuncs.Header("X-API-Key", nil)),
-		ratewindow.WithOnDecision(collector.Observe))
+	mw, err := nethttp.New(limiter, ratewindow.WithOnDecision(collector.Observe)) // keyed by client address
 	if err != nil {
 		panic(err)
 	}
@@ -52,7 +49,6 @@ func Example() {
 	// Three requests from one client on three URLs of one route.
 	for _, id := range []string{"1", "2", "3"} {
 		req := httptest.NewRequest(http.MethodGet, "/items/"+id, nil)
-		req.Header.Set("X-API-Key", "secret-key")
 		mux.ServeHTTP(httptest.NewRecorder(), req)
 	}
 

@@ -221,7 +221,10 @@
 // alone.
 //
 // Errors are returned, never hidden: whether to fail open or closed is the
-// middleware's choice.
+// middleware's choice. A panic of the client (a hook added to it) on a
+// goroutine of the store, a batch's or one waiting out a deadline, does
+// not end the process: the calls it held fail with an error wrapping
+// ErrClientPanicked, and may have been charged.
 //
 // # Production
 //

@@ -1,7 +1,7 @@
 // Command echo shows ratewindow on Echo: /login limited by client IP on an
-// exact sliding log (5 per 5 minutes), the /api group limited by API key on
-// a sliding counter (10 per second and 1000 per hour), /healthz not
-// limited.
+// exact sliding log (5 per 5 minutes), the /api group limited by API key if
+// the service issued it, else by client IP, on a sliding counter (10 per
+// second and 1000 per hour), /healthz not limited.
 package main
 
 import (

@@ -1,7 +1,7 @@
 // Command nethttp shows ratewindow on net/http's ServeMux: /login limited
 // by client IP on an exact sliding log (5 per 5 minutes), /api/ limited by
-// API key on a sliding counter (10 per second and 1000 per hour), /healthz
-// not limited.
+// API key if the service issued it, else by client IP, on a sliding counter
+// (10 per second and 1000 per hour), /healthz not limited.
 package main
 
 import (
