@@ -1,0 +1,159 @@
+package redisstore_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/redisstore"
+	"github.com/ratewindow/ratewindow/internal/testredis"
+)
+
+// sentinelStore returns a store on a Sentinel client of sn made from
+// ClientOptions, after a first Take has connected it.
+func sentinelStore(t *testing.T, sn *testredis.Sentinels) *redisstore.Store {
+	t.Helper()
+	o := redisstore.ClientOptions(sn.Addrs()...)
+	o.MasterName = testredis.SentinelMaster
+	c := redis.NewUniversalClient(o)
+	t.Cleanup(func() { _ = c.Close() })
+	s, err := redisstore.New(c)
+	require.NoError(t, err)
+	return s
+}
+
+// takeTimed runs one Take of cost 1 under a deadline of d and returns
+// whether it was allowed, its error and how long it took.
+func takeTimed(s *redisstore.Store, key string, ps []core.Policy, d time.Duration) (bool, error, time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	start := time.Now()
+	r, err := s.Take(ctx, key, ps, 1, time.Now())
+	return r.States[0].Allowed, err, time.Since(start)
+}
+
+// A master that hangs (SIGSTOP, as a host that stops answering): every
+// call fails within its deadline while the Sentinels notice and promote
+// the replica, and the store then decides on the new master without a
+// restart, which holds the charges acknowledged after the switch.
+func TestSentinelFrozenMaster(t *testing.T) {
+	const limit = 1_000_000
+	t.Parallel()
+	sn := testredis.StartSentinel(t, 500*time.Millisecond)
+	s := sentinelStore(t, sn)
+	ps := policies(t, core.Per(limit, time.Hour))
+	const deadline = 250 * time.Millisecond
+	_, err, _ := takeTimed(s, "warm", ps, 5*time.Second)
+	require.NoError(t, err)
+
+	var (
+		mu       sync.Mutex
+		slowest  time.Duration
+		failed   int
+		afterSw  int64 // charges acknowledged on key "after"
+		switched bool
+	)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				mu.Lock()
+				key := "before"
+				if switched {
+					key = "after"
+				}
+				mu.Unlock()
+				allowed, err, took := takeTimed(s, key, ps, deadline)
+				mu.Lock()
+				slowest = max(slowest, took)
+				if err != nil {
+					failed++
+				} else if allowed && key == "after" {
+					afterSw++
+				}
+				mu.Unlock()
+				if err != nil && w == 0 {
+					time.Sleep(5 * time.Millisecond) // not a spin on a dead master
+				}
+			}
+		}()
+	}
+	sentinel := redis.NewSentinelClient(&redis.Options{Addr: sn.Sentinels[0].Addr})
+	t.Cleanup(func() { _ = sentinel.Close() })
+	ctx := context.Background()
+	frozen := time.Now()
+	sn.Master.Freeze(t)
+	for {
+		addr, err := sentinel.GetMasterAddrByName(ctx, testredis.SentinelMaster).Result()
+		if err == nil && strings.Join(addr, ":") == sn.Replica.Addr {
+			break
+		}
+		require.Less(t, time.Since(frozen), 20*time.Second, "the sentinels never named the replica master")
+		time.Sleep(50 * time.Millisecond)
+	}
+	promoted := time.Now()
+	time.Sleep(time.Second) // the client hears of the switch
+	mu.Lock()
+	switched = true
+	mu.Unlock()
+	time.Sleep(time.Second)
+	close(stop)
+	wg.Wait()
+	t.Logf("promoted %v after the freeze; %d calls failed; slowest call %v; %d charges after the switch",
+		promoted.Sub(frozen).Round(time.Millisecond), failed, slowest.Round(time.Millisecond), afterSw)
+	assert.Less(t, slowest, deadline+200*time.Millisecond, "a call outlived its deadline")
+	require.Positive(t, afterSw, "no decision on the new master")
+	r, err := redisstore.New(sn.Replica.Client(t))
+	require.NoError(t, err)
+	res, err := r.Peek(ctx, "after", ps, 1, time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, afterSw, limit-res.States[0].Remaining, "the charges are on the new master, once each")
+}
+
+// All three Sentinels down, the master well: the store keeps deciding on
+// the connections it holds, and once those are gone it fails fast, with
+// the Sentinels named, not a hang.
+func TestSentinelAllSentinelsDown(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	s := sentinelStore(t, sn)
+	ps := policies(t, core.PerMinute(1000))
+	_, err, _ := takeTimed(s, "k", ps, 5*time.Second)
+	require.NoError(t, err)
+	for _, n := range sn.Sentinels {
+		n.Stop()
+	}
+	_, err, _ = takeTimed(s, "k", ps, time.Second)
+	require.NoError(t, err, "a held connection to the master")
+	ctx := context.Background()
+	require.NoError(t, sn.Master.Client(t).Do(ctx, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").Err())
+	var took time.Duration
+	for range 3 {
+		_, err, took = takeTimed(s, "k", ps, time.Second)
+		if err != nil {
+			break
+		}
+	}
+	t.Logf("after the connections are gone: %v in %v", err, took)
+	require.Error(t, err)
+	assert.Less(t, took, time.Second)
+	assert.Contains(t, err.Error(), "sentinel")
+	check := s.Check(ctx)
+	t.Logf("check: %v", check)
+	assert.NotErrorIs(t, check, redisstore.ErrMisconfigured)
+}
