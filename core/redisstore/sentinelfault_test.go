@@ -157,3 +157,40 @@ func TestSentinelAllSentinelsDown(t *testing.T) {
 	t.Logf("check: %v", check)
 	assert.NotErrorIs(t, check, redisstore.ErrMisconfigured)
 }
+
+// One of the three Sentinels hangs (SIGSTOP), the one the client asks
+// first: the store still reaches the master through the other two when it
+// dials anew, after at most a few failed calls, not for as long as that
+// Sentinel hangs.
+func TestSentinelOneSentinelHangs(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	s := sentinelStore(t, sn)
+	ps := policies(t, core.PerMinute(1000))
+	_, err, _ := takeTimed(s, "k", ps, 5*time.Second)
+	require.NoError(t, err)
+	ctx := context.Background()
+	used := -1
+	for i, n := range sn.Sentinels {
+		list, err := n.Client(t).ClientList(ctx).Result()
+		require.NoError(t, err)
+		if strings.Contains(list, "cmd=subscribe") || strings.Contains(list, "sub=1") {
+			used = i
+		}
+	}
+	require.NotEqual(t, -1, used, "no Sentinel has the client's subscription")
+	sn.Sentinels[used].Freeze(t)
+	require.NoError(t, sn.Master.Client(t).Do(ctx, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").Err())
+	failed := 0
+	start := time.Now()
+	for {
+		_, err, _ := takeTimed(s, "k", ps, 250*time.Millisecond)
+		if err == nil {
+			break
+		}
+		failed++
+		require.Less(t, time.Since(start), 10*time.Second, "no call succeeded with one Sentinel hung: %v", err)
+	}
+	t.Logf("sentinel %d hung: %d calls failed, %v", used, failed, time.Since(start).Round(time.Millisecond))
+	assert.LessOrEqual(t, failed, 4, "calls failed while the other two Sentinels answered")
+}
