@@ -113,3 +113,45 @@ func TestSentinelClusterClientChecks(t *testing.T) {
 	})
 	require.ErrorIs(t, check, redisstore.ErrMisconfigured)
 }
+
+// Sentinels of two setups given as one client's, watching different
+// masters under the same name: the client would take whichever answers
+// first, and count on both masters. CheckSentinels names the mistake;
+// the Sentinels of one setup, one of them down, pass.
+func TestCheckSentinelsSplit(t *testing.T) {
+	t.Parallel()
+	a := testredis.StartSentinel(t, time.Second)
+	b := testredis.StartSentinel(t, time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	opts := func(addrs ...string) *redis.UniversalOptions {
+		o := redisstore.ClientOptions(addrs...)
+		o.MasterName = testredis.SentinelMaster
+		return o
+	}
+	err := redisstore.CheckSentinels(ctx, opts(append(a.Addrs()[:2:2], b.Addrs()[0])...))
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), a.Master.Addr)
+	assert.Contains(t, err.Error(), b.Master.Addr)
+
+	require.NoError(t, redisstore.CheckSentinels(ctx, opts(a.Addrs()...)))
+	a.Sentinels[0].Stop()
+	require.NoError(t, redisstore.CheckSentinels(ctx, opts(a.Addrs()...)), "one Sentinel down")
+
+	o := opts(a.Addrs()...)
+	o.MasterName = "ratewindwo"
+	err = redisstore.CheckSentinels(ctx, o)
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "knows no master")
+
+	err = redisstore.CheckSentinels(ctx, opts(a.Sentinels[1].Addr, a.Master.Addr))
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "not a Sentinel")
+
+	for _, n := range a.Sentinels {
+		n.Stop()
+	}
+	err = redisstore.CheckSentinels(ctx, opts(a.Addrs()...))
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, redisstore.ErrMisconfigured, "all Sentinels down is an outage")
+}
