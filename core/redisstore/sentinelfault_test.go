@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -193,4 +194,73 @@ func TestSentinelOneSentinelHangs(t *testing.T) {
 	}
 	t.Logf("sentinel %d hung: %d calls failed, %v", used, failed, time.Since(start).Round(time.Millisecond))
 	assert.LessOrEqual(t, failed, 4, "calls failed while the other two Sentinels answered")
+}
+
+// subscribedSentinel returns the index of the Sentinel that holds the
+// client's subscription to +switch-master, the one it asks first.
+func subscribedSentinel(t *testing.T, sn *testredis.Sentinels) int {
+	t.Helper()
+	for i, n := range sn.Sentinels {
+		list, err := n.Client(t).ClientList(context.Background()).Result()
+		require.NoError(t, err)
+		if strings.Contains(list, "cmd=subscribe") || strings.Contains(list, "sub=1") {
+			return i
+		}
+	}
+	t.Fatal("no Sentinel has the client's subscription")
+	return -1
+}
+
+// The client misses +switch-master (the Sentinel it listens to hangs
+// through the failover) and its connections stay on the old master, which
+// is then demoted: the store meets READONLY, drops those connections and
+// finds the new master through the other Sentinels, after a few failed
+// calls, and every charge it acknowledges is kept there once.
+func TestSentinelMissedSwitch(t *testing.T) {
+	t.Parallel()
+	const limit = 1_000_000
+	sn := testredis.StartSentinel(t, time.Second)
+	s := sentinelStore(t, sn)
+	ps := policies(t, core.Per(limit, time.Hour))
+	_, err, _ := takeTimed(s, "warm", ps, 5*time.Second)
+	require.NoError(t, err)
+	ctx := context.Background()
+	used := subscribedSentinel(t, sn)
+	sn.Sentinels[used].Freeze(t)
+	other := redis.NewSentinelClient(&redis.Options{Addr: sn.Sentinels[(used+1)%3].Addr})
+	t.Cleanup(func() { _ = other.Close() })
+	require.NoError(t, other.Failover(ctx, testredis.SentinelMaster).Err())
+	start := time.Now()
+	for {
+		addr, err := other.GetMasterAddrByName(ctx, testredis.SentinelMaster).Result()
+		if err == nil && strings.Join(addr, ":") == sn.Replica.Addr {
+			break
+		}
+		require.Less(t, time.Since(start), 20*time.Second, "the sentinels never named the replica master")
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Demote the old master now, as the Sentinels do later.
+	host, port, err := net.SplitHostPort(sn.Replica.Addr)
+	require.NoError(t, err)
+	require.NoError(t, sn.Master.Client(t).ReplicaOf(ctx, host, port).Err())
+
+	var acked int64
+	failed := 0
+	for i := 0; i < 200; i++ {
+		allowed, err, _ := takeTimed(s, "after", ps, 250*time.Millisecond)
+		if err != nil {
+			failed++
+			require.Less(t, failed, 20, "the store does not leave the demoted master: %v", err)
+			continue
+		}
+		if allowed {
+			acked++
+		}
+	}
+	t.Logf("%d calls failed, %d charges acknowledged", failed, acked)
+	r, err := redisstore.New(sn.Replica.Client(t))
+	require.NoError(t, err)
+	res, err := r.Peek(ctx, "after", ps, 1, time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, acked, limit-res.States[0].Remaining, "the charges are on the new master, once each")
 }
