@@ -148,6 +148,10 @@ func TestCheckSentinelsSplit(t *testing.T) {
 	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
 	assert.Contains(t, err.Error(), "not a Sentinel")
 
+	err = redisstore.CheckSentinels(ctx, opts(a.Sentinels[1].Addr+","+a.Sentinels[2].Addr))
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured, "comma-joined Sentinel addresses")
+	require.ErrorIs(t, redisstore.CheckSentinels(ctx, opts()), redisstore.ErrMisconfigured, "no Sentinel address")
+
 	for _, n := range a.Sentinels {
 		n.Stop()
 	}

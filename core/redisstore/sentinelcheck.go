@@ -33,8 +33,19 @@ import (
 // the error is an outage. Options without MasterName are no Sentinel
 // setup, and pass.
 func CheckSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
+	if err := checkSentinels(ctx, opts); err != nil {
+		return opError("check sentinels", err)
+	}
+	return nil
+}
+
+// checkSentinels is CheckSentinels without the operation's name.
+func checkSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
 	if opts == nil || opts.MasterName == "" {
 		return nil
+	}
+	if len(opts.Addrs) == 0 {
+		return fmt.Errorf("%w: MasterName %q is set but Addrs holds no Sentinel address", ErrMisconfigured, opts.MasterName)
 	}
 	type answer struct {
 		sentinel, master, epoch string
@@ -71,11 +82,14 @@ func CheckSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
 			if d := denied(a.err); d != nil {
 				return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelCredentials, d)
 			}
+			if b := badAddr(a.err); errors.Is(b, ErrMisconfigured) {
+				return fmt.Errorf("Sentinel address %q: %w", a.sentinel, b)
+			}
 			down = append(down, fmt.Errorf("sentinel %s: %w", a.sentinel, a.err))
 		}
 	}
 	if len(seen) == 0 {
-		return fmt.Errorf("redisstore: check sentinels: no Sentinel answered: %w", errors.Join(down...))
+		return fmt.Errorf("no Sentinel answered: %w", errors.Join(down...))
 	}
 	for _, a := range seen[1:] {
 		b := seen[0]
@@ -86,7 +100,7 @@ func CheckSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
 			return fmt.Errorf("%w: Sentinels %s and %s name different masters for %q (%s and %s) in the same epoch: they belong to different setups, and the store would count on both",
 				ErrMisconfigured, b.sentinel, a.sentinel, opts.MasterName, b.master, a.master)
 		}
-		return fmt.Errorf("redisstore: check sentinels: Sentinels %s and %s name different masters for %q (%s in epoch %s, %s in epoch %s): a failover in progress, or different setups; check again later",
+		return fmt.Errorf("Sentinels %s and %s name different masters for %q (%s in epoch %s, %s in epoch %s): a failover in progress, or different setups; check again later",
 			b.sentinel, a.sentinel, opts.MasterName, b.master, b.epoch, a.master, a.epoch)
 	}
 	return nil
