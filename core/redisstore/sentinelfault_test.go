@@ -40,13 +40,27 @@ func takeTimed(s *redisstore.Store, key string, ps []core.Policy, d time.Duratio
 	return r.States[0].Allowed, err, time.Since(start)
 }
 
-// A master that hangs (SIGSTOP, as a host that stops answering): every
-// call fails within its deadline while the Sentinels notice and promote
-// the replica, and the store then decides on the new master without a
-// restart, which holds the charges acknowledged after the switch.
+// A master that hangs (SIGSTOP, as a host that stops answering) or dies:
+// every call fails within its deadline while the Sentinels notice and
+// promote the replica, and the store then decides on the new master
+// without a restart, with the scripts loaded ahead (no NOSCRIPT there),
+// and the new master holds each charge acknowledged after the switch once.
 func TestSentinelFrozenMaster(t *testing.T) {
-	const limit = 1_000_000
 	t.Parallel()
+	for name, fail := range map[string]func(t *testing.T, sn *testredis.Sentinels){
+		"frozen": func(t *testing.T, sn *testredis.Sentinels) { sn.Master.Freeze(t) },
+		"killed": func(t *testing.T, sn *testredis.Sentinels) { sn.Master.Stop() },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			masterLost(t, fail)
+		})
+	}
+}
+
+// masterLost is TestSentinelFrozenMaster with the master failed by fail.
+func masterLost(t *testing.T, fail func(t *testing.T, sn *testredis.Sentinels)) {
+	const limit = 1_000_000
 	sn := testredis.StartSentinel(t, 500*time.Millisecond)
 	s := sentinelStore(t, sn)
 	ps := policies(t, core.Per(limit, time.Hour))
@@ -63,7 +77,7 @@ func TestSentinelFrozenMaster(t *testing.T) {
 	)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for w := range 4 {
+	for range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -88,7 +102,7 @@ func TestSentinelFrozenMaster(t *testing.T) {
 					afterSw++
 				}
 				mu.Unlock()
-				if err != nil && w == 0 {
+				if err != nil {
 					time.Sleep(5 * time.Millisecond) // not a spin on a dead master
 				}
 			}
@@ -97,14 +111,14 @@ func TestSentinelFrozenMaster(t *testing.T) {
 	sentinel := redis.NewSentinelClient(&redis.Options{Addr: sn.Sentinels[0].Addr})
 	t.Cleanup(func() { _ = sentinel.Close() })
 	ctx := context.Background()
-	frozen := time.Now()
-	sn.Master.Freeze(t)
+	failedAt := time.Now()
+	fail(t, sn)
 	for {
 		addr, err := sentinel.GetMasterAddrByName(ctx, testredis.SentinelMaster).Result()
 		if err == nil && strings.Join(addr, ":") == sn.Replica.Addr {
 			break
 		}
-		require.Less(t, time.Since(frozen), 20*time.Second, "the sentinels never named the replica master")
+		require.Less(t, time.Since(failedAt), 20*time.Second, "the sentinels never named the replica master")
 		time.Sleep(50 * time.Millisecond)
 	}
 	promoted := time.Now()
@@ -115,8 +129,8 @@ func TestSentinelFrozenMaster(t *testing.T) {
 	time.Sleep(time.Second)
 	close(stop)
 	wg.Wait()
-	t.Logf("promoted %v after the freeze; %d calls failed; slowest call %v; %d charges after the switch",
-		promoted.Sub(frozen).Round(time.Millisecond), failed, slowest.Round(time.Millisecond), afterSw)
+	t.Logf("promoted %v after the master failed; %d calls failed; slowest call %v; %d charges after the switch",
+		promoted.Sub(failedAt).Round(time.Millisecond), failed, slowest.Round(time.Millisecond), afterSw)
 	assert.Less(t, slowest, deadline+200*time.Millisecond, "a call outlived its deadline")
 	require.Positive(t, afterSw, "no decision on the new master")
 	r, err := redisstore.New(sn.Replica.Client(t))
@@ -124,6 +138,9 @@ func TestSentinelFrozenMaster(t *testing.T) {
 	res, err := r.Peek(ctx, "after", ps, 1, time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, afterSw, limit-res.States[0].Remaining, "the charges are on the new master, once each")
+	errs, err := sn.Replica.Client(t).Info(ctx, "errorstats").Result()
+	require.NoError(t, err)
+	assert.NotContains(t, errs, "NOSCRIPT", "the scripts were loaded on the new master before the first call")
 }
 
 // All three Sentinels down, the master well: the store keeps deciding on
