@@ -81,7 +81,11 @@ func TestSentinelCredentials(t *testing.T) {
 		"wrong SentinelPassword": func(o *redis.UniversalOptions) { o.SentinelPassword = "wr0ng-s3cret" },
 	} {
 		check, take := sentinelMistake(t, sn.Addrs(), mod)
-		for _, err := range []error{check, take} {
+		o := redisstore.ClientOptions(sn.Addrs()...)
+		o.MasterName = testredis.SentinelMaster
+		mod(o)
+		sentinels := redisstore.CheckSentinels(ctx, o)
+		for _, err := range []error{check, take, sentinels} {
 			require.ErrorIs(t, err, redisstore.ErrMisconfigured, name)
 			assert.Contains(t, err.Error(), "SentinelPassword", name)
 			assert.NotContains(t, err.Error(), "s3cret", name)

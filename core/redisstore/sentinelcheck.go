@@ -18,7 +18,9 @@ import (
 //
 // It asks every Sentinel which master it follows under MasterName. An
 // error wrapping ErrMisconfigured is a setup mistake: a Sentinel that
-// answers but knows no master of that name, or Sentinels that name
+// answers but knows no master of that name, a Redis server among the
+// Sentinels, a Sentinel that refuses SentinelUsername and
+// SentinelPassword, an address that is no host:port, or Sentinels that name
 // different masters in the same configuration epoch, which happens only
 // when they belong to different setups (sentinels monitoring different
 // masters under one name). The client takes whichever Sentinel answers
@@ -79,8 +81,9 @@ func checkSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
 		case unknownCommand(a.err):
 			return fmt.Errorf("%w: %s is a Redis server, not a Sentinel (with MasterName set, Addrs are the Sentinels' addresses): %w", ErrMisconfigured, a.sentinel, a.err)
 		default:
-			if d := denied(a.err); d != nil {
-				return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelCredentials, d)
+			if denied(a.err) != nil {
+				// Redis's answer (NOAUTH, WRONGPASS), never the password.
+				return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelCredentials, a.err)
 			}
 			if b := badAddr(a.err); errors.Is(b, ErrMisconfigured) {
 				return fmt.Errorf("Sentinel address %q: %w", a.sentinel, b)
