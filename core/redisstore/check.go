@@ -33,7 +33,9 @@ import (
 //   - a client pointed at a replica (the scripts write);
 //   - a Sentinel client (MasterName set) whose Sentinels know no master of
 //     that name, whose Addrs are Redis servers, not Sentinels, or whose
-//     Sentinels refuse its SentinelUsername and SentinelPassword;
+//     Sentinels refuse its SentinelUsername and SentinelPassword (Check
+//     sees only the master of a Sentinel client: CheckSentinels, given the
+//     client's options, finds Sentinels of different setups among them);
 //   - several addresses joined by commas in one address, or a URL
 //     ("redis://host:6379") given as an address (New refuses both
 //     already, except in a Sentinel client's MasterName setup, whose

@@ -81,7 +81,11 @@ func TestSentinelCredentials(t *testing.T) {
 		"wrong SentinelPassword": func(o *redis.UniversalOptions) { o.SentinelPassword = "wr0ng-s3cret" },
 	} {
 		check, take := sentinelMistake(t, sn.Addrs(), mod)
-		for _, err := range []error{check, take} {
+		o := redisstore.ClientOptions(sn.Addrs()...)
+		o.MasterName = testredis.SentinelMaster
+		mod(o)
+		sentinels := redisstore.CheckSentinels(ctx, o)
+		for _, err := range []error{check, take, sentinels} {
 			require.ErrorIs(t, err, redisstore.ErrMisconfigured, name)
 			assert.Contains(t, err.Error(), "SentinelPassword", name)
 			assert.NotContains(t, err.Error(), "s3cret", name)
@@ -112,4 +116,50 @@ func TestSentinelClusterClientChecks(t *testing.T) {
 		o.MasterName = "ratewindwo"
 	})
 	require.ErrorIs(t, check, redisstore.ErrMisconfigured)
+}
+
+// Sentinels of two setups given as one client's, watching different
+// masters under the same name: the client would take whichever answers
+// first, and count on both masters. CheckSentinels names the mistake;
+// the Sentinels of one setup, one of them down, pass.
+func TestCheckSentinelsSplit(t *testing.T) {
+	t.Parallel()
+	a := testredis.StartSentinel(t, time.Second)
+	b := testredis.StartSentinel(t, time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	opts := func(addrs ...string) *redis.UniversalOptions {
+		o := redisstore.ClientOptions(addrs...)
+		o.MasterName = testredis.SentinelMaster
+		return o
+	}
+	err := redisstore.CheckSentinels(ctx, opts(append(a.Addrs()[:2:2], b.Addrs()[0])...))
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), a.Master.Addr)
+	assert.Contains(t, err.Error(), b.Master.Addr)
+
+	require.NoError(t, redisstore.CheckSentinels(ctx, opts(a.Addrs()...)))
+	a.Sentinels[0].Stop()
+	require.NoError(t, redisstore.CheckSentinels(ctx, opts(a.Addrs()...)), "one Sentinel down")
+
+	o := opts(a.Addrs()...)
+	o.MasterName = "ratewindwo"
+	err = redisstore.CheckSentinels(ctx, o)
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "knows no master")
+
+	err = redisstore.CheckSentinels(ctx, opts(a.Sentinels[1].Addr, a.Master.Addr))
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "not a Sentinel")
+
+	err = redisstore.CheckSentinels(ctx, opts(a.Sentinels[1].Addr+","+a.Sentinels[2].Addr))
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured, "comma-joined Sentinel addresses")
+	require.ErrorIs(t, redisstore.CheckSentinels(ctx, opts()), redisstore.ErrMisconfigured, "no Sentinel address")
+
+	for _, n := range a.Sentinels {
+		n.Stop()
+	}
+	err = redisstore.CheckSentinels(ctx, opts(a.Addrs()...))
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, redisstore.ErrMisconfigured, "all Sentinels down is an outage")
 }

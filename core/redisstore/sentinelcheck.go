@@ -1,0 +1,110 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// CheckSentinels checks the Sentinels of a Sentinel client's options
+// (MasterName set, Addrs the Sentinels), which Check cannot see: a
+// Sentinel client shows the store only its master. Call it at startup
+// beside Check, with the options the client was made from.
+//
+// It asks every Sentinel which master it follows under MasterName. An
+// error wrapping ErrMisconfigured is a setup mistake: a Sentinel that
+// answers but knows no master of that name, a Redis server among the
+// Sentinels, a Sentinel that refuses SentinelUsername and
+// SentinelPassword, an address that is no host:port, or Sentinels that name
+// different masters in the same configuration epoch, which happens only
+// when they belong to different setups (sentinels monitoring different
+// masters under one name). The client takes whichever Sentinel answers
+// first, so two services, or one after a reconnect, would count on
+// different masters and each admit the whole limit.
+//
+// Sentinels that name different masters in different epochs are in the
+// middle of a failover, or are different setups that have failed over
+// differently: the error then does not wrap ErrMisconfigured; run the
+// check again once the failover is over. A Sentinel that cannot be
+// reached is left out (one Sentinel down is no mistake); if none answers,
+// the error is an outage. Options without MasterName are no Sentinel
+// setup, and pass.
+func CheckSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
+	if err := checkSentinels(ctx, opts); err != nil {
+		return opError("check sentinels", err)
+	}
+	return nil
+}
+
+// checkSentinels is CheckSentinels without the operation's name.
+func checkSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
+	if opts == nil || opts.MasterName == "" {
+		return nil
+	}
+	if len(opts.Addrs) == 0 {
+		return fmt.Errorf("%w: MasterName %q is set but Addrs holds no Sentinel address", ErrMisconfigured, opts.MasterName)
+	}
+	type answer struct {
+		sentinel, master, epoch string
+		err                     error
+	}
+	answers := make([]answer, len(opts.Addrs))
+	var wg sync.WaitGroup
+	for i, addr := range opts.Addrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := redis.NewSentinelClient(&redis.Options{
+				Addr: addr, Username: opts.SentinelUsername, Password: opts.SentinelPassword,
+				TLSConfig: opts.TLSConfig, DialTimeout: opts.DialTimeout, ReadTimeout: opts.ReadTimeout,
+				WriteTimeout: opts.WriteTimeout, ContextTimeoutEnabled: true, MaxRetries: -1,
+			})
+			defer c.Close()
+			m, err := c.Master(ctx, opts.MasterName).Result()
+			answers[i] = answer{sentinel: addr, master: net.JoinHostPort(m["ip"], m["port"]), epoch: m["config-epoch"], err: err}
+		}()
+	}
+	wg.Wait()
+	var down []error
+	var seen []answer
+	for _, a := range answers {
+		switch {
+		case a.err == nil:
+			seen = append(seen, a)
+		case isReply(a.err) && strings.Contains(a.err.Error(), "No such master"):
+			return fmt.Errorf("%w: Sentinel %s knows no master named %q (a typo, or another setup's Sentinel?)", ErrMisconfigured, a.sentinel, opts.MasterName)
+		case unknownCommand(a.err):
+			return fmt.Errorf("%w: %s is a Redis server, not a Sentinel (with MasterName set, Addrs are the Sentinels' addresses): %w", ErrMisconfigured, a.sentinel, a.err)
+		default:
+			if denied(a.err) != nil {
+				// Redis's answer (NOAUTH, WRONGPASS), never the password.
+				return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelCredentials, a.err)
+			}
+			if b := badAddr(a.err); errors.Is(b, ErrMisconfigured) {
+				return fmt.Errorf("Sentinel address %q: %w", a.sentinel, b)
+			}
+			down = append(down, fmt.Errorf("sentinel %s: %w", a.sentinel, a.err))
+		}
+	}
+	if len(seen) == 0 {
+		return fmt.Errorf("no Sentinel answered: %w", errors.Join(down...))
+	}
+	for _, a := range seen[1:] {
+		b := seen[0]
+		if a.master == b.master {
+			continue
+		}
+		if a.epoch == b.epoch {
+			return fmt.Errorf("%w: Sentinels %s and %s name different masters for %q (%s and %s) in the same epoch: they belong to different setups, and the store would count on both",
+				ErrMisconfigured, b.sentinel, a.sentinel, opts.MasterName, b.master, a.master)
+		}
+		return fmt.Errorf("Sentinels %s and %s name different masters for %q (%s in epoch %s, %s in epoch %s): a failover in progress, or different setups; check again later",
+			b.sentinel, a.sentinel, opts.MasterName, b.master, b.epoch, a.master, a.epoch)
+	}
+	return nil
+}
