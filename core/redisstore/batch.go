@@ -123,9 +123,13 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 		b.inFlight++
 		b.mu.Unlock()
 		// Deferred, so a panic on this goroutine (a client hook's, say,
-		// that the caller recovers) does not keep the round trip.
-		defer func() { s.finished(b, err == nil || isReply(err)) }()
-		return s.evalAlone(ctx, sc, r, n)
+		// that the caller recovers) does not keep the round trip; it is
+		// no answer from Redis.
+		answered := false
+		defer func() { s.finished(b, answered) }()
+		reply, err = s.evalAlone(ctx, sc, r, n)
+		answered = err == nil || isReply(err)
+		return reply, err
 	}
 	r.ctx, r.sc, r.n, r.state, r.done = ctx, sc, n, queued, make(chan struct{})
 	b.queue = append(b.queue, r)
