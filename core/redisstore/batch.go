@@ -123,9 +123,13 @@ func (s *Store) eval(ctx context.Context, sc *script, r *request, n int) (reply 
 		b.inFlight++
 		b.mu.Unlock()
 		// Deferred, so a panic on this goroutine (a client hook's, say,
-		// that the caller recovers) does not keep the round trip.
-		defer func() { s.finished(b, err == nil || isReply(err)) }()
-		return s.evalAlone(ctx, sc, r, n)
+		// that the caller recovers) does not keep the round trip; it is
+		// no answer from Redis.
+		answered := false
+		defer func() { s.finished(b, answered) }()
+		reply, err = s.evalAlone(ctx, sc, r, n)
+		answered = err == nil || isReply(err)
+		return reply, err
 	}
 	r.ctx, r.sc, r.n, r.state, r.done = ctx, sc, n, queued, make(chan struct{})
 	b.queue = append(b.queue, r)
@@ -511,13 +515,8 @@ func scriptArgs(batch []*request) []any {
 // budget from start) passes before that attempt.
 func stillWaiting(batch []*request, err error, start time.Time, wait time.Duration) []*request {
 	live := batch[:0:0]
-	next := time.Now().Add(wait)
 	for _, r := range batch {
-		giveUp, ok := r.ctx.Deadline()
-		if !ok {
-			giveUp = start.Add(retryBudget)
-		}
-		if left(r.ctx) || !next.Before(giveUp) {
+		if timeUp(r, start, wait) {
 			r.err = retriesEnded(r.ctx, err, start)
 			r.answer()
 			continue
@@ -598,8 +597,8 @@ func splitReply(r *request, reply string) (string, error) {
 // answer worth retrying (see retryable: MOVED, ASK and TRYAGAIN while a
 // slot moves), is then run again on its own, through the cluster client,
 // which follows redirects, within its own caller's context, not the
-// batch's. A request whose caller left is not sent again: it fails,
-// uncharged.
+// batch's, and all such requests are retried together (see retryEach). A
+// request whose caller left is not sent again: it fails, uncharged.
 //
 // The pipeline goes through the master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
@@ -607,6 +606,7 @@ func splitReply(r *request, reply string) (string, error) {
 // does), and a master's client lets the store follow each request on its
 // own.
 func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*request) {
+	start := time.Now()
 	pipelineOnce(ctx, node, reqs, false)
 	var lost []*request
 	for _, r := range reqs {
@@ -632,15 +632,7 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 		}
 		r.answer() // its callers need not wait for the others' retries
 	}
-	for _, r := range again {
-		// The script did not run. It runs again only while its caller
-		// waits, within the caller's own context, as sent alone: a
-		// caller that left is not charged.
-		if !left(r.ctx) {
-			r.reply, r.err = s.runRetried(r.ctx, r.keys[0], r.sc, r.args[:4+r.n])
-		}
-		r.answer()
-	}
+	s.retryEach(again, start)
 }
 
 // pipelineOnce sends reqs' script calls to node in one pipeline, after a

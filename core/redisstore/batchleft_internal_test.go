@@ -23,7 +23,7 @@ import (
 // as it would not have been sent alone. So too for a batch sent as a
 // pipeline of the requests' own script calls (to an endpoint that
 // enforces slots, as to a Cluster's master), whose requests are retried
-// one by one.
+// each as its own script call.
 func TestBatchRetryDropsCallersThatLeft(t *testing.T) {
 	for _, slotted := range []bool{false, true} {
 		t.Run(map[bool]string{false: "script", true: "pipeline"}[slotted], func(t *testing.T) {

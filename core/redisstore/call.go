@@ -92,7 +92,10 @@ func appendArgs(b []byte, now, cost int64, charge, serverTime bool, policies []c
 
 // evalAlone runs sc for r in a round trip of its own, within ctx's
 // deadline the way call does, retrying cluster answers that a later
-// attempt gets past (runRetried), and returns the script's reply.
+// attempt gets past (runRetried), and returns the script's reply. Unlike
+// call, it does not return at a cancellation before the deadline: its
+// caller waits for the reply (until the deadline at most), so that it
+// knows whether it was charged.
 func (s *Store) evalAlone(ctx context.Context, sc *script, r *request, n int) (string, error) {
 	args := r.args[:4+n]
 	if s.inline(ctx) {
@@ -117,8 +120,22 @@ func (s *Store) evalAlone(ctx context.Context, sc *script, r *request, n int) (s
 	case res := <-done:
 		return res.reply, withContext(ctx, res.err)
 	case <-ctx.Done():
-		return "", ctx.Err()
 	}
+	// Cancelled before its deadline: the call may be in Redis's hands
+	// already, and a caller that returned now would not know it was
+	// charged. It waits for the reply until its deadline, as a call sent
+	// alone on its caller's goroutine (see inline) or in a batch (see
+	// sentAnswer) does.
+	if d, ok := ctx.Deadline(); ok && errors.Is(ctx.Err(), context.Canceled) {
+		t := time.NewTimer(time.Until(d))
+		defer t.Stop()
+		select {
+		case res := <-done:
+			return res.reply, withContext(ctx, res.err)
+		case <-t.C:
+		}
+	}
+	return "", ctx.Err()
 }
 
 // inline reports whether a call can run on the caller's goroutine: the

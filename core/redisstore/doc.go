@@ -199,8 +199,9 @@
 // at ctx's cancellation, which go-redis does not honour: it waits for its
 // reply and is decided, so a request that the middleware asks again,
 // detached, once its client has hung up or half-closed, is not charged
-// twice; so does a call sent in a batch, until its deadline at most. A
-// call still queued for a batch returns at cancellation, uncharged.
+// twice; so does a call sent in a batch, or alone on another goroutine,
+// until its deadline at most. A call still queued for a batch returns at
+// cancellation, uncharged.
 // Whatever its deadline, a call queued for a batch fails, uncharged, once
 // a batch ahead of it has run for the client's ReadTimeout without an
 // answer from Redis: a silent Redis costs a call about two read timeouts,

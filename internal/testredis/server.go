@@ -2,10 +2,12 @@ package testredis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,7 +74,7 @@ func answersPing(err error) bool { return err == nil }
 
 // start runs one server on port with dir as its working directory and
 // waits (at most 5 s) until its answer to PING (nil, or the error) is one
-// ready accepts.
+// ready accepts, and the server that answers is that process.
 func start(bin, dir string, port int, conf, extra []string, ready func(error) bool) (*Instance, error) {
 	args := append([]string{}, conf...)
 	args = append(args, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
@@ -96,14 +98,44 @@ func start(bin, dir string, port int, conf, extra []string, ready func(error) bo
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		err = c.Ping(ctx).Err()
+		// Another server may answer there: it holds the port, and this
+		// one is about to exit.
+		ours := ready(err) && serves(ctx, c, cmd.Process.Pid, dir)
 		cancel()
-		if ready(err) {
+		if ours {
 			return s, nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.Stop()
 	return nil, fmt.Errorf("redis-server on port %d did not answer within 5s: %v", port, err)
+}
+
+// serves reports whether the server that answers c is the process pid,
+// by its INFO (process_id) or, if the server refuses INFO (a test renamed
+// it), by its working directory, dir (CONFIG GET dir). If it refuses
+// both, it cannot tell, and says yes.
+func serves(ctx context.Context, c *redis.Client, pid int, dir string) bool {
+	info, err := c.Info(ctx, "server").Result()
+	if err == nil {
+		return strings.Contains(info, "process_id:"+strconv.Itoa(pid)+"\r\n")
+	}
+	if !refused(err) {
+		return false
+	}
+	conf, err := c.ConfigGet(ctx, "dir").Result()
+	if err == nil {
+		real, rerr := filepath.EvalSymlinks(dir) // Redis reports its getcwd
+		return conf["dir"] == dir || rerr == nil && conf["dir"] == real
+	}
+	return refused(err)
+}
+
+// refused reports whether err is the server's answer (it has no such
+// command), not a failure to reach it.
+func refused(err error) bool {
+	var answer redis.Error
+	return errors.As(err, &answer)
 }
 
 // freePort returns a port of 10000-21999 where, like on the port 10000

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -207,4 +208,23 @@ func TestRestartWaitsForItsPort(t *testing.T) {
 	n := s.startAgain(t, nil)
 	assert.Equal(t, s.Addr, n.Addr)
 	assert.NoError(t, n.Client(t).Ping(context.Background()).Err())
+}
+
+// A server started on a port where another Redis answers (it holds the
+// port: the new one exits at once) is not taken for the new server: the
+// start fails. Before, the first PING, answered by the other server
+// before the new one had exited, made the start succeed, and the test
+// used a server that was not its own (another test's, with its data).
+func TestStartOnAnotherServersPort(t *testing.T) {
+	other := Server(t)
+	_, p, err := net.SplitHostPort(other.Addr)
+	require.NoError(t, err)
+	port, err := strconv.Atoi(p)
+	require.NoError(t, err)
+	s, err := start(ServerPath(t), t.TempDir(), port, nil, nil, answersPing)
+	if err == nil {
+		s.Stop()
+	}
+	require.Error(t, err, "the server that answers on the port is another's")
+	assert.NoError(t, other.Client(t).Ping(context.Background()).Err(), "the other server still runs")
 }
