@@ -2,6 +2,8 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +164,57 @@ func TestCheckSentinelsSplit(t *testing.T) {
 	err = redisstore.CheckSentinels(ctx, opts(a.Addrs()...))
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, redisstore.ErrMisconfigured, "all Sentinels down is an outage")
+}
+
+// Sentinels reached through the options' Dialer (a proxy, a tunnel, names
+// only it resolves), as go-redis reaches them: CheckSentinels dials them
+// the same way.
+func TestCheckSentinelsDialer(t *testing.T) {
+	t.Parallel()
+	names, dial := sentinelNames(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	o := redisstore.ClientOptions(names...)
+	o.MasterName = testredis.SentinelMaster
+	o.Dialer = dial
+	require.NoError(t, redisstore.CheckSentinels(ctx, o))
+}
+
+// CheckFailoverSentinels checks the options of redis.NewFailoverClient
+// as CheckSentinels those of redis.NewUniversalClient.
+func TestCheckFailoverSentinels(t *testing.T) {
+	t.Parallel()
+	names, dial := sentinelNames(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	f := &redis.FailoverOptions{MasterName: testredis.SentinelMaster, SentinelAddrs: names, Dialer: dial}
+	require.NoError(t, redisstore.CheckFailoverSentinels(ctx, f))
+	f.MasterName = "ratewindwo"
+	err := redisstore.CheckFailoverSentinels(ctx, f)
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "knows no master")
+	f.SentinelAddrs = nil
+	require.ErrorIs(t, redisstore.CheckFailoverSentinels(ctx, f), redisstore.ErrMisconfigured, "no Sentinel address")
+}
+
+// sentinelNames starts Sentinels and returns names for them that only
+// the returned dialer resolves.
+func sentinelNames(t *testing.T) ([]string, func(ctx context.Context, network, addr string) (net.Conn, error)) {
+	t.Helper()
+	sn := testredis.StartSentinel(t, time.Second)
+	real := map[string]string{}
+	var names []string
+	for i, a := range sn.Addrs() {
+		name := fmt.Sprintf("sentinel-%d.invalid:26379", i)
+		real[name] = a
+		names = append(names, name)
+	}
+	return names, func(ctx context.Context, network, addr string) (net.Conn, error) {
+		to, ok := real[addr]
+		if !ok {
+			return nil, fmt.Errorf("no route to %s", addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, to)
+	}
 }
