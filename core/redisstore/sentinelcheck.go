@@ -35,9 +35,10 @@ import (
 // differently: the error then does not wrap ErrMisconfigured; run the
 // check again once the failover is over. A Sentinel that cannot be
 // reached is left out (one Sentinel down is no mistake); if none answers,
-// the error is an outage. The check lasts at most until ctx is done, and
-// each Sentinel at most its dial, write and read timeouts. Options without
-// MasterName are no Sentinel setup, and pass.
+// the error is an outage. The check lasts at most until ctx is done; with
+// no deadline on ctx, a Sentinel that does not answer is given up after
+// the options' timeouts (go-redis's dial retries included). Options
+// without MasterName are no Sentinel setup, and pass.
 func CheckSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
 	if opts == nil || opts.MasterName == "" {
 		return nil
