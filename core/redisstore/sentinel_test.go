@@ -218,3 +218,39 @@ func sentinelNames(t *testing.T) ([]string, func(ctx context.Context, network, a
 		return d.DialContext(ctx, network, to)
 	}
 }
+
+// Sentinels whose ACL user may run only what the client runs (SENTINEL
+// GET-MASTER-ADDR-BY-NAME and the like, not SENTINEL MASTER): a working
+// setup, which CheckSentinels must pass, not call refused credentials. A
+// user that may not ask for the master's address at all is a mistake the
+// client would meet too, named as a missing permission.
+func TestCheckSentinelsLeastPrivilege(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, s := range sn.Sentinels {
+		c := s.Client(t)
+		require.NoError(t, c.Do(ctx, "ACL", "SETUSER", "limiter", "on", ">limiter-s3cret", "+@all", "-sentinel|master").Err())
+		require.NoError(t, c.Do(ctx, "ACL", "SETUSER", "blind", "on", ">blind-s3cret", "+@all", "-sentinel|master", "-sentinel|get-master-addr-by-name").Err())
+	}
+	opts := func(user string) *redis.UniversalOptions {
+		o := redisstore.ClientOptions(sn.Addrs()...)
+		o.MasterName = testredis.SentinelMaster
+		o.SentinelUsername, o.SentinelPassword = user, user+"-s3cret"
+		return o
+	}
+	require.NoError(t, redisstore.CheckSentinels(ctx, opts("limiter")))
+
+	o := opts("limiter")
+	o.MasterName = "ratewindwo"
+	err := redisstore.CheckSentinels(ctx, o)
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "knows no master")
+
+	err = redisstore.CheckSentinels(ctx, opts("blind"))
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "NOPERM")
+	assert.NotContains(t, err.Error(), "refused the client's credentials")
+	assert.NotContains(t, err.Error(), "s3cret")
+}
