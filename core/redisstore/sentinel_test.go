@@ -2,6 +2,8 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +164,93 @@ func TestCheckSentinelsSplit(t *testing.T) {
 	err = redisstore.CheckSentinels(ctx, opts(a.Addrs()...))
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, redisstore.ErrMisconfigured, "all Sentinels down is an outage")
+}
+
+// Sentinels reached through the options' Dialer (a proxy, a tunnel, names
+// only it resolves), as go-redis reaches them: CheckSentinels dials them
+// the same way.
+func TestCheckSentinelsDialer(t *testing.T) {
+	t.Parallel()
+	names, dial := sentinelNames(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	o := redisstore.ClientOptions(names...)
+	o.MasterName = testredis.SentinelMaster
+	o.Dialer = dial
+	require.NoError(t, redisstore.CheckSentinels(ctx, o))
+}
+
+// CheckFailoverSentinels checks the options of redis.NewFailoverClient
+// as CheckSentinels those of redis.NewUniversalClient.
+func TestCheckFailoverSentinels(t *testing.T) {
+	t.Parallel()
+	names, dial := sentinelNames(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	f := &redis.FailoverOptions{MasterName: testredis.SentinelMaster, SentinelAddrs: names, Dialer: dial}
+	require.NoError(t, redisstore.CheckFailoverSentinels(ctx, f))
+	f.MasterName = "ratewindwo"
+	err := redisstore.CheckFailoverSentinels(ctx, f)
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "knows no master")
+	f.SentinelAddrs = nil
+	require.ErrorIs(t, redisstore.CheckFailoverSentinels(ctx, f), redisstore.ErrMisconfigured, "no Sentinel address")
+}
+
+// sentinelNames starts Sentinels and returns names for them that only
+// the returned dialer resolves.
+func sentinelNames(t *testing.T) ([]string, func(ctx context.Context, network, addr string) (net.Conn, error)) {
+	t.Helper()
+	sn := testredis.StartSentinel(t, time.Second)
+	real := map[string]string{}
+	var names []string
+	for i, a := range sn.Addrs() {
+		name := fmt.Sprintf("sentinel-%d.invalid:26379", i)
+		real[name] = a
+		names = append(names, name)
+	}
+	return names, func(ctx context.Context, network, addr string) (net.Conn, error) {
+		to, ok := real[addr]
+		if !ok {
+			return nil, fmt.Errorf("no route to %s", addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, to)
+	}
+}
+
+// Sentinels whose ACL user may run only what the client runs (SENTINEL
+// GET-MASTER-ADDR-BY-NAME and the like, not SENTINEL MASTER): a working
+// setup, which CheckSentinels must pass, not call refused credentials. A
+// user that may not ask for the master's address at all is a mistake the
+// client would meet too, named as a missing permission.
+func TestCheckSentinelsLeastPrivilege(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, s := range sn.Sentinels {
+		c := s.Client(t)
+		require.NoError(t, c.Do(ctx, "ACL", "SETUSER", "limiter", "on", ">limiter-s3cret", "+@all", "-sentinel|master").Err())
+		require.NoError(t, c.Do(ctx, "ACL", "SETUSER", "blind", "on", ">blind-s3cret", "+@all", "-sentinel|master", "-sentinel|get-master-addr-by-name").Err())
+	}
+	opts := func(user string) *redis.UniversalOptions {
+		o := redisstore.ClientOptions(sn.Addrs()...)
+		o.MasterName = testredis.SentinelMaster
+		o.SentinelUsername, o.SentinelPassword = user, user+"-s3cret"
+		return o
+	}
+	require.NoError(t, redisstore.CheckSentinels(ctx, opts("limiter")))
+
+	o := opts("limiter")
+	o.MasterName = "ratewindwo"
+	err := redisstore.CheckSentinels(ctx, o)
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "knows no master")
+
+	err = redisstore.CheckSentinels(ctx, opts("blind"))
+	require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+	assert.Contains(t, err.Error(), "NOPERM")
+	assert.NotContains(t, err.Error(), "refused the client's credentials")
+	assert.NotContains(t, err.Error(), "s3cret")
 }

@@ -14,13 +14,17 @@ import (
 // CheckSentinels checks the Sentinels of a Sentinel client's options
 // (MasterName set, Addrs the Sentinels), which Check cannot see: a
 // Sentinel client shows the store only its master. Call it at startup
-// beside Check, with the options the client was made from.
+// beside Check, with the options the client was made from; for a client
+// made by redis.NewFailoverClient, call CheckFailoverSentinels.
 //
-// It asks every Sentinel which master it follows under MasterName. An
-// error wrapping ErrMisconfigured is a setup mistake: a Sentinel that
-// answers but knows no master of that name, a Redis server among the
-// Sentinels, a Sentinel that refuses SentinelUsername and
-// SentinelPassword, an address that is no host:port, or Sentinels that name
+// It asks every Sentinel which master it follows under MasterName, each
+// over a connection made as go-redis makes its own to that Sentinel: the
+// options' Dialer, TLSConfig, SentinelUsername, SentinelPassword and
+// timeouts. An error wrapping ErrMisconfigured is a setup mistake: a
+// Sentinel that answers but knows no master of that name, a Redis server
+// among the Sentinels, a Sentinel that refuses SentinelUsername and
+// SentinelPassword, or whose ACL lets that user not even ask for the
+// master's address, an address that is no host:port, or Sentinels that name
 // different masters in the same configuration epoch, which happens only
 // when they belong to different setups (sentinels monitoring different
 // masters under one name). The client takes whichever Sentinel answers
@@ -30,56 +34,83 @@ import (
 // Sentinels that name different masters in different epochs are in the
 // middle of a failover, or are different setups that have failed over
 // differently: the error then does not wrap ErrMisconfigured; run the
-// check again once the failover is over. A Sentinel that cannot be
+// check again once the failover is over. A Sentinel user that may not run
+// SENTINEL MASTER (which tells the epoch) is asked for the master's
+// address alone, as the client asks; its Sentinels' epochs are unknown,
+// so different masters among them are that error too. A Sentinel that cannot be
 // reached is left out (one Sentinel down is no mistake); if none answers,
-// the error is an outage. Options without MasterName are no Sentinel
-// setup, and pass.
+// the error is an outage. The check lasts at most until ctx is done; with
+// no deadline on ctx, a Sentinel that does not answer is given up after
+// the options' timeouts (go-redis's dial retries included). Options
+// without MasterName are no Sentinel setup, and pass.
 func CheckSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
+	if opts == nil || opts.MasterName == "" {
+		return nil
+	}
+	if len(opts.Addrs) == 0 {
+		// Failover would put in go-redis's default Sentinel address.
+		return opError("check sentinels", fmt.Errorf("%w: MasterName %q is set but Addrs holds no Sentinel address", ErrMisconfigured, opts.MasterName))
+	}
+	o := *opts // Failover writes to its receiver when Addrs is empty
+	return CheckFailoverSentinels(ctx, o.Failover())
+}
+
+// CheckFailoverSentinels is CheckSentinels for the options of a client
+// made by redis.NewFailoverClient or redis.NewFailoverClusterClient: it
+// asks the Sentinels of SentinelAddrs about MasterName. Options without
+// MasterName pass.
+func CheckFailoverSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 	if err := checkSentinels(ctx, opts); err != nil {
 		return opError("check sentinels", err)
 	}
 	return nil
 }
 
-// checkSentinels is CheckSentinels without the operation's name.
-func checkSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
+// sentinelConn returns the options of a client of the Sentinel at addr,
+// as go-redis makes them from opts, with one connection, no retry, and
+// ctx's deadline applied.
+func sentinelConn(opts *redis.FailoverOptions, addr string) *redis.Options {
+	return &redis.Options{
+		Addr: addr, ClientName: opts.ClientName, Dialer: opts.Dialer,
+		Username: opts.SentinelUsername, Password: opts.SentinelPassword, TLSConfig: opts.TLSConfig,
+		DialTimeout: opts.DialTimeout, DialerRetries: opts.DialerRetries, DialerRetryTimeout: opts.DialerRetryTimeout,
+		ReadTimeout: opts.ReadTimeout, WriteTimeout: opts.WriteTimeout,
+		ContextTimeoutEnabled: true, MaxRetries: -1, PoolSize: 1,
+	}
+}
+
+// checkSentinels is CheckFailoverSentinels without the operation's name.
+func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 	if opts == nil || opts.MasterName == "" {
 		return nil
 	}
-	if len(opts.Addrs) == 0 {
-		return fmt.Errorf("%w: MasterName %q is set but Addrs holds no Sentinel address", ErrMisconfigured, opts.MasterName)
+	if len(opts.SentinelAddrs) == 0 {
+		return fmt.Errorf("%w: MasterName %q is set but SentinelAddrs holds no Sentinel address", ErrMisconfigured, opts.MasterName)
 	}
-	type answer struct {
-		sentinel, master, epoch string
-		err                     error
-	}
-	answers := make([]answer, len(opts.Addrs))
+	answers := make([]sentinelAnswer, len(opts.SentinelAddrs))
 	var wg sync.WaitGroup
-	for i, addr := range opts.Addrs {
+	for i, addr := range opts.SentinelAddrs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := redis.NewSentinelClient(&redis.Options{
-				Addr: addr, Username: opts.SentinelUsername, Password: opts.SentinelPassword,
-				TLSConfig: opts.TLSConfig, DialTimeout: opts.DialTimeout, ReadTimeout: opts.ReadTimeout,
-				WriteTimeout: opts.WriteTimeout, ContextTimeoutEnabled: true, MaxRetries: -1,
-			})
+			c := redis.NewSentinelClient(sentinelConn(opts, addr))
 			defer c.Close()
-			m, err := c.Master(ctx, opts.MasterName).Result()
-			answers[i] = answer{sentinel: addr, master: net.JoinHostPort(m["ip"], m["port"]), epoch: m["config-epoch"], err: err}
+			answers[i] = askSentinel(ctx, c, addr, opts.MasterName)
 		}()
 	}
 	wg.Wait()
 	var down []error
-	var seen []answer
+	var seen []sentinelAnswer
 	for _, a := range answers {
 		switch {
 		case a.err == nil:
 			seen = append(seen, a)
-		case isReply(a.err) && strings.Contains(a.err.Error(), "No such master"):
+		case errors.Is(a.err, redis.Nil) || isReply(a.err) && strings.Contains(a.err.Error(), "No such master"):
 			return fmt.Errorf("%w: Sentinel %s knows no master named %q (a typo, or another setup's Sentinel?)", ErrMisconfigured, a.sentinel, opts.MasterName)
 		case unknownCommand(a.err):
-			return fmt.Errorf("%w: %s is a Redis server, not a Sentinel (with MasterName set, Addrs are the Sentinels' addresses): %w", ErrMisconfigured, a.sentinel, a.err)
+			return fmt.Errorf("%w: %s is a Redis server, not a Sentinel (with MasterName set, the addresses given are the Sentinels'): %w", ErrMisconfigured, a.sentinel, a.err)
+		case redis.HasErrorPrefix(a.err, "NOPERM"):
+			return fmt.Errorf("%w: the Sentinels' user (SentinelUsername) may not ask for the master's address, which the client needs: %w", ErrMisconfigured, a.err)
 		default:
 			if denied(a.err) != nil {
 				// Redis's answer (NOAUTH, WRONGPASS), never the password.
@@ -99,7 +130,7 @@ func checkSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
 		if a.master == b.master {
 			continue
 		}
-		if a.epoch == b.epoch {
+		if a.epoch == b.epoch && a.epoch != unknownEpoch {
 			return fmt.Errorf("%w: Sentinels %s and %s name different masters for %q (%s and %s) in the same epoch: they belong to different setups, and the store would count on both",
 				ErrMisconfigured, b.sentinel, a.sentinel, opts.MasterName, b.master, a.master)
 		}
@@ -107,4 +138,35 @@ func checkSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
 			b.sentinel, a.sentinel, opts.MasterName, b.master, b.epoch, a.master, a.epoch)
 	}
 	return nil
+}
+
+// sentinelAnswer is what one Sentinel said of the master it follows: its
+// address and configuration epoch, or the error.
+type sentinelAnswer struct {
+	sentinel, master, epoch string
+	err                     error
+}
+
+// unknownEpoch is the epoch of an answer from a Sentinel whose user may
+// not run SENTINEL MASTER.
+const unknownEpoch = "unknown"
+
+// askSentinel asks the Sentinel c at addr which master it follows under
+// name, with SENTINEL MASTER, which tells the epoch too. A user that may
+// not run it (an ACL that grants what the client runs, and no more) is
+// asked what the client asks, SENTINEL GET-MASTER-ADDR-BY-NAME, whose
+// redis.Nil is a name the Sentinel does not know.
+func askSentinel(ctx context.Context, c *redis.SentinelClient, addr, name string) sentinelAnswer {
+	m, err := c.Master(ctx, name).Result()
+	if !redis.HasErrorPrefix(err, "NOPERM") {
+		return sentinelAnswer{sentinel: addr, master: net.JoinHostPort(m["ip"], m["port"]), epoch: m["config-epoch"], err: err}
+	}
+	hp, err := c.GetMasterAddrByName(ctx, name).Result()
+	if err != nil {
+		return sentinelAnswer{sentinel: addr, err: err}
+	}
+	if len(hp) != 2 {
+		return sentinelAnswer{sentinel: addr, err: fmt.Errorf("SENTINEL GET-MASTER-ADDR-BY-NAME answered %q, not a host and a port", hp)}
+	}
+	return sentinelAnswer{sentinel: addr, master: net.JoinHostPort(hp[0], hp[1]), epoch: unknownEpoch}
 }

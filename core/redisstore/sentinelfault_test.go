@@ -122,7 +122,16 @@ func masterLost(t *testing.T, fail func(t *testing.T, sn *testredis.Sentinels)) 
 		time.Sleep(50 * time.Millisecond)
 	}
 	promoted := time.Now()
-	time.Sleep(time.Second) // the client hears of the switch
+	// The client hears of the switch: the old master is hung or dead, so
+	// the first call that succeeds from now on was decided on the new one.
+	for {
+		_, err, _ := takeTimed(s, "probe", ps, deadline)
+		if err == nil {
+			break
+		}
+		require.Less(t, time.Since(promoted), 20*time.Second, "the store never reached the new master: %v", err)
+		time.Sleep(20 * time.Millisecond)
+	}
 	mu.Lock()
 	switched = true
 	mu.Unlock()

@@ -247,6 +247,13 @@ func parseRedisAddrs(s string) ([]string, error) {
 		if a == "" {
 			continue
 		}
+		// Neither is quoted: what precedes the @ may be a password.
+		if strings.Contains(a, "://") {
+			return nil, errors.New("a URL is not host:port: give it as -redis-url, and the password in " + passwordEnv)
+		}
+		if strings.Contains(a, "@") {
+			return nil, errors.New("an address with credentials (USER@HOST:PORT) is not host:port: give the user in a -redis-url, and the password in " + passwordEnv)
+		}
 		host, _, err := net.SplitHostPort(a)
 		if err != nil || host == "" || checkAddr(a) != nil {
 			return nil, fmt.Errorf("%q is not host:port", a)

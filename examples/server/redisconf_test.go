@@ -73,3 +73,21 @@ func TestParseRedisErrors(t *testing.T) {
 		assert.NotContains(t, err.Error(), "\n", "%v", c.args)
 	}
 }
+
+// TestRedisAddrsNeverQuoteAPassword: a URL, or USER:PASSWORD@HOST:PORT,
+// given to -redis-addrs is refused without quoting what it holds, and the
+// error says where a URL and the password belong.
+func TestRedisAddrsNeverQuoteAPassword(t *testing.T) {
+	for _, c := range []struct{ addrs, want string }{
+		{"redis://:hunter2@redis.internal:6379", "-redis-url"},
+		{"rediss://limiter:hunter2@redis.internal:6380/0", "-redis-url"},
+		{"10.0.0.1:6379,limiter:hunter2@10.0.0.2:6379", passwordEnv},
+		{"hunter2@10.0.0.2:6379", passwordEnv},
+	} {
+		_, err := parseFlags([]string{"-store", "redis", "-redis-addrs", c.addrs})
+		require.Error(t, err, c.addrs)
+		assert.Contains(t, err.Error(), "-redis-addrs", c.addrs)
+		assert.Contains(t, err.Error(), c.want, c.addrs)
+		assert.NotContains(t, err.Error(), "hunter2", c.addrs)
+	}
+}
