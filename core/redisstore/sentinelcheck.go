@@ -117,7 +117,7 @@ func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 				return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelCredentials, a.err)
 			}
 			if b := badAddr(a.err); errors.Is(b, ErrMisconfigured) {
-				return fmt.Errorf("Sentinel address %q: %w", a.sentinel, b)
+				return fmt.Errorf("sentinel address %q: %w", a.sentinel, b)
 			}
 			down = append(down, fmt.Errorf("sentinel %s: %w", a.sentinel, a.err))
 		}
@@ -134,7 +134,7 @@ func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 			return fmt.Errorf("%w: Sentinels %s and %s name different masters for %q (%s and %s) in the same epoch: they belong to different setups, and the store would count on both",
 				ErrMisconfigured, b.sentinel, a.sentinel, opts.MasterName, b.master, a.master)
 		}
-		return fmt.Errorf("Sentinels %s and %s name different masters for %q (%s in epoch %s, %s in epoch %s): a failover in progress, or different setups; check again later",
+		return fmt.Errorf("the Sentinels %s and %s name different masters for %q (%s in epoch %s, %s in epoch %s): a failover in progress, or different setups; check again later",
 			b.sentinel, a.sentinel, opts.MasterName, b.master, b.epoch, a.master, a.epoch)
 	}
 	return nil

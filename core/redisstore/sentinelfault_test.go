@@ -31,13 +31,17 @@ func sentinelStore(t *testing.T, sn *testredis.Sentinels) *redisstore.Store {
 }
 
 // takeTimed runs one Take of cost 1 under a deadline of d and returns
-// whether it was allowed, its error and how long it took.
-func takeTimed(s *redisstore.Store, key string, ps []core.Policy, d time.Duration) (bool, error, time.Duration) {
+// whether it was allowed, how long it took and its error.
+func takeTimed(s *redisstore.Store, key string, ps []core.Policy, d time.Duration) (bool, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	start := time.Now()
 	r, err := s.Take(ctx, key, ps, 1, time.Now())
-	return r.States[0].Allowed, err, time.Since(start)
+	took := time.Since(start)
+	if err != nil || len(r.States) == 0 {
+		return false, took, err
+	}
+	return r.States[0].Allowed, took, nil
 }
 
 // A master that hangs (SIGSTOP, as a host that stops answering) or dies:
@@ -65,7 +69,7 @@ func masterLost(t *testing.T, fail func(t *testing.T, sn *testredis.Sentinels)) 
 	s := sentinelStore(t, sn)
 	ps := policies(t, core.Per(limit, time.Hour))
 	const deadline = 250 * time.Millisecond
-	_, err, _ := takeTimed(s, "warm", ps, 5*time.Second)
+	_, _, err := takeTimed(s, "warm", ps, 5*time.Second)
 	require.NoError(t, err)
 
 	var (
@@ -93,7 +97,7 @@ func masterLost(t *testing.T, fail func(t *testing.T, sn *testredis.Sentinels)) 
 					key = "after"
 				}
 				mu.Unlock()
-				allowed, err, took := takeTimed(s, key, ps, deadline)
+				allowed, took, err := takeTimed(s, key, ps, deadline)
 				mu.Lock()
 				slowest = max(slowest, took)
 				if err != nil {
@@ -125,7 +129,7 @@ func masterLost(t *testing.T, fail func(t *testing.T, sn *testredis.Sentinels)) 
 	// The client hears of the switch: the old master is hung or dead, so
 	// the first call that succeeds from now on was decided on the new one.
 	for {
-		_, err, _ := takeTimed(s, "probe", ps, deadline)
+		_, _, err := takeTimed(s, "probe", ps, deadline)
 		if err == nil {
 			break
 		}
@@ -160,18 +164,18 @@ func TestSentinelAllSentinelsDown(t *testing.T) {
 	sn := testredis.StartSentinel(t, time.Second)
 	s := sentinelStore(t, sn)
 	ps := policies(t, core.PerMinute(1000))
-	_, err, _ := takeTimed(s, "k", ps, 5*time.Second)
+	_, _, err := takeTimed(s, "k", ps, 5*time.Second)
 	require.NoError(t, err)
 	for _, n := range sn.Sentinels {
 		n.Stop()
 	}
-	_, err, _ = takeTimed(s, "k", ps, time.Second)
+	_, _, err = takeTimed(s, "k", ps, time.Second)
 	require.NoError(t, err, "a held connection to the master")
 	ctx := context.Background()
 	require.NoError(t, sn.Master.Client(t).Do(ctx, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").Err())
 	var took time.Duration
 	for range 3 {
-		_, err, took = takeTimed(s, "k", ps, time.Second)
+		_, took, err = takeTimed(s, "k", ps, time.Second)
 		if err != nil {
 			break
 		}
@@ -194,7 +198,7 @@ func TestSentinelOneSentinelHangs(t *testing.T) {
 	sn := testredis.StartSentinel(t, time.Second)
 	s := sentinelStore(t, sn)
 	ps := policies(t, core.PerMinute(1000))
-	_, err, _ := takeTimed(s, "k", ps, 5*time.Second)
+	_, _, err := takeTimed(s, "k", ps, 5*time.Second)
 	require.NoError(t, err)
 	ctx := context.Background()
 	used := -1
@@ -211,7 +215,7 @@ func TestSentinelOneSentinelHangs(t *testing.T) {
 	failed := 0
 	start := time.Now()
 	for {
-		_, err, _ := takeTimed(s, "k", ps, 250*time.Millisecond)
+		_, _, err := takeTimed(s, "k", ps, 250*time.Millisecond)
 		if err == nil {
 			break
 		}
@@ -248,7 +252,7 @@ func TestSentinelMissedSwitch(t *testing.T) {
 	sn := testredis.StartSentinel(t, time.Second)
 	s := sentinelStore(t, sn)
 	ps := policies(t, core.Per(limit, time.Hour))
-	_, err, _ := takeTimed(s, "warm", ps, 5*time.Second)
+	_, _, err := takeTimed(s, "warm", ps, 5*time.Second)
 	require.NoError(t, err)
 	ctx := context.Background()
 	used := subscribedSentinel(t, sn)
@@ -273,7 +277,7 @@ func TestSentinelMissedSwitch(t *testing.T) {
 	var acked int64
 	failed := 0
 	for i := 0; i < 200; i++ {
-		allowed, err, _ := takeTimed(s, "after", ps, 250*time.Millisecond)
+		allowed, _, err := takeTimed(s, "after", ps, 250*time.Millisecond)
 		if err != nil {
 			failed++
 			require.Less(t, failed, 20, "the store does not leave the demoted master: %v", err)
