@@ -30,24 +30,13 @@ import (
 // uncharged.)
 func TestCancelledCallSentAloneIsDecided(t *testing.T) {
 	srv := testredis.Server(t)
-	opts := ClientOptions(srv.Addr)
-	// Only the contexts could end a call before the test does.
-	opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = time.Minute, time.Minute, time.Minute
 	// The calls must be on the wire before they are cancelled: one
 	// cancelled while it still waits for a connection (or its handshake,
 	// which go-redis makes on a connection's first use) returns uncharged,
 	// as it should. So three connections are made and used before Redis
 	// freezes, and the test counts the script calls written to them.
 	var written atomic.Int64
-	dial := opts.Dialer
-	opts.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return scriptCounter{conn, &written}, nil
-	}
-	c := redis.NewUniversalClient(opts)
+	c := redis.NewUniversalClient(countingOptions(srv.Addr, &written))
 	t.Cleanup(func() { _ = c.Close() })
 	s, err := New(c, WithPrefix(testredis.Prefix(t)))
 	require.NoError(t, err)
@@ -165,6 +154,23 @@ func TestCancelledCallSentAloneIsDecided(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, r.States[0].Remaining, "%s was charged once more", key)
 	}
+}
+
+// countingOptions are ClientOptions(addr) with timeouts only a test's
+// contexts can reach, whose connections count in written the script calls
+// written to them.
+func countingOptions(addr string, written *atomic.Int64) *redis.UniversalOptions {
+	opts := ClientOptions(addr)
+	opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = time.Minute, time.Minute, time.Minute
+	dial := opts.Dialer
+	opts.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return scriptCounter{conn, written}, nil
+	}
+	return opts
 }
 
 // scriptCounter counts the script calls (EVALSHA or EVAL) written to its

@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,19 +24,9 @@ import (
 // middleware, which asks a cancelled request again, charged it twice.
 func TestCancelledCallOnGoroutineIsDecided(t *testing.T) {
 	srv := testredis.Server(t)
-	opts := ClientOptions(srv.Addr)
-	opts.ContextTimeoutEnabled = false
-	// Only the contexts could end a call before the test does.
-	opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = time.Minute, time.Minute, time.Minute
 	var written atomic.Int64
-	dial := opts.Dialer
-	opts.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return scriptCounter{conn, &written}, nil
-	}
+	opts := countingOptions(srv.Addr, &written)
+	opts.ContextTimeoutEnabled = false
 	c := redis.NewClient(opts.Simple())
 	t.Cleanup(func() { _ = c.Close() })
 	s, err := New(c, WithPrefix(testredis.Prefix(t)))
