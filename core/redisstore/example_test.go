@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -41,4 +42,29 @@ func ExampleNew() {
 		panic(err) // Redis unreachable: a middleware would fail open or closed
 	}
 	fmt.Println(d.Allowed, d.Remaining)
+}
+
+// With Sentinel, Check sees only the master the client reached; at
+// startup CheckSentinels asks every Sentinel which master the name means,
+// so that two setups monitoring different masters under one name (each
+// would admit the whole limit) stop the service before it counts. The
+// example needs running Sentinels, so it has no Output comment.
+func ExampleCheckSentinels() {
+	opts := redisstore.ClientOptions("10.0.0.1:26379", "10.0.0.2:26379", "10.0.0.3:26379")
+	opts.MasterName = "ratelimit"
+	client := redis.NewUniversalClient(opts)
+	defer client.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := redisstore.CheckSentinels(ctx, opts); errors.Is(err, redisstore.ErrMisconfigured) {
+		panic(err)
+	} else if err != nil {
+		log.Print(err) // no Sentinel answered, or a failover in progress
+	}
+	store, err := redisstore.New(client, redisstore.WithPrefix("myapp"))
+	if err != nil {
+		panic(err)
+	}
+	_ = store
 }
