@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -26,9 +25,8 @@ const checkTimeout = 2 * time.Second
 //
 // It runs the store's startup check: a client that does not match its
 // Redis (one node of a cluster given alone, a replica), credentials Redis
-// refuses, a TLS certificate the client cannot verify (not signed by a
-// trusted CA, not for the host) and a Redis that refuses the client's TLS
-// (it wants a client certificate) are errors, and the server does not start. A Redis that is merely
+// refuses, and a TLS certificate the client cannot verify (not signed by
+// a trusted CA, not for the host) are errors, and the server does not start. A Redis that is merely
 // unreachable is not: warn is told, the server starts, and each request
 // meets the fail policy until Redis is back.
 func newRedisStore(conn redisConn, warn func(msg string, err error)) (core.Store, func(), error) {
@@ -56,24 +54,17 @@ func newRedisStore(conn redisConn, warn func(msg string, err error)) (core.Store
 // tlsSetup reports whether err is a TLS handshake that failed for the
 // setup, which waiting will not mend: Redis's certificate is not signed by
 // a CA the client trusts (see -redis-ca), or is for another host, or is
-// not valid now; or Redis refused the client's side of TLS with an alert,
-// as one that wants a client certificate (tls-auth-clients yes, Redis's
-// default) does.
+// not valid now.
 func tlsSetup(err error) bool {
 	var (
 		verify   *tls.CertificateVerificationError
 		unknown  x509.UnknownAuthorityError
 		hostname x509.HostnameError
 		invalid  x509.CertificateInvalidError
-		op       *net.OpError
 	)
 	return errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &hostname) ||
-		errors.As(err, &invalid) || errors.As(err, &op) && op.Op == tlsAlert
+		errors.As(err, &invalid)
 }
-
-// tlsAlert is the Op of the net.OpError by which crypto/tls reports an
-// alert from the peer ("remote error: tls: certificate required").
-const tlsAlert = "remote error"
 
 // quiet is go-redis's logger in the server: it drops the lines go-redis
 // would print on stderr in plain text among the JSON ones, one for every

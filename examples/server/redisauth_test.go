@@ -129,23 +129,3 @@ func writeTLSFiles(t *testing.T, dir string) (ca, cert, key string) {
 	}
 	return write("ca.pem", "CERTIFICATE", caDER), write("redis.pem", "CERTIFICATE", srvDER), write("redis.key", "EC PRIVATE KEY", keyDER)
 }
-
-// TestRedisTLSClientCertificate: a Redis that wants a client certificate
-// (tls-auth-clients yes, Redis's default), which the server has none to
-// give, rejects every connection: a setup mistake, so the server does not
-// start, rather than start and fail (or, failing open, pass) every
-// request.
-func TestRedisTLSClientCertificate(t *testing.T) {
-	ca, cert, key := writeTLSFiles(t, t.TempDir())
-	tlsAddr := testredis.DeadAddr(t)
-	_, tlsPort, err := net.SplitHostPort(tlsAddr)
-	require.NoError(t, err)
-	testredis.ServerWith(t, "--tls-port", tlsPort, "--tls-cert-file", cert, "--tls-key-file", key,
-		"--tls-ca-cert-file", ca, "--tls-auth-clients", "yes")
-	code, stdout, stderr := runExit(t, "-addr", "127.0.0.1:0", "-admin-addr", "", "-store", "redis",
-		"-redis-url", "rediss://"+tlsAddr, "-redis-ca", ca)
-	assert.Equal(t, 2, code, stderr)
-	assert.Empty(t, stdout, "never bound")
-	oneLine(t, stderr)
-	assert.Contains(t, stderr, "tls")
-}
