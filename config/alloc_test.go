@@ -20,6 +20,23 @@ func (w *headerMap) Header() http.Header         { return w.h }
 func (w *headerMap) Write(b []byte) (int, error) { return len(b), nil }
 func (w *headerMap) WriteHeader(int)             {}
 
+// allocsPerRequest serves GET target with the header hdr through h, checks
+// that the response carries the RateLimit field (the request was limited),
+// and returns the allocations one request makes.
+func allocsPerRequest(t *testing.T, h http.Handler, target string, hdr http.Header) float64 {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, target, nil)
+	r.Header = hdr
+	w := &headerMap{h: http.Header{}}
+	serve := func() {
+		clear(w.h)
+		h.ServeHTTP(w, r)
+	}
+	serve()
+	require.NotEmpty(t, w.h.Get("RateLimit"), target)
+	return testing.AllocsPerRun(200, serve)
+}
+
 // A route's per-tenant modes cost its requests no allocation: on a route
 // keyed by tenant, the tenant's key is made once, for the key and the
 // mode alike, so a request allocates no more than on the same route
@@ -36,19 +53,8 @@ func TestTenantModesAllocateNothing(t *testing.T) {
 	s, err := config.Load(path, quiet())
 	require.NoError(t, err)
 	h := server(t, s)
-	allocs := func(target string) float64 {
-		r := httptest.NewRequest(http.MethodGet, target, nil)
-		r.Header.Set("X-Tenant", "acme")
-		w := &headerMap{h: http.Header{}}
-		serve := func() {
-			clear(w.h)
-			h.ServeHTTP(w, r)
-		}
-		serve()
-		require.NotEmpty(t, w.h.Get("RateLimit"), target)
-		return testing.AllocsPerRun(200, serve)
-	}
-	withTenants, without := allocs("/search"), allocs("/other")
+	tenant := http.Header{"X-Tenant": {"acme"}}
+	withTenants, without := allocsPerRequest(t, h, "/search", tenant), allocsPerRequest(t, h, "/other", tenant)
 	t.Logf("%.2f allocations per request with tenants, %.2f without", withTenants, without)
 	assert.LessOrEqual(t, withTenants, without)
 }
@@ -74,20 +80,8 @@ func TestReplacedTenantModesAllocateNothing(t *testing.T) {
 		"observe-only":      ratewindow.WithObserveOnly(true),
 	} {
 		h := serverWith(t, s, mode)
-		allocs := func(target string) float64 {
-			r := httptest.NewRequest(http.MethodGet, target, nil)
-			r.Header.Set("X-Tenant", "acme")
-			r.Header.Set("X-Client", "c1")
-			w := &headerMap{h: http.Header{}}
-			serve := func() {
-				clear(w.h)
-				h.ServeHTTP(w, r)
-			}
-			serve()
-			require.NotEmpty(t, w.h.Get("RateLimit"), target)
-			return testing.AllocsPerRun(200, serve)
-		}
-		withTenants, without := allocs("/search"), allocs("/other")
+		hdr := http.Header{"X-Tenant": {"acme"}, "X-Client": {"c1"}}
+		withTenants, without := allocsPerRequest(t, h, "/search", hdr), allocsPerRequest(t, h, "/other", hdr)
 		t.Logf("%s: %.2f allocations per request with tenants, %.2f without", name, withTenants, without)
 		assert.LessOrEqual(t, withTenants, without, name)
 	}
