@@ -58,12 +58,8 @@ func testBatchRetryDropsCallersThatLeft(t *testing.T, slotted bool) {
 	require.NoError(t, <-long, "the batch is decided once Redis is a master again")
 	s.finished(&s.batch, true)
 
-	r, err := s.Peek(ctx, "long", ps, 1, now)
-	require.NoError(t, err)
-	assert.Equal(t, int64(9), r.States[0].Remaining, "the caller that stayed was charged")
-	r, err = s.Peek(ctx, "short", ps, 1, now)
-	require.NoError(t, err)
-	assert.Equal(t, int64(10), r.States[0].Remaining, "the caller that left was not charged")
+	assert.Equal(t, int64(9), remaining(t, s, "long", ps, now), "the caller that stayed was charged")
+	assert.Equal(t, int64(10), remaining(t, s, "short", ps, now), "the caller that left was not charged")
 }
 
 // holdFirstBatch holds the first batch of script calls (a call of the
@@ -140,12 +136,8 @@ func testBatchNoscriptLeavesOutCallersThatLeft(t *testing.T, slotted bool) {
 	require.NoError(t, <-long)
 	s.finished(&s.batch, true)
 
-	r, err := s.Peek(ctx, "long", ps, 1, now)
-	require.NoError(t, err)
-	assert.Equal(t, int64(9), r.States[0].Remaining, "the caller that stayed was charged")
-	r, err = s.Peek(ctx, "short", ps, 1, now)
-	require.NoError(t, err)
-	assert.Equal(t, int64(10), r.States[0].Remaining, "the caller that left was not charged")
+	assert.Equal(t, int64(9), remaining(t, s, "long", ps, now), "the caller that stayed was charged")
+	assert.Equal(t, int64(10), remaining(t, s, "short", ps, now), "the caller that left was not charged")
 }
 
 // A batch that Redis answers "not now" (READONLY) is retried for each of
@@ -179,12 +171,16 @@ func TestBatchRetryBoundsEachCaller(t *testing.T) {
 	require.NoError(t, <-errs[1], "the caller with a deadline is retried until Redis is a master again")
 	s.finished(&s.batch, true)
 
-	r, err := s.Peek(ctx, "long", ps, 1, now)
+	assert.Equal(t, int64(9), remaining(t, s, "long", ps, now), "the caller decided was charged")
+	assert.Equal(t, int64(10), remaining(t, s, "none", ps, now), "the caller whose budget ended was not charged")
+}
+
+// remaining peeks at key's first policy in s and returns its units left.
+func remaining(t *testing.T, s *Store, key string, ps []core.Policy, now time.Time) int64 {
+	t.Helper()
+	r, err := s.Peek(context.Background(), key, ps, 1, now)
 	require.NoError(t, err)
-	assert.Equal(t, int64(9), r.States[0].Remaining, "the caller decided was charged")
-	r, err = s.Peek(ctx, "none", ps, 1, now)
-	require.NoError(t, err)
-	assert.Equal(t, int64(10), r.States[0].Remaining, "the caller whose budget ended was not charged")
+	return r.States[0].Remaining
 }
 
 // queueShortAndLong takes every round trip of s, so that calls queue, and
