@@ -41,12 +41,19 @@ var fields = [...]field{
 // through c.Set, which turns those into spaces as net/http does: set raw,
 // they would end the field and start one of the client's choosing.
 func setHeader(c *fiber.Ctx, normalising bool, name, value string) {
-	if key := fieldKey(normalising, name); key != nil && !strings.ContainsAny(value, "\r\n") {
+	if key := fieldKey(normalising, name); key != nil && !breaksLine(value) {
 		var buf [128]byte
 		c.Response().Header.SetCanonical(key, append(buf[:0], value...))
 		return
 	}
 	c.Set(name, value)
+}
+
+// breaksLine reports whether value holds a CR or LF. Two byte searches
+// rather than strings.ContainsAny, which builds a byte set on every call:
+// this runs for the RateLimit-Policy value on every response.
+func breaksLine(value string) bool {
+	return strings.IndexByte(value, '\r') >= 0 || strings.IndexByte(value, '\n') >= 0
 }
 
 // setHeaderBytes is setHeader for a value given as bytes.

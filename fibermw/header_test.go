@@ -138,6 +138,7 @@ func TestFieldValuesCannotSplitTheHead(t *testing.T) {
 			ratewindow.WithDenyHandler(func(w ratewindow.Response, _ keyfuncs.Request, _ ratewindow.Event) {
 				w.SetHeader("Retry-After", "5\r\nSet-Cookie: a=1")
 				w.SetHeader("RateLimit", "x\nSet-Cookie: b=1")
+				w.SetHeader("RateLimit-Policy", "p\rSet-Cookie: d=1")
 				w.SetHeader("X-Other", "5\r\nSet-Cookie: c=1")
 				w.Send(http.StatusTooManyRequests, nil)
 			}))
@@ -147,6 +148,7 @@ func TestFieldValuesCannotSplitTheHead(t *testing.T) {
 		heads := rawExchange(t, app, 2)
 		require.Contains(t, heads[1], "HTTP/1.1 429", heads[1])
 		assert.NotContains(t, heads[1], "\nSet-Cookie", heads[1])
+		assert.NotContains(t, heads[1], "\rSet-Cookie", heads[1])
 		assert.Contains(t, heads[1], "\r\nRetry-After: 5  Set-Cookie: a=1\r\n", heads[1])
 	}
 }
