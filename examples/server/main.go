@@ -121,7 +121,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "admin on %s\n", adminLn.Addr())
 	}
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
+	return serve(ctx, srv, ln, adminLn, stderr)
+}
 
+// serve serves srv's public app on ln and its admin app on adminLn (nil
+// when there is none) until ctx is done or one of them stops on its own,
+// then shuts both down gracefully. It returns the exit status: 0 after a
+// shutdown ctx asked for, 1 when a listener stopped unasked or the
+// shutdown ran out of time.
+func serve(ctx context.Context, srv *server, ln, adminLn net.Listener, stderr io.Writer) int {
 	served := make(chan error, 2)
 	running := 1
 	go func() { served <- srv.public.serve(ln) }()
