@@ -26,7 +26,8 @@
 // check. A Redis that is merely down at startup is logged, and the server
 // starts. An
 // address in use makes it exit with status 1. SIGINT or SIGTERM shuts both
-// listeners down gracefully, with status 0.
+// listeners down gracefully, with status 0; a second one during the
+// shutdown ends the process at once, with status 1.
 //
 // Flags:
 //
@@ -76,10 +77,20 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// The first SIGINT or SIGTERM starts the graceful shutdown; a second
+	// one, during it, ends the process at once (status 1), as one who
+	// presses Ctrl-C twice expects.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-signals
+		cancel()
+		sig := <-signals
+		fmt.Fprintf(os.Stderr, "server: %v during the shutdown: exiting at once\n", sig)
+		os.Exit(1)
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // shutdownGrace bounds the graceful shutdown.
