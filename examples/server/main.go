@@ -21,10 +21,11 @@
 // "listening on HOST:PORT", to stdout, and nothing more. A bad flag makes
 // it exit with status 2 and a one-line error on stderr, before binding; so
 // does a Redis that does not match -redis-addrs or -redis-url (one node of
-// a cluster given alone, a replica), refuses the password, or presents a
-// TLS certificate that cannot be verified, found by redisstore's startup
-// check. A Redis that is merely down at startup is logged, and the server
-// starts. An
+// a cluster given alone, a replica), refuses the password, presents a
+// TLS certificate that cannot be verified, speaks plain text to a
+// rediss:// URL, or wants a client certificate (which the server has
+// none to present). A Redis that is merely down at startup is logged, and
+// the server starts. An
 // address in use makes it exit with status 1. SIGINT or SIGTERM shuts both
 // listeners down gracefully, with status 0; a second one during the
 // shutdown ends the process at once, with status 1.
