@@ -154,5 +154,20 @@ func newFiber(l *core.Limiter, opts []ratewindow.Option, to connTimeouts) (app, 
 	return &fiberApp{app: a}, nil
 }
 
-func (a *fiberApp) serve(ln net.Listener) error        { return a.app.Listener(ln) }
+func (a *fiberApp) serve(ln net.Listener) error        { return a.app.Listener(closedOK{ln}) }
 func (a *fiberApp) shutdown(ctx context.Context) error { return a.app.ShutdownWithContext(ctx) }
+
+// closedOK is a listener whose Close of a listener already closed is not
+// an error. fasthttp's shutdown starts by closing its listeners and
+// returns at the first error, before it waits for the requests in
+// flight: after its listener had stopped on its own (closed under it),
+// the shutdown would fail and cut those requests short.
+type closedOK struct{ net.Listener }
+
+// Close closes the listener; one already closed is no error.
+func (l closedOK) Close() error {
+	if err := l.Listener.Close(); !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
+}

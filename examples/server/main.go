@@ -21,12 +21,14 @@
 // "listening on HOST:PORT", to stdout, and nothing more. A bad flag makes
 // it exit with status 2 and a one-line error on stderr, before binding; so
 // does a Redis that does not match -redis-addrs or -redis-url (one node of
-// a cluster given alone, a replica), refuses the password, or presents a
-// TLS certificate that cannot be verified, found by redisstore's startup
-// check. A Redis that is merely down at startup is logged, and the server
-// starts. An
+// a cluster given alone, a replica), refuses the password, presents a
+// TLS certificate that cannot be verified, speaks plain text to a
+// rediss:// URL, or wants a client certificate (which the server has
+// none to present). A Redis that is merely down at startup is logged, and
+// the server starts. An
 // address in use makes it exit with status 1. SIGINT or SIGTERM shuts both
-// listeners down gracefully, with status 0.
+// listeners down gracefully, with status 0; a second one during the
+// shutdown ends the process at once, with status 1.
 //
 // Flags:
 //
@@ -76,10 +78,20 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// The first SIGINT or SIGTERM starts the graceful shutdown; a second
+	// one, during it, ends the process at once (status 1), as one who
+	// presses Ctrl-C twice expects.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-signals
+		cancel()
+		sig := <-signals
+		fmt.Fprintf(os.Stderr, "server: %v during the shutdown: exiting at once\n", sig)
+		os.Exit(1)
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // shutdownGrace bounds the graceful shutdown.
@@ -121,7 +133,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "admin on %s\n", adminLn.Addr())
 	}
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
+	return serve(ctx, srv, ln, adminLn, stderr)
+}
 
+// serve serves srv's public app on ln and its admin app on adminLn (nil
+// when there is none) until ctx is done or one of them stops on its own,
+// then shuts both down gracefully. It returns the exit status: 0 after a
+// shutdown ctx asked for, 1 when a listener stopped unasked or the
+// shutdown ran out of time.
+func serve(ctx context.Context, srv *server, ln, adminLn net.Listener, stderr io.Writer) int {
 	served := make(chan error, 2)
 	running := 1
 	go func() { served <- srv.public.serve(ln) }()

@@ -25,10 +25,12 @@ const checkTimeout = 2 * time.Second
 //
 // It runs the store's startup check: a client that does not match its
 // Redis (one node of a cluster given alone, a replica), credentials Redis
-// refuses, and a TLS certificate the client cannot verify (not signed by
-// a trusted CA, not for the host) are errors, and the server does not start. A Redis that is merely
-// unreachable is not: warn is told, the server starts, and each request
-// meets the fail policy until Redis is back.
+// refuses, a TLS certificate the client cannot verify (not signed by a
+// trusted CA, not for the host), a rediss:// URL on a Redis that speaks
+// plain text, and a Redis that wants a client certificate (see
+// tlsMistake) are errors, and the server does not start. A Redis that is
+// merely unreachable is not: warn is told, the server starts, and each
+// request meets the fail policy until Redis is back.
 func newRedisStore(conn redisConn, warn func(msg string, err error)) (core.Store, func(), error) {
 	redis.SetLogger(quiet{})
 	client := redis.NewUniversalClient(conn.options(redisstore.ClientOptions(conn.addrs...)))
@@ -39,13 +41,23 @@ func newRedisStore(conn redisConn, warn func(msg string, err error)) (core.Store
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
 	defer cancel()
-	if err := s.Check(ctx); errors.Is(err, redisstore.ErrMisconfigured) || tlsSetup(err) {
+	err = s.Check(ctx)
+	if errors.Is(err, redisstore.ErrMisconfigured) || tlsSetup(err) {
 		_ = client.Close()
 		if redis.HasErrorPrefix(err, "WRONGPASS") || redis.HasErrorPrefix(err, "NOAUTH") {
 			return nil, nil, fmt.Errorf("redis: %w (the password is read from %s)", err, passwordEnv)
 		}
 		return nil, nil, fmt.Errorf("redis: %w", err)
-	} else if err != nil {
+	}
+	if err != nil && conn.tls != nil {
+		// From go-redis's side, a Redis that refuses the TLS setup can
+		// look merely down: ask it directly.
+		if mistake := tlsMistake(conn.addrs, conn.tls); mistake != nil {
+			_ = client.Close()
+			return nil, nil, fmt.Errorf("redis: %w", mistake)
+		}
+	}
+	if err != nil {
 		warn("redis is unreachable at startup; the fail policy applies until it is back", err)
 	}
 	return s, func() { _ = client.Close() }, nil

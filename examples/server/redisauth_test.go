@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -65,11 +66,7 @@ func TestRedisPassword(t *testing.T) {
 func TestRedisTLS(t *testing.T) {
 	dir := t.TempDir()
 	ca, cert, key := writeTLSFiles(t, dir)
-	tlsAddr := testredis.DeadAddr(t)
-	_, tlsPort, err := net.SplitHostPort(tlsAddr)
-	require.NoError(t, err)
-	testredis.ServerWith(t, "--tls-port", tlsPort, "--tls-cert-file", cert, "--tls-key-file", key,
-		"--tls-ca-cert-file", ca, "--tls-auth-clients", "no")
+	tlsAddr := tlsRedis(t, ca, cert, key, "--tls-auth-clients", "no")
 
 	args := []string{"-store", "redis", "-fail", "closed", "-limits", "2/1m"}
 	p := start(t, append(args, "-redis-url", "rediss://"+tlsAddr, "-redis-ca", ca)...)
@@ -92,6 +89,37 @@ func TestRedisTLS(t *testing.T) {
 		oneLine(t, stderr)
 		assert.Contains(t, stderr, c.want, "%v", c.flags)
 	}
+}
+
+// TestTLSMistake: the probe that runs when the startup check fails for a
+// reason it cannot name tells a certificate the client cannot verify
+// (the check's own handshake may have run out of time on a loaded host),
+// and finds no mistake in a Redis whose TLS is sound.
+func TestTLSMistake(t *testing.T) {
+	ca, cert, key := writeTLSFiles(t, t.TempDir())
+	tlsAddr := tlsRedis(t, ca, cert, key, "--tls-auth-clients", "no")
+	pool, err := loadCA(ca)
+	require.NoError(t, err)
+	host, _, err := net.SplitHostPort(tlsAddr)
+	require.NoError(t, err)
+
+	err = tlsMistake([]string{tlsAddr}, &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), tlsAddr+": tls: failed to verify certificate: x509: certificate signed by unknown authority")
+	assert.NoError(t, tlsMistake([]string{tlsAddr}, &tls.Config{ServerName: host, RootCAs: pool, MinVersion: tls.VersionTLS12}))
+}
+
+// tlsRedis starts a Redis of the test's own that serves TLS, with the
+// certificate cert and its key, the CA ca and the further arguments
+// args, and returns its TLS address.
+func tlsRedis(t *testing.T, ca, cert, key string, args ...string) string {
+	t.Helper()
+	tlsAddr := testredis.DeadAddr(t)
+	_, tlsPort, err := net.SplitHostPort(tlsAddr)
+	require.NoError(t, err)
+	testredis.ServerWith(t, append([]string{"--tls-port", tlsPort, "--tls-cert-file", cert, "--tls-key-file", key,
+		"--tls-ca-cert-file", ca}, args...)...)
+	return tlsAddr
 }
 
 // writeTLSFiles writes a CA and a certificate it signs for 127.0.0.1 to
@@ -128,4 +156,55 @@ func writeTLSFiles(t *testing.T, dir string) (ca, cert, key string) {
 		return path
 	}
 	return write("ca.pem", "CERTIFICATE", caDER), write("redis.pem", "CERTIFICATE", srvDER), write("redis.key", "EC PRIVATE KEY", keyDER)
+}
+
+// TestRedisTLSClientCertificate: a Redis that wants a client certificate
+// (tls-auth-clients yes, Redis's default), which the server has none to
+// present, refuses every connection: a setup mistake, so the server does
+// not start, rather than start and fail (or, failing open, pass) every
+// request. Over TLS 1.3 the refusal comes after the client's side of the
+// handshake has ended; over TLS 1.2, within it.
+func TestRedisTLSClientCertificate(t *testing.T) {
+	ca, cert, key := writeTLSFiles(t, t.TempDir())
+	for name, protocols := range map[string]string{"TLS 1.3": "TLSv1.3", "TLS 1.2": "TLSv1.2"} {
+		t.Run(name, func(t *testing.T) {
+			tlsAddr := tlsRedis(t, ca, cert, key, "--tls-auth-clients", "yes", "--tls-protocols", protocols)
+			code, stdout, stderr := runExit(t, "-addr", "127.0.0.1:0", "-admin-addr", "", "-store", "redis",
+				"-redis-url", "rediss://"+tlsAddr, "-redis-ca", ca)
+			assert.Equal(t, 2, code, stderr)
+			assert.Empty(t, stdout, "never bound")
+			oneLine(t, stderr)
+			assert.Contains(t, stderr, tlsAddr+" wants a client certificate")
+		})
+	}
+}
+
+// TestRedisTLSOnPlainPort: a rediss:// URL on a port where Redis speaks
+// plain text (with a password or without) is a setup mistake, told as
+// such, not a Redis that is down.
+func TestRedisTLSOnPlainPort(t *testing.T) {
+	locked := testredis.Server(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, locked.Client(t).ConfigSet(ctx, "requirepass", "right-pass").Err())
+	for name, addr := range map[string]string{"open": testredis.Addr(t), "password": locked.Addr} {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := runExit(t, "-addr", "127.0.0.1:0", "-admin-addr", "", "-store", "redis",
+				"-redis-url", "rediss://"+addr)
+			assert.Equal(t, 2, code, stderr)
+			assert.Empty(t, stdout, "never bound")
+			oneLine(t, stderr)
+			assert.Contains(t, stderr, addr+" answers in plain text, not TLS")
+		})
+	}
+}
+
+// TestRedisTLSDown: with nothing listening at a rediss:// address, the
+// probe for TLS mistakes finds none: the server starts, and fails closed.
+func TestRedisTLSDown(t *testing.T) {
+	p := start(t, "-store", "redis", "-fail", "closed", "-redis-url", "rediss://"+testredis.DeadAddr(t))
+	assert.Equal(t, 503, get(t, p.url+"/", nil).status)
+	code, _ := p.stop(t, syscall.SIGTERM)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, p.stderr.String(), "redis is unreachable at startup")
 }
