@@ -81,7 +81,7 @@ func main() {
 	// The first SIGINT or SIGTERM starts the graceful shutdown; a second
 	// one, during it, ends the process at once (status 1), as one who
 	// presses Ctrl-C twice expects.
-	signals := make(chan os.Signal, 1)
+	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
