@@ -41,6 +41,11 @@
 // near_limit_total counts, per policy, the allowed requests after which
 // that policy had at most 10% of its limit left (see WithNearLimit): a
 // client close to being limited, worth an alert before the 429s start.
+// Only the store's decisions count: one of core/resilient's local fallback
+// reports the remaining quota of the instance's share (the limit divided
+// by the replicas) beside the whole limit, and measured against the limit
+// it would look near it long before the share runs out (with ten replicas,
+// always).
 //
 // fallback_decisions_total counts the decisions (allowed, denied or
 // would_deny) that core/resilient's local fallback made because the store
