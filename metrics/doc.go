@@ -15,7 +15,7 @@
 //
 //	ratewindow_requests_total{route, policy, outcome}      counter
 //	ratewindow_near_limit_total{route, policy}             counter
-//	ratewindow_fallback_decisions_total{route}             counter
+//	ratewindow_fallback_decisions_total{route, outcome}    counter
 //	ratewindow_store_call_duration_seconds{route}          histogram
 //	ratewindow_circuit_breaker_state                       gauge
 //
@@ -47,10 +47,16 @@
 // it would look near it long before the share runs out (with ten replicas,
 // always).
 //
-// fallback_decisions_total counts the decisions (allowed, denied or
-// would_deny) that core/resilient's local fallback made because the store
-// failed or its circuit breaker was open (core.Decision's Fallback): they
-// are also in requests_total, enforced on local counts.
+// fallback_decisions_total counts the decisions that core/resilient's
+// local fallback made because the store failed or its circuit breaker was
+// open (core.Decision's Fallback), by outcome (allowed, denied or
+// would_deny). They are also in requests_total, under the same outcome,
+// enforced on local counts: each instance limits alone, on its share. So
+// during an outage an instance that gets most of one client's requests (a
+// load balancer that keeps its connections on one instance) denies, or
+// would deny, that client at its share of the limit: subtract the
+// fallback's would_deny from requests_total's before judging an
+// observe-only canary, as the rules in deploy/ do.
 //
 // store_call_duration_seconds is the time of the one store call a limited
 // request makes, so its count is the number of store calls. Skipped
@@ -90,9 +96,10 @@
 // A route's series are exported from its first request on, at zero until
 // counted: each policy's allowed, denied and would_deny, and, with policy
 // "none", skipped, store_error_passed, store_error_rejected and the two
-// unclassified outcomes. So a route's first store error is an increase
-// from zero that rate() and increase() see, and an alert on it fires;
-// first exported at 1, it would be no increase at all.
+// unclassified outcomes; and its three fallback_decisions_total series.
+// So a route's first store error is an increase from zero that rate()
+// and increase() see, and an alert on it fires; first exported at 1, it
+// would be no increase at all.
 //
 // # Cost on the request path
 //

@@ -53,6 +53,34 @@ func outageSite(t *testing.T, c *metrics.Collector) *site {
 	return s
 }
 
+// During an outage behind the fallback, every decision is counted under
+// its outcome in fallback_decisions_total as in requests_total, so the
+// fallback's would-denies (made on the instance's share of the limit)
+// can be told from the store's.
+func TestFallbackDecisionsByOutcomeBehindMiddleware(t *testing.T) {
+	c, err := metrics.New()
+	require.NoError(t, err)
+	s := outageSite(t, c)
+	assert.Equal(t, append(repeat(200, 10), 429, 429), s.get(t, 12, "/e", "client-alpha-key"))
+	assert.Equal(t, repeat(200, 12), s.get(t, 12, "/o", "client-alpha-key"))
+
+	const want = `
+# HELP ratewindow_fallback_decisions_total Decisions made by core/resilient's local fallback while the store failed, by route pattern and outcome.
+# TYPE ratewindow_fallback_decisions_total counter
+ratewindow_fallback_decisions_total{outcome="allowed",route="/e"} 10
+ratewindow_fallback_decisions_total{outcome="denied",route="/e"} 2
+ratewindow_fallback_decisions_total{outcome="would_deny",route="/e"} 0
+ratewindow_fallback_decisions_total{outcome="allowed",route="/o"} 10
+ratewindow_fallback_decisions_total{outcome="denied",route="/o"} 0
+ratewindow_fallback_decisions_total{outcome="would_deny",route="/o"} 2
+`
+	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want), "ratewindow_fallback_decisions_total"))
+	assert.Equal(t, 10.0, requests(t, c, "/e", "per-minute", "allowed"))
+	assert.Equal(t, 2.0, requests(t, c, "/e", "per-minute", "denied"))
+	assert.Equal(t, 10.0, requests(t, c, "/o", "per-minute", "allowed"))
+	assert.Equal(t, 2.0, requests(t, c, "/o", "per-minute", "would_deny"))
+}
+
 // A fallback decision's Remaining is of the local share (10 here), its
 // Limit the whole one (100): a client that has used one request of its
 // 100 is not near the limit, and near_limit_total must not say so. With

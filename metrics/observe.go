@@ -11,11 +11,11 @@ const unnamedPolicy = "unnamed"
 
 // Observe records one Event. Pass it to ratewindow.WithOnDecision. It
 // counts the request under its route pattern, binding policy and outcome;
-// counts it again under its route if core/resilient's local fallback made
-// the decision; adds the store call's Latency to the duration histogram
-// when the limiter was called; and, for a request the store allowed,
-// counts every policy left near its limit (not for one the fallback
-// allowed: see near_limit_total in the package documentation).
+// counts it again under its route and outcome if core/resilient's local
+// fallback made the decision; adds the store call's Latency to the
+// duration histogram when the limiter was called; and, for a request the
+// store allowed, counts every policy left near its limit (not for one the
+// fallback allowed: see near_limit_total in the package documentation).
 //
 // In the steady state (routes and policies already seen) it takes no lock
 // and allocates nothing.
@@ -33,7 +33,7 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 	}
 	c.count(c.series(r, policy), ev.Outcome)
 	if decided && d.Fallback {
-		r.fallback.Inc()
+		r.fallback[ev.Outcome].Inc()
 	}
 
 	// A decision means one store call was made. A failure made one too
