@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratewindow/ratewindow"
 	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/core/resilient"
 	"github.com/ratewindow/ratewindow/internal/clocktest"
 	"github.com/ratewindow/ratewindow/keyfuncs"
 	"github.com/ratewindow/ratewindow/metrics"
@@ -19,11 +20,13 @@ import (
 )
 
 // Concurrent traffic through real middleware, every outcome at once on a
-// frozen clock: each request is counted exactly once, under the outcome
-// its response shows, and the enforced routes admit exactly their limit.
+// frozen clock, a store down behind the local fallback included: each
+// request is counted exactly once, under the outcome its response shows,
+// and the enforced routes admit exactly their limit (the fallback's, its
+// share).
 func TestCountsMatchResponsesUnderConcurrency(t *testing.T) {
-	const limit, workers, perWorker = 20, 8, 48
-	paths := []string{"/enforced", "/observed", "/open", "/closed", "/skipped", "/nokey"}
+	const limit, workers, perWorker = 20, 8, 56
+	paths := []string{"/enforced", "/observed", "/open", "/closed", "/skipped", "/nokey", "/fallback"}
 	keys := []string{"client-alpha-key", "client-beta"}
 
 	c, err := metrics.New()
@@ -50,6 +53,17 @@ func TestCountsMatchResponsesUnderConcurrency(t *testing.T) {
 	limited("/nokey")
 	stores["/open"].down.Store(true)
 	stores["/closed"].down.Store(true)
+	// The store down behind core/resilient's local fallback, with two
+	// replicas: each key's share is half the limit.
+	down := newStoreDouble()
+	down.down.Store(true)
+	rs, err := resilient.New(down, resilient.WithFallback(2))
+	require.NoError(t, err)
+	fl, err := core.NewLimiter(rs, []core.Policy{core.PerMinute(limit).Named("per-minute")}, core.WithClock(clock))
+	require.NoError(t, err)
+	fmw, err := nethttp.New(fl, ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", nil)), ratewindow.WithOnDecision(c.Observe))
+	require.NoError(t, err)
+	mux.Handle("GET /fallback", fmw(ok))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
@@ -84,6 +98,7 @@ func TestCountsMatchResponsesUnderConcurrency(t *testing.T) {
 	}
 	wg.Wait()
 
+	require.Zero(t, workers*perWorker%len(paths), "every path gets as many requests")
 	perPath := workers * perWorker / len(paths)
 	for _, p := range paths {
 		total := 0
@@ -97,6 +112,7 @@ func TestCountsMatchResponsesUnderConcurrency(t *testing.T) {
 	require.Greater(t, perPath/len(keys), limit)
 	assert.Equal(t, map[int]int{200: limit * len(keys), 429: perPath - limit*len(keys)}, codes["/enforced"])
 	assert.Equal(t, map[int]int{200: perPath}, codes["/observed"])
+	assert.Equal(t, map[int]int{200: limit / 2 * len(keys), 429: perPath - limit/2*len(keys)}, codes["/fallback"])
 
 	want := map[string]float64{
 		"/enforced per-minute allowed":      float64(codes["/enforced"][200]),
@@ -107,6 +123,8 @@ func TestCountsMatchResponsesUnderConcurrency(t *testing.T) {
 		"/closed none store_error_rejected": float64(codes["/closed"][503]),
 		"/skipped none skipped":             float64(codes["/skipped"][200]),
 		"/nokey none unclassified_rejected": float64(codes["/nokey"][400]),
+		"/fallback per-minute allowed":      float64(codes["/fallback"][200]),
+		"/fallback per-minute denied":       float64(codes["/fallback"][429]),
 	}
 	got := map[string]float64{}
 	for _, m := range gather(t, c)["ratewindow_requests_total"].GetMetric() {
@@ -116,6 +134,17 @@ func TestCountsMatchResponsesUnderConcurrency(t *testing.T) {
 		}
 	}
 	assert.Equal(t, want, got)
+	fallback := map[string]float64{}
+	for _, m := range gather(t, c)["ratewindow_fallback_decisions_total"].GetMetric() {
+		if v := m.GetCounter().GetValue(); v != 0 {
+			l := labelsOf(m)
+			fallback[l["route"]+" "+l["outcome"]] = v
+		}
+	}
+	assert.Equal(t, map[string]float64{
+		"/fallback allowed": float64(codes["/fallback"][200]),
+		"/fallback denied":  float64(codes["/fallback"][429]),
+	}, fallback)
 
 	// One duration sample per store call, none for skipped requests or
 	// requests without a key.
@@ -125,4 +154,7 @@ func TestCountsMatchResponsesUnderConcurrency(t *testing.T) {
 	}
 	assert.Zero(t, counts["/skipped"])
 	assert.Zero(t, counts["/nokey"])
+	// Behind the fallback, one call to the resilient Store per request,
+	// whether or not it reached the store.
+	assert.Equal(t, uint64(perPath), counts["/fallback"])
 }
