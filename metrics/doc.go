@@ -60,7 +60,11 @@
 //
 // store_call_duration_seconds is the time of the one store call a limited
 // request makes, so its count is the number of store calls. Skipped
-// requests and key func failures make none.
+// requests and key func failures make none. Behind core/resilient the
+// store is the resilient Store: a call its open breaker stops (failing
+// fast, or decided by the local fallback) takes microseconds and is
+// counted too, so the quantiles fall, not rise, while the breaker is
+// open. Read them beside fallback_decisions_total and the store errors.
 //
 // circuit_breaker_state is 0 while the breaker is closed, 1 half-open and 2
 // open, once BreakerStateChanged is wired to resilient.WithOnStateChange.
