@@ -183,7 +183,8 @@ func WithErrorHandler(h Handler) Option {
 // timeouts) to slog.Default(), throttled to one record per second for each
 // of fail-open and fail-closed (see WithFailClosed), and so the decisions
 // of core/resilient's local fallback (a store call that failed behind
-// it), one Warn record per second at most. Any hook replaces that
+// it), one Warn record per second at most for each of allowed, denied
+// and would-deny. Any hook replaces that
 // default, so a hook of yours that should also log failures includes
 // logging.Hook. To silence it, give a hook that does nothing:
 //

@@ -53,6 +53,14 @@
 // and with WithDenials a denial, is logged as would-deny or denied, with
 // fallback=true.
 //
+// Each of these has a throttle of its own: the fallback's allowed
+// requests apart from its denials, and its would-deny and denied records
+// apart from the store's. During a partial outage a flood of the
+// fallback's decisions does not hide the store's would-denies a canary is
+// judged by, nor do the requests the fallback admits hide those it
+// refuses; for each, the records written and their "suppressed" counts
+// add up to its requests.
+//
 // The breaker of core/resilient says when the store fails, once per
 // transition:
 //

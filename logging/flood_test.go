@@ -159,8 +159,8 @@ func TestHookFailureFloodThrottledByDefault(t *testing.T) {
 
 // A store that fails behind core/resilient's fallback makes fallback
 // decisions, one per request during an outage: one record per second
-// (WithErrorEvery), the next counting those held back, on a throttle of
-// their own.
+// (WithErrorEvery) for each outcome, the next counting those held back,
+// on throttles of their own.
 func TestHookFallbackFloodThrottled(t *testing.T) {
 	const flood = 1000
 	clock := clocktest.New(time.Unix(1_700_000_000, 0))
@@ -178,10 +178,14 @@ func TestHookFallbackFloodThrottled(t *testing.T) {
 	hook(fallbackEvent(ratewindow.Allowed, 4, 0))
 
 	recs := records(t, buf)
-	require.Len(t, recs, 3, "records")
-	assert.Equal(t, logging.MsgFallback, recs[0]["msg"])
-	assert.NotContains(t, recs[0], "suppressed")
-	assert.Equal(t, logging.MsgFailedPassed, recs[1]["msg"])
-	assert.Equal(t, logging.MsgFallback, recs[2]["msg"])
-	assert.Equal(t, float64(flood-1), recs[2]["suppressed"])
+	require.Len(t, recs, 4, "records")
+	for i, want := range []string{"allowed", "denied"} {
+		assert.Equal(t, logging.MsgFallback, recs[i]["msg"])
+		assert.Equal(t, want, recs[i]["outcome"])
+		assert.NotContains(t, recs[i], "suppressed")
+	}
+	assert.Equal(t, logging.MsgFailedPassed, recs[2]["msg"])
+	assert.Equal(t, logging.MsgFallback, recs[3]["msg"])
+	assert.Equal(t, "allowed", recs[3]["outcome"])
+	assert.Equal(t, float64(flood/2-1), recs[3]["suppressed"])
 }

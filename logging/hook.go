@@ -32,8 +32,14 @@ type hook struct {
 	passed, rejected   stream // store failures
 	unclassP, unclassR stream // unclassified requests
 	misconfR           stream // unclassified for a mistake in the set-up, rejected
-	wouldDeny, denied  stream // decisions
-	fallback           stream // decisions of core/resilient's fallback not logged as one of those
+	wouldDeny, denied  stream // the store's decisions
+	// The same decisions made by core/resilient's local fallback, on
+	// throttles of their own: during a partial outage a flood of them
+	// must not hide the store's, nor one outcome hide the other.
+	fbWouldDeny, fbDenied stream
+	// Decisions of the fallback not logged as one of those, one stream
+	// per outcome: allowed, and denied without WithDenials.
+	fbAllowedW, fbDeniedW stream
 }
 
 // stream is the records of one outcome: how they look and how often they
@@ -78,7 +84,13 @@ type stream struct {
 //     mistake in the set-up (its err wraps core.ErrInvalidConfig: a key
 //     func misconfigured, a Limit form given a limiter it cannot use, a
 //     limiter Fiber refuses in a Prefork child) is no client's doing and
-//     stops every such request: Error, throttled like store failures;
+//     stops every such request: Error, throttled like store failures.
+//
+// Each outcome has a throttle of its own, and so do the fallback's
+// decisions apart from the store's (its allowed ones apart from its
+// denials): a flood of one never holds back the only record of another,
+// and the records of each, with their "suppressed" counts, add up to its
+// requests.
 //
 // A record held back is never lost from the count: the next record of
 // its outcome carries it, or, if none comes before the interval ends, the
@@ -131,7 +143,10 @@ func newHook(logger *slog.Logger, opts ...Option) *hook {
 	set(&h.misconfR, slog.LevelError, msgUnclassifiedRejected, "", false, cfg.errorEvery)
 	set(&h.wouldDeny, slog.LevelInfo, msgWouldDeny, "", true, cfg.denialEvery)
 	set(&h.denied, slog.LevelInfo, msgDenied, "", true, cfg.denialEvery)
-	set(&h.fallback, slog.LevelWarn, msgFallback, "", true, cfg.errorEvery)
+	set(&h.fbWouldDeny, slog.LevelInfo, msgWouldDeny, "", true, cfg.denialEvery)
+	set(&h.fbDenied, slog.LevelInfo, msgDenied, "", true, cfg.denialEvery)
+	set(&h.fbAllowedW, slog.LevelWarn, msgFallback, "", true, cfg.errorEvery)
+	set(&h.fbDeniedW, slog.LevelWarn, msgFallback, "", true, cfg.errorEvery)
 	return h
 }
 
@@ -153,16 +168,23 @@ func (h *hook) log(ev ratewindow.Event) {
 			h.record(&ev, &h.unclassR)
 		}
 	case ratewindow.WouldDeny:
-		h.record(&ev, &h.wouldDeny)
+		if ev.Decision.Fallback {
+			h.record(&ev, &h.fbWouldDeny)
+		} else {
+			h.record(&ev, &h.wouldDeny)
+		}
 	case ratewindow.Denied:
-		if h.denials {
+		switch {
+		case h.denials && ev.Decision.Fallback:
+			h.record(&ev, &h.fbDenied)
+		case h.denials:
 			h.record(&ev, &h.denied)
-		} else if ev.Decision.Fallback {
-			h.record(&ev, &h.fallback)
+		case ev.Decision.Fallback:
+			h.record(&ev, &h.fbDeniedW)
 		}
 	case ratewindow.Allowed:
 		if ev.Decision.Fallback {
-			h.record(&ev, &h.fallback)
+			h.record(&ev, &h.fbAllowedW)
 		}
 	}
 }

@@ -63,8 +63,9 @@ func WithDenials() Option { return func(c *config) { c.denials = true } }
 
 // WithDenialEvery logs at most one record per d (default 1s) for each of
 // the outcomes a client can cause at will: would-deny, denied (with
-// WithDenials), and a request that could not be classified (no key, an
-// invalid cost), rejected or passed. The record carries "suppressed", the
+// WithDenials; for both, the store's decisions and core/resilient's local
+// fallback's apart), and a request that could not be classified (no key,
+// an invalid cost), rejected or passed. The record carries "suppressed", the
 // number of records of that outcome not logged since the previous one;
 // when records are held back and none comes after them, the first is
 // written at the end of the interval, counting the others. A
@@ -81,8 +82,8 @@ func WithDenials() Option { return func(c *config) { c.denials = true } }
 func WithDenialEvery(d time.Duration) Option { return func(c *config) { c.denialEvery = d } }
 
 // WithErrorEvery logs at most one store failure per d (default 1s; per
-// outcome: passed or rejected, and decided by core/resilient's local
-// fallback); the record carries "suppressed", the
+// outcome: passed or rejected, and allowed or denied by core/resilient's
+// local fallback); the record carries "suppressed", the
 // number of failures not logged since the previous one (written at the
 // end of the interval if no failure comes after them, see
 // WithDenialEvery). During a store

@@ -14,6 +14,10 @@ import (
 // numOutcomes is the number of ratewindow.Outcome values.
 const numOutcomes = int(ratewindow.UnclassifiedPassed) + 1
 
+// numDecided is the number of outcomes of a decision: Allowed, Denied and
+// WouldDeny, the first three Outcome values.
+const numDecided = int(ratewindow.WouldDeny) + 1
+
 // Collector turns the middleware's Events into Prometheus metrics. Feed it
 // with ratewindow.WithOnDecision(c.Observe), register it on a registry,
 // and, if the store has a circuit breaker, pass c.BreakerStateChanged to
@@ -75,8 +79,8 @@ func New(opts ...Option) (*Collector, error) {
 		}, []string{labelRoute, labelPolicy}),
 		fallback: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Subsystem: "ratewindow", Name: "fallback_decisions_total",
-			Help: "Decisions made by core/resilient's local fallback while the store failed, by route pattern.",
-		}, []string{labelRoute}),
+			Help: "Decisions made by core/resilient's local fallback while the store failed, by route pattern and outcome.",
+		}, []string{labelRoute, labelOutcome}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Subsystem: "ratewindow", Name: "store_call_duration_seconds",
 			Help:    "Duration of the limiter's store call, one per limited request, by route pattern.",

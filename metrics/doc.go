@@ -15,7 +15,7 @@
 //
 //	ratewindow_requests_total{route, policy, outcome}      counter
 //	ratewindow_near_limit_total{route, policy}             counter
-//	ratewindow_fallback_decisions_total{route}             counter
+//	ratewindow_fallback_decisions_total{route, outcome}    counter
 //	ratewindow_store_call_duration_seconds{route}          histogram
 //	ratewindow_circuit_breaker_state                       gauge
 //
@@ -41,15 +41,30 @@
 // near_limit_total counts, per policy, the allowed requests after which
 // that policy had at most 10% of its limit left (see WithNearLimit): a
 // client close to being limited, worth an alert before the 429s start.
+// Only the store's decisions count: one of core/resilient's local fallback
+// reports the remaining quota of the instance's share (the limit divided
+// by the replicas) beside the whole limit, and measured against the limit
+// it would look near it long before the share runs out (with ten replicas,
+// always).
 //
-// fallback_decisions_total counts the decisions (allowed, denied or
-// would_deny) that core/resilient's local fallback made because the store
-// failed or its circuit breaker was open (core.Decision's Fallback): they
-// are also in requests_total, enforced on local counts.
+// fallback_decisions_total counts the decisions that core/resilient's
+// local fallback made because the store failed or its circuit breaker was
+// open (core.Decision's Fallback), by outcome (allowed, denied or
+// would_deny). They are also in requests_total, under the same outcome,
+// enforced on local counts: each instance limits alone, on its share. So
+// during an outage an instance that gets most of one client's requests (a
+// load balancer that keeps its connections on one instance) denies, or
+// would deny, that client at its share of the limit: subtract the
+// fallback's would_deny from requests_total's before judging an
+// observe-only canary, as the rules in deploy/ do.
 //
 // store_call_duration_seconds is the time of the one store call a limited
 // request makes, so its count is the number of store calls. Skipped
-// requests and key func failures make none.
+// requests and key func failures make none. Behind core/resilient the
+// store is the resilient Store: a call its open breaker stops (failing
+// fast, or decided by the local fallback) takes microseconds and is
+// counted too, so the quantiles fall, not rise, while the breaker is
+// open. Read them beside fallback_decisions_total and the store errors.
 //
 // circuit_breaker_state is 0 while the breaker is closed, 1 half-open and 2
 // open, once BreakerStateChanged is wired to resilient.WithOnStateChange.
@@ -85,9 +100,10 @@
 // A route's series are exported from its first request on, at zero until
 // counted: each policy's allowed, denied and would_deny, and, with policy
 // "none", skipped, store_error_passed, store_error_rejected and the two
-// unclassified outcomes. So a route's first store error is an increase
-// from zero that rate() and increase() see, and an alert on it fires;
-// first exported at 1, it would be no increase at all.
+// unclassified outcomes; and its three fallback_decisions_total series.
+// So a route's first store error is an increase from zero that rate()
+// and increase() see, and an alert on it fires; first exported at 1, it
+// would be no increase at all.
 //
 // # Cost on the request path
 //

@@ -11,10 +11,11 @@ const unnamedPolicy = "unnamed"
 
 // Observe records one Event. Pass it to ratewindow.WithOnDecision. It
 // counts the request under its route pattern, binding policy and outcome;
-// counts it again under its route if core/resilient's local fallback made
-// the decision; adds the store call's Latency to the duration histogram
-// when the limiter was called; and, for an allowed request, counts every
-// policy left near its limit.
+// counts it again under its route and outcome if core/resilient's local
+// fallback made the decision; adds the store call's Latency to the
+// duration histogram when the limiter was called; and, for a request the
+// store allowed, counts every policy left near its limit (not for one the
+// fallback allowed: see near_limit_total in the package documentation).
 //
 // In the steady state (routes and policies already seen) it takes no lock
 // and allocates nothing.
@@ -32,7 +33,7 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 	}
 	c.count(c.series(r, policy), ev.Outcome)
 	if decided && d.Fallback {
-		r.fallback.Inc()
+		r.fallback[ev.Outcome].Inc()
 	}
 
 	// A decision means one store call was made. A failure made one too
@@ -42,7 +43,13 @@ func (c *Collector) Observe(ev ratewindow.Event) {
 		r.duration.Observe(ev.Latency.Seconds())
 	}
 
-	if decided && ev.Outcome == ratewindow.Allowed {
+	// A fallback decision's Remaining is counted against the instance's
+	// local share of the limit (the Limit divided by the replicas), its
+	// Limit is the whole one: measured against the Limit, with ten
+	// replicas, every request the fallback admits would look near it.
+	// The Collector cannot know the share, so it counts only the store's
+	// decisions here; the fallback's are in fallback_decisions_total.
+	if decided && ev.Outcome == ratewindow.Allowed && !d.Fallback {
 		n := min(len(d.Policies), core.MaxPolicies)
 		for i := range n {
 			p := &d.Policies[i]

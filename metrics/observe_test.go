@@ -268,11 +268,17 @@ func TestFallbackDecisionsCounted(t *testing.T) {
 	c.Observe(allowedEvent("/z", 50))
 
 	want := `
-# HELP ratewindow_fallback_decisions_total Decisions made by core/resilient's local fallback while the store failed, by route pattern.
+# HELP ratewindow_fallback_decisions_total Decisions made by core/resilient's local fallback while the store failed, by route pattern and outcome.
 # TYPE ratewindow_fallback_decisions_total counter
-ratewindow_fallback_decisions_total{route="/x"} 3
-ratewindow_fallback_decisions_total{route="/y"} 1
-ratewindow_fallback_decisions_total{route="/z"} 0
+ratewindow_fallback_decisions_total{outcome="allowed",route="/x"} 3
+ratewindow_fallback_decisions_total{outcome="denied",route="/x"} 0
+ratewindow_fallback_decisions_total{outcome="would_deny",route="/x"} 0
+ratewindow_fallback_decisions_total{outcome="allowed",route="/y"} 0
+ratewindow_fallback_decisions_total{outcome="denied",route="/y"} 1
+ratewindow_fallback_decisions_total{outcome="would_deny",route="/y"} 0
+ratewindow_fallback_decisions_total{outcome="allowed",route="/z"} 0
+ratewindow_fallback_decisions_total{outcome="denied",route="/z"} 0
+ratewindow_fallback_decisions_total{outcome="would_deny",route="/z"} 0
 `
 	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want), "ratewindow_fallback_decisions_total"))
 	assert.Equal(t, 4.0, requests(t, c, "/x", "per-minute", "allowed"), "fallback decisions are requests too")

@@ -18,7 +18,9 @@ import (
 type route struct {
 	name     string
 	duration prometheus.Observer
-	fallback prometheus.Counter
+	// fallback[o] is the fallback_decisions_total child for outcome o:
+	// Allowed, Denied or WouldDeny, the outcomes of a decision.
+	fallback [numDecided]prometheus.Counter
 	// policies maps a policy label value to its series; copy on write
 	// under Collector.mu, like Collector.routes.
 	policies atomic.Pointer[map[string]*series]
@@ -76,7 +78,10 @@ func (c *Collector) addRoute(name string) *route {
 	// framework's string points into a reused buffer.
 	name = strings.Clone(name)
 	label := labelValue(name)
-	r := &route{name: label, duration: c.duration.WithLabelValues(label), fallback: c.fallback.WithLabelValues(label)}
+	r := &route{name: label, duration: c.duration.WithLabelValues(label)}
+	for o := range r.fallback {
+		r.fallback[o] = c.fallback.WithLabelValues(label, ratewindow.Outcome(o).String())
+	}
 	// The route's series of requests without a decision from its first
 	// request on, so that its first store error or unclassified request
 	// is an increase from an exported zero: a counter first exported at 1

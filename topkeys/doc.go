@@ -28,6 +28,19 @@
 //     served by the Handler as error_bound (0 until all k counters are in
 //     use, while every count is exact), itself at most N/k.
 //
+// # Counts since the start, no decay
+//
+// Counts are never decayed nor reset: they run from the Summary's
+// creation (the process's start, as a rule). A key that flooded
+// yesterday keeps its count and its place, and a key denied now enters
+// with the smallest count as its error, so the report says who has been
+// limited most since the start, not who is limited now. last_seen tells
+// the two apart, or compare two reports taken a few minutes apart: an
+// item whose error is the same in both was counted exactly meanwhile, its
+// count's growth is the number of its denials in between. A Summary that
+// should follow only recent traffic is best replaced on a timer by a
+// fresh one, behind a hook of your own that reads the current Summary.
+//
 // # Memory and cost
 //
 // A Summary holds at most k entries, each with its route, policy and key

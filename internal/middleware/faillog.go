@@ -32,17 +32,22 @@ const maxMethod = 32
 // Behind core/resilient's local fallback a failed store call is a
 // decision (core.Decision's Fallback), not an error: fallback writes those
 // decisions, or an outage behind the fallback would leave nothing in the
-// log.
+// log. It has a throttle per outcome (allowed, denied, would_deny), so
+// that the requests the fallback admits never hide those it refuses.
 type failLogs struct {
-	passed, rejected, fallback failLog
+	passed, rejected failLog
+	fallback         [ratewindow.WouldDeny + 1]failLog
 }
 
 func newFailLogs() *failLogs {
-	return &failLogs{
+	l := &failLogs{
 		passed:   failLog{level: slog.LevelWarn, msg: msgFailedPassed, fail: "open", now: time.Now},
 		rejected: failLog{level: slog.LevelError, msg: msgFailedRejected, fail: "closed", now: time.Now},
-		fallback: failLog{level: slog.LevelWarn, msg: msgFallback, now: time.Now},
 	}
+	for i := range l.fallback {
+		l.fallback[i] = failLog{level: slog.LevelWarn, msg: msgFallback, now: time.Now}
+	}
+	return l
 }
 
 // failLog is the records of one outcome. It writes one record per

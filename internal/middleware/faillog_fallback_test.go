@@ -30,15 +30,17 @@ func fallbackLimiter(t *testing.T, limit int64) *core.Limiter {
 
 // With no hook, a store that fails behind the local fallback is not
 // silent either: its failed calls are decisions, not errors, and the
-// default log writes one Warn record per second for them, worded as
-// package logging's, the next one counting those held back, and never
-// the key or the path.
+// default log writes one Warn record per second for each of their
+// outcomes, worded as package logging's, the next one counting those of
+// its outcome held back, and never the key or the path.
 func TestFallbackWithNoHookIsLogged(t *testing.T) {
 	logs := captureDefault(t)
 	f, err := FromOptions(fallbackLimiter(t, 10), []ratewindow.Option{ratewindow.WithKeyFunc(keyfuncs.Header("X-Client", nil))})
 	require.NoError(t, err)
 	clock := clocktest.New(time.Unix(1_800_000_000, 0))
-	f.fails.fallback.now = clock.Now
+	for i := range f.fails.fallback {
+		f.fails.fallback[i].now = clock.Now
+	}
 
 	allowed := 0
 	for range 1000 {
@@ -51,7 +53,9 @@ func TestFallbackWithNoHookIsLogged(t *testing.T) {
 	}
 	require.Equal(t, 10, allowed, "the fallback enforces the limit")
 	recs := logs.all()
-	require.Len(t, recs, 1, "one record for a burst")
+	require.Len(t, recs, 2, "one record for a burst, per outcome")
+	assert.Equal(t, "denied", attrs(recs[1])["outcome"], "denials of the fallback are its decisions too")
+	assert.NotContains(t, attrs(recs[1]), "suppressed")
 	assert.Equal(t, slog.LevelWarn, recs[0].Level)
 	assert.Equal(t, "ratewindow: store failed, request decided by the local fallback", recs[0].Message)
 	a := attrs(recs[0])
@@ -68,12 +72,18 @@ func TestFallbackWithNoHookIsLogged(t *testing.T) {
 		assert.NotContains(t, v, "secret", "attribute %s shows the key or the path", k)
 	}
 
+	// The next record of each outcome counts those of its own held back:
+	// 9 allowed, 989 denied. A flood of denials never hides the allowed
+	// requests, nor the other way round.
 	clock.Advance(time.Second)
 	require.False(t, f.Handle(newRecorder("secret-client")))
+	require.True(t, f.Handle(newRecorder("other-client")))
 	recs = logs.all()
-	require.Len(t, recs, 2)
-	assert.Equal(t, "denied", attrs(recs[1])["outcome"], "denials of the fallback are its decisions too")
-	assert.Equal(t, "999", attrs(recs[1])["suppressed"], "the next record counts those held back")
+	require.Len(t, recs, 4)
+	assert.Equal(t, "denied", attrs(recs[2])["outcome"])
+	assert.Equal(t, "989", attrs(recs[2])["suppressed"], "the next record counts those held back")
+	assert.Equal(t, "allowed", attrs(recs[3])["outcome"])
+	assert.Equal(t, "9", attrs(recs[3])["suppressed"])
 }
 
 // An observe-only request the fallback would deny is logged the same way;
@@ -83,7 +93,9 @@ func TestFallbackWouldDenyWithNoHookIsLogged(t *testing.T) {
 	f, err := FromOptions(fallbackLimiter(t, 1), []ratewindow.Option{ratewindow.WithObserveOnly(true)})
 	require.NoError(t, err)
 	clock := clocktest.New(time.Unix(1_800_000_000, 0))
-	f.fails.fallback.now = clock.Now
+	for i := range f.fails.fallback {
+		f.fails.fallback[i].now = clock.Now
+	}
 	require.True(t, f.Handle(newRecorder("a")))
 	clock.Advance(time.Second)
 	require.True(t, f.Handle(newRecorder("a")))

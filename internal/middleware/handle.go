@@ -299,7 +299,7 @@ func (f *Flow) logFallback(x Exchange, d *core.Decision, cost int64, observe boo
 	default:
 		o = ratewindow.Denied
 	}
-	f.fails.fallback.logDecision(x, o, d, cost)
+	f.fails.fallback[o].logDecision(x, o, d, cost)
 }
 
 // failed applies the fail policy to a limiter failure. Observe-only
