@@ -24,6 +24,12 @@
 // routes the path as sent ("/%68ealthz" is then no "/healthz"), which the
 // adapter cannot see: exempt routes by r.Route() there, not r.Path().
 //
+// Gin answers a path that differs from a route's by a trailing slash
+// ("/users/1/" for "/users/:id") with a redirect of its own
+// (RedirectTrailingSlash, on by default, and RedirectFixedPath), before
+// any middleware runs: the limiter never sees such a request, and it
+// spends no quota. The request the client is redirected to is counted.
+//
 // # Client address
 //
 // The default key is the TCP peer (keyfuncs.RemoteIP), not c.ClientIP():

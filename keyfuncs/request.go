@@ -28,7 +28,8 @@ type Request interface {
 	// which net/http keeps in Request.Host rather than among the others,
 	// as the host the request is for: a request-target in absolute form
 	// ("GET http://a.example/ HTTP/1.1") names it, whatever the field
-	// says, as net/http and fasthttp both read it.
+	// says, as net/http and fasthttp both read it, and so does HTTP/2's
+	// :authority, whatever a host field sent beside it says.
 	Header(name string) string
 	// HeaderValues returns every value of a repeated header, in the order
 	// received. Callers must not modify the slice.

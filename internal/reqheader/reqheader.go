@@ -7,6 +7,12 @@
 // among the others. Read through Get and Values, Host is a field like any
 // other on every framework, so a key func keyed by it (one quota per
 // tenant domain) works the same everywhere.
+//
+// The Host field is always Request.Host, the host net/http serves and
+// routes the request by: over HTTP/2 a host field sent beside :authority
+// stays in Request.Header, unchecked against it, and read from there a
+// client would ask for one host with a made-up field, and a fresh key,
+// on every request.
 package reqheader
 
 import (
@@ -15,19 +21,23 @@ import (
 )
 
 // Get returns the first value of the named field, matched in any case,
-// "" if absent.
+// "" if absent. The Host field's is Request.Host.
 func Get(r *http.Request, name string) string {
-	if v := r.Header.Get(name); v != "" || !isHost(name) {
-		return v
+	if isHost(name) {
+		return r.Host
 	}
-	return r.Host
+	return r.Header.Get(name)
 }
 
 // Values returns every value of the named field, in the order received.
-// Callers must not modify the slice.
+// Callers must not modify the slice. The Host field's is Request.Host
+// alone, nil when that is empty.
 func Values(r *http.Request, name string) []string {
-	if vs := r.Header.Values(name); len(vs) > 0 || !isHost(name) || r.Host == "" {
-		return vs
+	if !isHost(name) {
+		return r.Header.Values(name)
+	}
+	if r.Host == "" {
+		return nil
 	}
 	return []string{r.Host}
 }
