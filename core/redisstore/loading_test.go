@@ -163,7 +163,7 @@ func (h *scriptCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 // the service may start, and Check passes once the loading ends.
 func TestCheckWhileLoading(t *testing.T) {
 	srv := loadingServer(t, testredis.Prefix(t), "k", policies(t, core.PerMinute(10)))
-	client := redis.NewUniversalClient(redisstore.ClientOptions(srv.Addr))
+	client := redis.NewUniversalClient(patient(redisstore.ClientOptions(srv.Addr)))
 	t.Cleanup(func() { _ = client.Close() })
 	checkWhileLoading(t, client, srv)
 }
@@ -174,9 +174,18 @@ func TestCheckWhileLoading(t *testing.T) {
 // delay before it takes writes again: Check retries until it passes.)
 func TestClusterCheckWhileLoading(t *testing.T) {
 	srv := testredis.SingleNodeCluster(t).RestartLoading(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
-	client := redis.NewClusterClient(redisstore.ClientOptions(srv.Addr).Cluster())
+	client := redis.NewClusterClient(patient(redisstore.ClientOptions(srv.Addr)).Cluster())
 	t.Cleanup(func() { _ = client.Close() })
 	checkWhileLoading(t, client, srv)
+}
+
+// patient gives opts timeouts a loaded test machine cannot run out: a
+// loading Redis answers only between its chunks of loading, and with the
+// store's 250 ms a busy machine turned its LOADING into an i/o timeout,
+// which is not what these tests are about.
+func patient(opts *redis.UniversalOptions) *redis.UniversalOptions {
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 2*time.Second, 2*time.Second, 2*time.Second
+	return opts
 }
 
 // checkWhileLoading runs Check on a store over client while srv loads its

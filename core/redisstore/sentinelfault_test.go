@@ -77,6 +77,7 @@ func masterLost(t *testing.T, fail func(t *testing.T, sn *testredis.Sentinels)) 
 		slowest  time.Duration
 		failed   int
 		afterSw  int64 // charges acknowledged on key "after"
+		lostSw   int64 // calls on key "after" that failed: charged or not
 		switched bool
 	)
 	stop := make(chan struct{})
@@ -102,6 +103,9 @@ func masterLost(t *testing.T, fail func(t *testing.T, sn *testredis.Sentinels)) 
 				slowest = max(slowest, took)
 				if err != nil {
 					failed++
+					if key == "after" {
+						lostSw++
+					}
 				} else if allowed && key == "after" {
 					afterSw++
 				}
@@ -150,7 +154,12 @@ func masterLost(t *testing.T, fail func(t *testing.T, sn *testredis.Sentinels)) 
 	require.NoError(t, err)
 	res, err := r.Peek(ctx, "after", ps, 1, time.Now())
 	require.NoError(t, err)
-	assert.Equal(t, afterSw, limit-res.States[0].Remaining, "the charges are on the new master, once each")
+	// A call that ran out of its deadline after Redis charged it fails
+	// charged (on a busy machine a few do): the new master holds every
+	// acknowledged charge, and no more than one for each call.
+	charged := limit - res.States[0].Remaining
+	assert.GreaterOrEqual(t, charged, afterSw, "every acknowledged charge is on the new master")
+	assert.LessOrEqual(t, charged, afterSw+lostSw, "no call charged twice (%d failed on the new master)", lostSw)
 	errs, err := sn.Replica.Client(t).Info(ctx, "errorstats").Result()
 	require.NoError(t, err)
 	assert.NotContains(t, errs, "NOSCRIPT", "the scripts were loaded on the new master before the first call")
