@@ -597,7 +597,8 @@ func splitReply(r *request, reply string) (string, error) {
 // answer worth retrying (see retryable: MOVED, ASK and TRYAGAIN while a
 // slot moves), is then run again on its own, through the cluster client,
 // which follows redirects, within its own caller's context, not the
-// batch's, and all such requests are retried together (see retryEach). A
+// batch's; such requests are retried at the same time, each on its own
+// goroutine, so none waits for another's attempts (see retryEach). A
 // request whose caller left is not sent again: it fails, uncharged.
 //
 // The pipeline goes through the master's own client, not the cluster

@@ -200,8 +200,11 @@
 // reply and is decided, so a request that the middleware asks again,
 // detached, once its client has hung up or half-closed, is not charged
 // twice; so does a call sent in a batch, or alone on another goroutine,
-// until its deadline at most. A call still queued for a batch returns at
-// cancellation, uncharged.
+// until its deadline at most. With no deadline, a call so cancelled in a
+// batch waits, as one sent alone does, only for the round trip under way
+// (its batch's, or its own retry's), which the client's own timeouts
+// bound; never for the attempts of the other calls of its batch. A call
+// still queued for a batch returns at cancellation, uncharged.
 // Whatever its deadline, a call queued for a batch fails, uncharged, once
 // a batch ahead of it has run for the client's ReadTimeout without an
 // answer from Redis: a silent Redis costs a call about two read timeouts,
@@ -219,7 +222,9 @@
 // while its caller waits, in a batch too, so a caller that left during
 // the retries is not charged, and each call of a batch is retried within
 // its own deadline (or, with none, the retry budget), as it would be
-// alone.
+// alone, at the same time as the others: a Redis that stops answering
+// during the retries costs each call its own attempt, which the client's
+// timeouts bound, not an attempt for every call retried before it.
 //
 // Errors are returned, never hidden: whether to fail open or closed is the
 // middleware's choice. A panic of the client (a hook added to it) on a
