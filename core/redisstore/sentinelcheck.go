@@ -18,34 +18,36 @@ import (
 // beside Check, with the options the client was made from; for a client
 // made by redis.NewFailoverClient, call CheckFailoverSentinels.
 //
-// It asks every Sentinel which master it follows under MasterName, each
-// over a connection made as go-redis makes its own to that Sentinel: the
-// options' Dialer, TLSConfig, SentinelUsername, SentinelPassword,
-// OnConnect (go-redis runs it on its connections to the Sentinels too;
-// ClientOptions' loads no script on a Sentinel, which has none) and
-// timeouts. An error wrapping ErrMisconfigured is a setup mistake: a
-// Sentinel that answers but knows no master of that name, a Redis server
-// among the Sentinels, a Sentinel that refuses SentinelUsername and
-// SentinelPassword, or whose ACL lets that user not even ask for the
-// master's address, an address that is no host:port, or Sentinels that
-// name different masters in the same configuration epoch, which happens
-// only when they belong to different setups (sentinels monitoring
-// different masters under one name). The client takes whichever Sentinel
-// answers first, so two services, or one after a reconnect, would count
-// on different masters and each admit the whole limit.
+// It asks every Sentinel which master it follows under MasterName, as the
+// client asks (SENTINEL GET-MASTER-ADDR-BY-NAME), and that master's
+// configuration epoch (SENTINEL MASTER), each over a connection made as
+// go-redis makes its own to that Sentinel: the options' Dialer, TLSConfig,
+// SentinelUsername, SentinelPassword, OnConnect (go-redis runs it on its
+// connections to the Sentinels too; ClientOptions' loads no script on a
+// Sentinel, which has none) and timeouts. An error wrapping
+// ErrMisconfigured is a setup mistake: a Sentinel that answers but knows
+// no master of that name, a Redis server among the Sentinels, a Sentinel
+// that refuses SentinelUsername and SentinelPassword, or whose ACL does
+// not let that user ask for the master's address, an address that is no
+// host:port, or Sentinels that name different masters in the same
+// configuration epoch, which happens only when they belong to different
+// setups (sentinels monitoring different masters under one name). The
+// client takes whichever Sentinel answers first, so two services, or one
+// after a reconnect, would count on different masters and each admit the
+// whole limit.
 //
 // Sentinels that name different masters in different epochs are in the
 // middle of a failover, or are different setups that have failed over
 // differently: the error then does not wrap ErrMisconfigured; run the
 // check again once the failover is over. A Sentinel user that may not run
-// SENTINEL MASTER (which tells the epoch) is asked for the master's
-// address alone, as the client asks; its Sentinels' epochs are unknown,
-// so different masters among them are that error too. A Sentinel that
-// cannot be reached is left out (one Sentinel down is no mistake); if
-// none answers, the error is an outage. The check lasts at most until ctx
-// is done; with no deadline on ctx, a Sentinel that does not answer is
-// given up after the options' timeouts (go-redis's dial retries
-// included). Options without MasterName are no Sentinel setup, and pass.
+// SENTINEL MASTER (which tells the epoch) passes; its Sentinels' epochs
+// are unknown, so different masters among them are that error too. A
+// Sentinel that cannot be reached is left out (one Sentinel down is no
+// mistake); if none answers, the error is an outage. The check lasts at
+// most until ctx is done; with no deadline on ctx, a Sentinel that does
+// not answer is given up after the options' timeouts (go-redis's dial
+// retries included). Options without MasterName are no Sentinel setup,
+// and pass.
 func CheckSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
 	if opts == nil || opts.MasterName == "" {
 		return nil
@@ -119,7 +121,7 @@ func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 			// fails go-redis's connections to the Sentinels too.)
 			return fmt.Errorf("%w: %s is a Redis server, not a Sentinel (with MasterName set, the addresses given are the Sentinels'): %w", ErrMisconfigured, a.sentinel, a.err)
 		case redis.HasErrorPrefix(a.err, "NOPERM"):
-			return fmt.Errorf("%w: the Sentinels' user (SentinelUsername) may not ask for the master's address, which the client needs: %w", ErrMisconfigured, a.err)
+			return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelNoPerm, a.err)
 		case redis.HasErrorPrefix(a.err, "NOAUTH") || redis.HasErrorPrefix(a.err, "WRONGPASS"):
 			// Redis's answer alone, never the password: the OnConnect of
 			// ClientOptions names the master's options for a NOAUTH.
@@ -166,15 +168,13 @@ type sentinelAnswer struct {
 const unknownEpoch = "unknown"
 
 // askSentinel asks the Sentinel c at addr which master it follows under
-// name, with SENTINEL MASTER, which tells the epoch too. A user that may
-// not run it (an ACL that grants what the client runs, and no more) is
-// asked what the client asks, SENTINEL GET-MASTER-ADDR-BY-NAME, whose
-// redis.Nil is a name the Sentinel does not know.
+// name, as the client asks, with SENTINEL GET-MASTER-ADDR-BY-NAME (whose
+// redis.Nil is a name the Sentinel does not know), then for that master's
+// configuration epoch with SENTINEL MASTER. A user that may not run the
+// second (an ACL that grants what the client runs, and no more) gets an
+// answer of unknownEpoch; one that may not run the first gets its error,
+// as the client does.
 func askSentinel(ctx context.Context, c *redis.SentinelClient, addr, name string) sentinelAnswer {
-	m, err := c.Master(ctx, name).Result()
-	if !redis.HasErrorPrefix(err, "NOPERM") {
-		return sentinelAnswer{sentinel: addr, master: net.JoinHostPort(m["ip"], m["port"]), epoch: m["config-epoch"], err: err}
-	}
 	hp, err := c.GetMasterAddrByName(ctx, name).Result()
 	if err != nil {
 		return sentinelAnswer{sentinel: addr, err: err}
@@ -182,5 +182,12 @@ func askSentinel(ctx context.Context, c *redis.SentinelClient, addr, name string
 	if len(hp) != 2 {
 		return sentinelAnswer{sentinel: addr, err: fmt.Errorf("SENTINEL GET-MASTER-ADDR-BY-NAME answered %q, not a host and a port", hp)}
 	}
-	return sentinelAnswer{sentinel: addr, master: net.JoinHostPort(hp[0], hp[1]), epoch: unknownEpoch}
+	a := sentinelAnswer{sentinel: addr, master: net.JoinHostPort(hp[0], hp[1]), epoch: unknownEpoch}
+	// A user that may not ask this, a failover between the two questions
+	// or a failure to answer leave the epoch unknown: the Sentinel has
+	// answered what the client needs.
+	if m, err := c.Master(ctx, name).Result(); err == nil && net.JoinHostPort(m["ip"], m["port"]) == a.master {
+		a.epoch = m["config-epoch"]
+	}
+	return a
 }
