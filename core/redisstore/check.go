@@ -55,7 +55,8 @@ import (
 // check honours ctx's deadline), or could not decide for now (an error
 // wrapping ErrOutOfMemory: Redis is full; or one carrying Redis's LOADING
 // answer: it is loading its dataset after a restart, and the check passes
-// once it is done). A service may start anyway: each
+// once it is done; or its BUSY answer: it runs a script or function of
+// someone else's past busy-reply-threshold). A service may start anyway: each
 // decision then meets the store error and the limiter's fail policy, and
 // the store heals on its own when Redis comes back.
 //
@@ -164,9 +165,7 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 		if d := denied(err); d != nil {
 			return d
 		}
-		if isReply(err) && !retryable(err) {
-			// (LOADING, from a node loading its dataset, is Redis not
-			// ready yet.)
+		if isReply(err) && !unready(err) {
 			return fmt.Errorf("%w: a cluster client, but the server is no cluster node: %w", ErrMisconfigured, err)
 		}
 		return err
@@ -221,9 +220,7 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 			if d := denied(err); d != nil {
 				return d
 			}
-			if isReply(err) && !retryable(err) {
-				// (LOADING, from a server loading its dataset after a
-				// restart, is Redis not ready yet.)
+			if isReply(err) && !unready(err) {
 				return fmt.Errorf("%w: the server refused the store's script (Redis 7.0 or later is needed): %w", ErrMisconfigured, err)
 			}
 			return fmt.Errorf("load script: %w", err)
@@ -271,6 +268,16 @@ func infoField(info, name string) string {
 		}
 	}
 	return ""
+}
+
+// unready reports whether err is the answer of a server that cannot serve
+// a command for now, however it is set up: one that a later attempt can
+// get past (see retryable: LOADING, from a server loading its dataset
+// after a restart, say), or BUSY, from a server running a script or a
+// function of someone else's past busy-reply-threshold, which it answers
+// to nearly every command until that ends or is killed.
+func unready(err error) bool {
+	return retryable(err) || redis.HasErrorPrefix(err, "BUSY ")
 }
 
 // isReply reports whether err is an error answer from Redis, not a

@@ -152,9 +152,11 @@ func denied(err error) error {
 // for a setup mistake, nil otherwise: a Sentinel that knows no master of
 // that name (it answers nil), or an address among the Sentinels' that is
 // a Redis server (it has no SENTINEL command), or Sentinels that refuse
-// the client's credentials for them. go-redis reports these as "all
-// sentinels ... are unreachable", which reads as an outage (or as a
-// renamed command, or as the master refusing Username and Password).
+// the client's credentials for them, or whose ACL refuses their user
+// (SentinelUsername) the command that asks for the master's address.
+// go-redis reports these as "all sentinels ... are unreachable", which
+// reads as an outage (or as a renamed command, or as the master refusing
+// Username and Password, or the master's ACL refusing its user).
 // The error's text keeps Redis's answer, which never names a password.
 func sentinelSetup(err error) error {
 	if err == nil || !strings.Contains(err.Error(), "all sentinels specified in configuration are unreachable") {
@@ -168,6 +170,10 @@ func sentinelSetup(err error) error {
 		return &textError{ErrMisconfigured.Error() + ": " + sentinelCredentials + ": " + answer.Error(), []error{ErrMisconfigured, err}}
 	case errors.Is(err, ErrMisconfigured):
 		return nil // named already
+	case redis.HasErrorPrefix(err, "NOPERM") && errors.As(err, &answer):
+		// The Sentinels' ACL, not the master's: the client never reached
+		// the master.
+		return &textError{ErrMisconfigured.Error() + ": " + sentinelNoPerm + ": " + answer.Error(), []error{ErrMisconfigured, err}}
 	case errors.Is(err, redis.Nil):
 		return fmt.Errorf("%w: a Sentinel knows no master of the client's MasterName (a typo, or another setup's Sentinels?): %w", ErrMisconfigured, err)
 	case unknownCommand(err) && strings.Contains(strings.ToLower(err.Error()), "command 'sentinel'"):
@@ -175,6 +181,10 @@ func sentinelSetup(err error) error {
 	}
 	return nil
 }
+
+// sentinelNoPerm names what a Sentinel's ACL refused the client's user
+// for the Sentinels.
+const sentinelNoPerm = "the Sentinels' user (SentinelUsername) may not ask for the master's address, which the client needs"
 
 // sentinelCredentials names the options of a Sentinel client that hold
 // its credentials for the Sentinels, told apart from the master's.

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // CheckSentinels checks the Sentinels of a Sentinel client's options
@@ -17,32 +18,36 @@ import (
 // beside Check, with the options the client was made from; for a client
 // made by redis.NewFailoverClient, call CheckFailoverSentinels.
 //
-// It asks every Sentinel which master it follows under MasterName, each
-// over a connection made as go-redis makes its own to that Sentinel: the
-// options' Dialer, TLSConfig, SentinelUsername, SentinelPassword and
-// timeouts. An error wrapping ErrMisconfigured is a setup mistake: a
-// Sentinel that answers but knows no master of that name, a Redis server
-// among the Sentinels, a Sentinel that refuses SentinelUsername and
-// SentinelPassword, or whose ACL lets that user not even ask for the
-// master's address, an address that is no host:port, or Sentinels that name
-// different masters in the same configuration epoch, which happens only
-// when they belong to different setups (sentinels monitoring different
-// masters under one name). The client takes whichever Sentinel answers
-// first, so two services, or one after a reconnect, would count on
-// different masters and each admit the whole limit.
+// It asks every Sentinel which master it follows under MasterName, as the
+// client asks (SENTINEL GET-MASTER-ADDR-BY-NAME), and that master's
+// configuration epoch (SENTINEL MASTER), each over a connection made as
+// go-redis makes its own to that Sentinel: the options' Dialer, TLSConfig,
+// SentinelUsername, SentinelPassword, OnConnect (go-redis runs it on its
+// connections to the Sentinels too; ClientOptions' loads no script on a
+// Sentinel, which has none) and timeouts. An error wrapping
+// ErrMisconfigured is a setup mistake: a Sentinel that answers but knows
+// no master of that name, a Redis server among the Sentinels, a Sentinel
+// that refuses SentinelUsername and SentinelPassword, or whose ACL does
+// not let that user ask for the master's address, an address that is no
+// host:port, or Sentinels that name different masters in the same
+// configuration epoch, which happens only when they belong to different
+// setups (sentinels monitoring different masters under one name). The
+// client takes whichever Sentinel answers first, so two services, or one
+// after a reconnect, would count on different masters and each admit the
+// whole limit.
 //
 // Sentinels that name different masters in different epochs are in the
 // middle of a failover, or are different setups that have failed over
 // differently: the error then does not wrap ErrMisconfigured; run the
 // check again once the failover is over. A Sentinel user that may not run
-// SENTINEL MASTER (which tells the epoch) is asked for the master's
-// address alone, as the client asks; its Sentinels' epochs are unknown,
-// so different masters among them are that error too. A Sentinel that cannot be
-// reached is left out (one Sentinel down is no mistake); if none answers,
-// the error is an outage. The check lasts at most until ctx is done; with
-// no deadline on ctx, a Sentinel that does not answer is given up after
-// the options' timeouts (go-redis's dial retries included). Options
-// without MasterName are no Sentinel setup, and pass.
+// SENTINEL MASTER (which tells the epoch) passes; its Sentinels' epochs
+// are unknown, so different masters among them are that error too. A
+// Sentinel that cannot be reached is left out (one Sentinel down is no
+// mistake); if none answers, the error is an outage. The check lasts at
+// most until ctx is done; with no deadline on ctx, a Sentinel that does
+// not answer is given up after the options' timeouts (go-redis's dial
+// retries included). Options without MasterName are no Sentinel setup,
+// and pass.
 func CheckSentinels(ctx context.Context, opts *redis.UniversalOptions) error {
 	if opts == nil || opts.MasterName == "" {
 		return nil
@@ -67,15 +72,19 @@ func CheckFailoverSentinels(ctx context.Context, opts *redis.FailoverOptions) er
 }
 
 // sentinelConn returns the options of a client of the Sentinel at addr,
-// as go-redis makes them from opts, with one connection, no retry, and
-// ctx's deadline applied.
+// as go-redis makes them from opts (its OnConnect included: a Sentinel
+// that wants a password the options do not hold may be given it there),
+// with one connection, no retry, and ctx's deadline applied.
 func sentinelConn(opts *redis.FailoverOptions, addr string) *redis.Options {
 	return &redis.Options{
-		Addr: addr, ClientName: opts.ClientName, Dialer: opts.Dialer,
+		Addr: addr, ClientName: opts.ClientName, Dialer: opts.Dialer, OnConnect: opts.OnConnect,
 		Username: opts.SentinelUsername, Password: opts.SentinelPassword, TLSConfig: opts.TLSConfig,
 		DialTimeout: opts.DialTimeout, DialerRetries: opts.DialerRetries, DialerRetryTimeout: opts.DialerRetryTimeout,
-		ReadTimeout: opts.ReadTimeout, WriteTimeout: opts.WriteTimeout,
-		ContextTimeoutEnabled: true, MaxRetries: -1, PoolSize: 1,
+		DialerRetryBackoff: opts.DialerRetryBackoff,
+		ReadTimeout:        opts.ReadTimeout, WriteTimeout: opts.WriteTimeout,
+		DisableIdentity: opts.DisableIdentity, IdentitySuffix: opts.IdentitySuffix,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+		ContextTimeoutEnabled:    true, MaxRetries: -1, PoolSize: 1,
 	}
 }
 
@@ -107,14 +116,21 @@ func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 			seen = append(seen, a)
 		case errors.Is(a.err, redis.Nil) || isReply(a.err) && strings.Contains(a.err.Error(), "No such master"):
 			return fmt.Errorf("%w: Sentinel %s knows no master named %q (a typo, or another setup's Sentinel?)", ErrMisconfigured, a.sentinel, opts.MasterName)
-		case unknownCommand(a.err):
+		case unknownCommand(a.err) && strings.Contains(strings.ToLower(a.err.Error()), "command 'sentinel'"):
+			// (Another unknown command is the options' OnConnect's, which
+			// fails go-redis's connections to the Sentinels too.)
 			return fmt.Errorf("%w: %s is a Redis server, not a Sentinel (with MasterName set, the addresses given are the Sentinels'): %w", ErrMisconfigured, a.sentinel, a.err)
 		case redis.HasErrorPrefix(a.err, "NOPERM"):
-			return fmt.Errorf("%w: the Sentinels' user (SentinelUsername) may not ask for the master's address, which the client needs: %w", ErrMisconfigured, a.err)
+			return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelNoPerm, a.err)
+		case redis.HasErrorPrefix(a.err, "NOAUTH") || redis.HasErrorPrefix(a.err, "WRONGPASS"):
+			// Redis's answer alone, never the password: the OnConnect of
+			// ClientOptions names the master's options for a NOAUTH.
+			var answer redis.Error
+			errors.As(a.err, &answer)
+			return &textError{ErrMisconfigured.Error() + ": " + sentinelCredentials + ": " + answer.Error(), []error{ErrMisconfigured, a.err}}
 		default:
-			if denied(a.err) != nil {
-				// Redis's answer (NOAUTH, WRONGPASS), never the password.
-				return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelCredentials, a.err)
+			if d := denied(a.err); d != nil {
+				return within("Sentinel "+a.sentinel, d)
 			}
 			if b := badAddr(a.err); errors.Is(b, ErrMisconfigured) {
 				return fmt.Errorf("sentinel address %q: %w", a.sentinel, b)
@@ -152,15 +168,13 @@ type sentinelAnswer struct {
 const unknownEpoch = "unknown"
 
 // askSentinel asks the Sentinel c at addr which master it follows under
-// name, with SENTINEL MASTER, which tells the epoch too. A user that may
-// not run it (an ACL that grants what the client runs, and no more) is
-// asked what the client asks, SENTINEL GET-MASTER-ADDR-BY-NAME, whose
-// redis.Nil is a name the Sentinel does not know.
+// name, as the client asks, with SENTINEL GET-MASTER-ADDR-BY-NAME (whose
+// redis.Nil is a name the Sentinel does not know), then for that master's
+// configuration epoch with SENTINEL MASTER. A user that may not run the
+// second (an ACL that grants what the client runs, and no more) gets an
+// answer of unknownEpoch; one that may not run the first gets its error,
+// as the client does.
 func askSentinel(ctx context.Context, c *redis.SentinelClient, addr, name string) sentinelAnswer {
-	m, err := c.Master(ctx, name).Result()
-	if !redis.HasErrorPrefix(err, "NOPERM") {
-		return sentinelAnswer{sentinel: addr, master: net.JoinHostPort(m["ip"], m["port"]), epoch: m["config-epoch"], err: err}
-	}
 	hp, err := c.GetMasterAddrByName(ctx, name).Result()
 	if err != nil {
 		return sentinelAnswer{sentinel: addr, err: err}
@@ -168,5 +182,12 @@ func askSentinel(ctx context.Context, c *redis.SentinelClient, addr, name string
 	if len(hp) != 2 {
 		return sentinelAnswer{sentinel: addr, err: fmt.Errorf("SENTINEL GET-MASTER-ADDR-BY-NAME answered %q, not a host and a port", hp)}
 	}
-	return sentinelAnswer{sentinel: addr, master: net.JoinHostPort(hp[0], hp[1]), epoch: unknownEpoch}
+	a := sentinelAnswer{sentinel: addr, master: net.JoinHostPort(hp[0], hp[1]), epoch: unknownEpoch}
+	// A user that may not ask this, a failover between the two questions
+	// or a failure to answer leave the epoch unknown: the Sentinel has
+	// answered what the client needs.
+	if m, err := c.Master(ctx, name).Result(); err == nil && net.JoinHostPort(m["ip"], m["port"]) == a.master {
+		a.epoch = m["config-epoch"]
+	}
+	return a
 }

@@ -33,20 +33,23 @@ func StartLoading(t testing.TB, fill func(context.Context, *redis.Client) error)
 }
 
 // RestartLoading adds 2,000 keys of 1.1 kB under "fill:" to the server's
-// dataset and restarts it on that dataset (see Restart), with the extra
-// redis-server arguments args (a cluster node's, say), a delay of 5 ms for
-// each key it loads, about 10 s in all, and an answer to its clients after
-// every 1 kB it reads, so after every key. It returns once the restarted
-// server answers LOADING. It stops in t.Cleanup.
+// dataset (keys of one slot it serves, when it is a node of a cluster of
+// several masters) and restarts it on that dataset (see Restart), with the
+// extra redis-server arguments args (a cluster node's, say), a delay of
+// 5 ms for each key it loads, about 10 s in all, and an answer to its
+// clients after every 1 kB it reads, so after every key. It returns once
+// the restarted server answers LOADING. It stops in t.Cleanup.
 func (s *Instance) RestartLoading(t testing.TB, args ...string) *Loading {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := s.Client(t).Pipelined(ctx, func(p redis.Pipeliner) error {
+	c := s.Client(t)
+	tag := servedTag(t, ctx, c)
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		v := make([]byte, 550)
 		for i := range 2000 {
 			_, _ = rand.Read(v) // incompressible: 1.1 kB on disk too
-			p.Set(ctx, fmt.Sprint("fill:", i), hex.EncodeToString(v), 0)
+			p.Set(ctx, fmt.Sprintf("fill:{%s}:%d", tag, i), hex.EncodeToString(v), 0)
 		}
 		return nil
 	})
@@ -61,6 +64,25 @@ func (s *Instance) RestartLoading(t testing.TB, args ...string) *Loading {
 		t.Fatalf("testredis: the restarted server answers PING with %v, not LOADING", err)
 	}
 	return l
+}
+
+// servedTag returns a hash tag whose keys the server of c stores: a node
+// of a cluster of several masters answers MOVED for the others. It writes
+// the first key the fill uses, "fill:{<tag>}:0", to find one.
+func servedTag(t testing.TB, ctx context.Context, c *redis.Client) string {
+	t.Helper()
+	for i := range 1000 {
+		tag := fmt.Sprint(i)
+		err := c.Set(ctx, "fill:{"+tag+"}:0", "", 0).Err()
+		if err == nil {
+			return tag
+		}
+		if !redis.HasErrorPrefix(err, "MOVED") {
+			t.Fatalf("testredis: write a key to load: %v", err)
+		}
+	}
+	t.Fatalf("testredis: the server stores no key of the first 1000 hash tags tried")
+	return ""
 }
 
 // Finish makes the server load the rest of its dataset at once (CONFIG
