@@ -233,10 +233,10 @@ func TestSentinelOneSentinelHangs(t *testing.T) {
 	}
 	t.Logf("sentinel %d hung: %d calls failed, %v", used, failed, time.Since(start).Round(time.Millisecond))
 	// Asking the hung Sentinel first costs the first calls their 250 ms;
-	// a few fail (3 or 4 on a quiet machine, 5 seen under a load average
-	// of 15). A client that kept asking it would fail every call until the
-	// 10 s bound above.
-	assert.LessOrEqual(t, failed, 8, "calls failed while the other two Sentinels answered")
+	// a few fail (3 or 4 on a quiet machine, 5 to 7 under a load average
+	// of 15). A client that kept asking it would fail every call until
+	// the 10 s bound above.
+	assert.LessOrEqual(t, failed, 12, "calls failed while the other two Sentinels answered")
 }
 
 // subscribedSentinel returns the index of the Sentinel that holds the
