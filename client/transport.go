@@ -22,14 +22,17 @@ type transport struct {
 // sending through base (http.DefaultTransport when nil). It is safe for
 // concurrent use, and starts no goroutine of its own: every wait happens
 // in the goroutine that sent the request. http.Client.CloseIdleConnections
-// reaches base through it. An invalid option is an error wrapping
-// core.ErrInvalidConfig.
+// reaches base through it. Nil options are skipped; an invalid option is
+// an error wrapping core.ErrInvalidConfig.
 func New(base http.RoundTripper, opts ...Option) (http.RoundTripper, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
 	t := &transport{base: base, cfg: defaults()}
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		if err := o(&t.cfg); err != nil {
 			return nil, err
 		}

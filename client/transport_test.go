@@ -377,6 +377,19 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}
 }
 
+// A nil Option is skipped, as the module's other constructors skip one:
+// New neither panics on it nor drops the options after it.
+func TestNewSkipsNilOptions(t *testing.T) {
+	tr, err := client.New(nil, nil, client.WithMaxRetries(0))
+	require.NoError(t, err)
+	a := &always{status: http.StatusTooManyRequests}
+	url := serve(t, a)
+	c := &http.Client{Transport: tr, Timeout: 20 * time.Second}
+	resp := do(t, c, request(t, context.Background(), http.MethodGet, url, nil))
+	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+	assert.Equal(t, int64(1), a.calls.Load(), "WithMaxRetries(0), given after the nil option, applies")
+}
+
 func TestBaseErrorIsReturned(t *testing.T) {
 	boom := errors.New("boom")
 	tr, err := client.New(roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, boom }))
