@@ -38,3 +38,18 @@ func TestNewSkipsNilOptions(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	assert.Equal(t, int64(1), a.calls.Load(), "WithMaxRetries(0), given after the nil option, applies")
 }
+
+// A base that is a nil pointer or a nil func, such as a *http.Transport
+// variable never set, is refused by New: it is no RoundTripper, and the
+// first request through it would panic. Only an untyped nil base means
+// http.DefaultTransport.
+func TestNewRejectsNilBase(t *testing.T) {
+	for name, base := range map[string]http.RoundTripper{
+		"nil *http.Transport": (*http.Transport)(nil),
+		"nil func":            roundTripFunc(nil),
+	} {
+		tr, err := client.New(base)
+		require.ErrorIs(t, err, core.ErrInvalidConfig, name)
+		assert.Nil(t, tr, name)
+	}
+}
