@@ -66,11 +66,12 @@
 //     [WithRetryNonIdempotent] is given.
 //   - No wait outlasts the request's context: a wait that would end after
 //     its deadline (jitter included), or that the server asks for longer
-//     than [WithMaxWait] (one minute by default), is not started. A retry then stops and the caller gets the
-//     429 or 503 itself; a paced request is sent at once and the server
-//     answers for itself. MaxWait also bounds a request's paced waits in
-//     all, so a request that others with its key overtake at every reset
-//     is not held for ever. Cancelling the context ends a wait at once.
+//     than [WithMaxWait] (one minute by default), is not started. A retry
+//     then stops and the caller gets the 429 or 503 itself; a paced
+//     request is sent at once and the server answers for itself. MaxWait
+//     also bounds a request's paced waits in all, so a request that others
+//     with its key overtake at every reset is not held for ever.
+//     Cancelling the context ends a wait at once.
 //   - When the transport stops retrying, the caller gets the server's last
 //     response, never a synthesised one.
 //   - The transport is safe for concurrent use, and waits in the goroutine

@@ -255,6 +255,18 @@ func using(ps []core.Policy, a core.Algorithm) []core.Policy {
 // documents them; on a 429, Retry-After is never shorter than the
 // decision's wait.
 func TestRoundTripReading(t *testing.T) {
+	eachCase(t, func(r *rig, cost int64) {
+		for range 12 {
+			r.send(cost)
+			r.clock.Advance(137 * time.Millisecond)
+		}
+		r.checkReadings()
+	})
+}
+
+// eachCase runs f, as a subtest on a rig of its own, for every layout,
+// policy set, algorithm and start, with requests of cost 1 and of cost 2.
+func eachCase(t *testing.T, f func(r *rig, cost int64)) {
 	for lname, w := range layouts {
 		for pname, ps := range policySets {
 			for _, alg := range algorithms {
@@ -262,12 +274,7 @@ func TestRoundTripReading(t *testing.T) {
 					for _, cost := range []int64{1, 2} {
 						name := fmt.Sprintf("%s/%s/%s/%s/cost %d", lname, pname, alg, sname, cost)
 						t.Run(name, func(t *testing.T) {
-							r := newRig(t, start, w, using(ps, alg)...)
-							for range 12 {
-								r.send(cost)
-								r.clock.Advance(137 * time.Millisecond)
-							}
-							r.checkReadings()
+							f(newRig(t, start, w, using(ps, alg)...), cost)
 						})
 					}
 				}
@@ -311,24 +318,12 @@ func (r *rig) checkReadings() {
 // margin) or the Retry-After, and never ends before the limiter allows;
 // and the caller never sees a 429.
 func TestRoundTripPacing(t *testing.T) {
-	for lname, w := range layouts {
-		for pname, ps := range policySets {
-			for _, alg := range algorithms {
-				for sname, start := range starts {
-					for _, cost := range []int64{1, 2} {
-						name := fmt.Sprintf("%s/%s/%s/%s/cost %d", lname, pname, alg, sname, cost)
-						t.Run(name, func(t *testing.T) {
-							r := newRig(t, start, w, using(ps, alg)...)
-							for range 25 {
-								require.Equal(t, http.StatusOK, r.send(cost), "the caller never sees a 429")
-							}
-							r.checkPacing(cost)
-						})
-					}
-				}
-			}
+	eachCase(t, func(r *rig, cost int64) {
+		for range 25 {
+			require.Equal(r.t, http.StatusOK, r.send(cost), "the caller never sees a 429")
 		}
-	}
+		r.checkPacing(cost)
+	})
 }
 
 func (r *rig) checkPacing(cost int64) {

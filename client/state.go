@@ -184,7 +184,14 @@ func (s *state) failed(probe chan struct{}) {
 func (s *state) block(now time.Time, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if until := now.Add(d); until.After(s.blockedUntil) {
+	s.blockUntil(now.Add(d))
+}
+
+// blockUntil holds every request with this key back until until, unless
+// a block in place ends later: the quota counts as used up until the
+// block ends. The caller holds mu.
+func (s *state) blockUntil(until time.Time) {
+	if until.After(s.blockedUntil) {
 		s.blockedUntil = until
 	}
 	s.known = true
@@ -218,10 +225,7 @@ func (s *state) backOff(now time.Time, limit time.Duration) time.Duration {
 	if s.backoffs < maxDoublings {
 		s.backoffs++
 	}
-	s.blockedUntil = now.Add(min(d, limit))
-	s.known = true
-	s.remaining = 0
-	s.resetAt = s.blockedUntil
+	s.blockUntil(now.Add(min(d, limit))) // any block in place has ended
 	return d
 }
 

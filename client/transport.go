@@ -9,6 +9,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"time"
+
+	"github.com/ratewindow/ratewindow/core"
+	"github.com/ratewindow/ratewindow/internal/nilness"
 )
 
 // transport is the http.RoundTripper New returns.
@@ -22,14 +25,23 @@ type transport struct {
 // sending through base (http.DefaultTransport when nil). It is safe for
 // concurrent use, and starts no goroutine of its own: every wait happens
 // in the goroutine that sent the request. http.Client.CloseIdleConnections
-// reaches base through it. An invalid option is an error wrapping
-// core.ErrInvalidConfig.
+// reaches base through it. Nil options are skipped. An invalid option, or
+// a base that holds a nil pointer or func (a *http.Transport variable
+// never set), is an error wrapping core.ErrInvalidConfig.
 func New(base http.RoundTripper, opts ...Option) (http.RoundTripper, error) {
-	if base == nil {
+	switch {
+	case base == nil:
 		base = http.DefaultTransport
+	case nilness.IsNil(base):
+		// Not the default: a transport the caller meant to configure
+		// and did not build. Every request through it would panic.
+		return nil, fmt.Errorf("%w: client: New: base is a nil %T", core.ErrInvalidConfig, base)
 	}
 	t := &transport{base: base, cfg: defaults()}
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		if err := o(&t.cfg); err != nil {
 			return nil, err
 		}

@@ -192,10 +192,7 @@ func (s *Set) reload(ctx context.Context) error {
 			// file's again, and a callback that raised an alert on the
 			// error must hear that it is over.
 			s.failed = false
-			s.opts.logger.Info("ratewindow/config: file restored to the running configuration", "path", s.path)
-			if s.opts.onReload != nil {
-				s.opts.onReload(nil)
-			}
+			s.settled("ratewindow/config: file restored to the running configuration")
 		}
 		return nil
 	}
@@ -210,11 +207,17 @@ func (s *Set) reload(ctx context.Context) error {
 	}
 	s.cur.Store(c)
 	s.applied, s.failed = sum, false
-	s.opts.logger.Info("ratewindow/config: applied", "path", s.path)
+	s.settled("ratewindow/config: applied")
+	return nil
+}
+
+// settled logs msg and tells the WithOnReload callback, with nil, that
+// the running configuration is the file's.
+func (s *Set) settled(msg string) {
+	s.opts.logger.Info(msg, "path", s.path)
 	if s.opts.onReload != nil {
 		s.opts.onReload(nil)
 	}
-	return nil
 }
 
 // report logs and signals a rejected reload, if it is news.

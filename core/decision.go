@@ -25,8 +25,8 @@ type Result struct {
 
 // Decision is a Limiter's answer for one request.
 type Decision struct {
-	// Allowed reports whether every policy admitted the request (and so
-	// its cost was charged).
+	// Allowed reports whether every policy admitted the request (and so,
+	// from Allow or AllowN, its cost was charged; Peek charges nothing).
 	Allowed bool
 	// Remaining, ResetAfter and RetryAfter are those of the binding policy
 	// (see PolicyState).

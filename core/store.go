@@ -18,10 +18,9 @@ type Store interface {
 	// Take evaluates every policy for key at now and, only if all of them
 	// allow cost more units, charges cost to each. Policies are those of a
 	// Limiter (validated, named) and 0 < cost ≤ every Limit; key is not
-	// empty. A
-	// Result that core/resilient's local fallback computed comes with an
-	// error the Limiter recognises (and turns into a Decision with Fallback
-	// set); any other error means no Result.
+	// empty. A Result that core/resilient's local fallback computed comes
+	// with an error the Limiter recognises (and turns into a Decision with
+	// Fallback set); any other error means no Result.
 	Take(ctx context.Context, key string, policies []Policy, cost int64, now time.Time) (Result, error)
 	// Peek reports what Take would decide, without charging anything.
 	Peek(ctx context.Context, key string, policies []Policy, cost int64, now time.Time) (Result, error)

@@ -264,51 +264,6 @@ func TestWriterClampsValues(t *testing.T) {
 	require.NoError(t, err)
 }
 
-func TestWriterPartitionKey(t *testing.T) {
-	w := headers.Writer{PartitionKey: true, PartitionSecret: []byte("secret")}
-	h, set := capture()
-	writeKey(w, set, allowedDecision, "203.0.113.9", t0)
-	items, err := parseSFList(get(h, "RateLimit"))
-	require.NoError(t, err)
-	pk, ok := items[0].Param("pk")
-	require.True(t, ok)
-	require.IsType(t, []byte{}, pk)
-	assert.Len(t, pk, 12)
-	assert.NotContains(t, get(h, "RateLimit"), "203.0.113.9")
-	pol, err := parseSFList(get(h, "RateLimit-Policy"))
-	require.NoError(t, err)
-	pk2, _ := pol[1].Param("pk")
-	assert.Equal(t, pk, pk2, "same key, same pk on every item")
-
-	// Stable for a key and secret; different for another key or secret.
-	again, set2 := capture()
-	writeKey(w, set2, allowedDecision, "203.0.113.9", t0)
-	assert.Equal(t, h, again)
-	other, set3 := capture()
-	writeKey(w, set3, allowedDecision, "203.0.113.10", t0)
-	assert.NotEqual(t, get(h, "RateLimit"), get(other, "RateLimit"))
-	otherSecret, set4 := capture()
-	writeKey(headers.Writer{PartitionKey: true, PartitionSecret: []byte("other")}, set4, allowedDecision, "203.0.113.9", t0)
-	assert.NotEqual(t, get(h, "RateLimit"), get(otherSecret, "RateLimit"))
-
-	// Off by default, and never without a key.
-	off, set5 := capture()
-	writeKey(headers.Writer{}, set5, allowedDecision, "203.0.113.9", t0)
-	assert.NotContains(t, get(off, "RateLimit"), "pk=")
-	assert.NotContains(t, get(off, "RateLimit-Policy"), "pk=")
-	nokey, set6 := capture()
-	w.Write(set6, allowedDecision, t0)
-	assert.NotContains(t, get(nokey, "RateLimit"), "pk=")
-
-	// Without a secret, a per-process one is used.
-	proc, set7 := capture()
-	writeKey(headers.Writer{PartitionKey: true}, set7, allowedDecision, "203.0.113.9", t0)
-	items, err = parseSFList(get(proc, "RateLimit"))
-	require.NoError(t, err)
-	_, ok = items[0].Param("pk")
-	assert.True(t, ok)
-}
-
 func TestRetryAfter(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -341,36 +296,6 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestModeStringAndParse(t *testing.T) {
-	for _, m := range []headers.Mode{headers.Draft8, headers.Draft7, headers.Draft6, headers.Legacy, headers.None} {
-		got, err := headers.ParseMode(m.String())
-		require.NoError(t, err)
-		assert.Equal(t, m, got)
-	}
-	assert.Equal(t, "draft-8", headers.Mode(0).String(), "the zero value")
-	for in, want := range map[string]headers.Mode{
-		" Draft-8 ": headers.Draft8, "DRAFT-7": headers.Draft7, "draft-6": headers.Draft6,
-		"ietf": headers.Draft8, "LEGACY": headers.Legacy, "none": headers.None,
-	} {
-		got, err := headers.ParseMode(in)
-		require.NoError(t, err)
-		assert.Equal(t, want, got)
-	}
-	for _, bad := range []string{"", "draft-9", "x-ratelimit", "ietf10"} {
-		_, err := headers.ParseMode(bad)
-		assert.ErrorIs(t, err, core.ErrInvalidConfig, bad)
-	}
-	assert.Equal(t, "Mode(9)", headers.Mode(9).String())
-	// One past the last name: the bound of the table, not an index panic.
-	assert.Equal(t, "Mode(5)", (headers.None + 1).String())
-
-	// The old name of the separate fields is refused with a hint, rather
-	// than read as either draft.
-	_, err := headers.ParseMode("draft7")
-	assert.ErrorIs(t, err, core.ErrInvalidConfig)
-	assert.Contains(t, err.Error(), "draft-6")
-}
-
 func TestValidatePolicyName(t *testing.T) {
 	for _, ok := range []string{"burst", "per user", `a"b\c`, "~!@#$%^&*()", ""} {
 		assert.NoError(t, headerfmt.ValidatePolicyName(ok), ok)
@@ -387,22 +312,6 @@ func get(h http.Header, name string) string {
 		return v[0]
 	}
 	return ""
-}
-
-func TestWriterUnknownMode(t *testing.T) {
-	// The middleware rejects an unknown mode at construction (see the
-	// configuration tests); Write itself, given one, writes nothing rather
-	// than something wrong.
-	h, set := capture()
-	headers.Writer{Mode: 42}.Write(set, allowedDecision, t0)
-	assert.Empty(t, h)
-}
-
-// writeKey writes as the middleware does, with the rate-limit key.
-func writeKey(w headers.Writer, set func(name, value string), d *core.Decision, key string, now time.Time) {
-	fw := headerfmt.Writer{Mode: headerfmt.Mode(w.Mode), AllPolicies: w.AllPolicies, LegacyEpoch: w.LegacyEpoch,
-		PartitionKey: w.PartitionKey, PartitionSecret: w.PartitionSecret}
-	fw.Write(set, nil, d, key, now)
 }
 
 func TestWriterEpochWithoutNow(t *testing.T) {

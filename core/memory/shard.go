@@ -33,7 +33,7 @@ type shard struct {
 	hotSeen uint64 // hot's word at the last checkHot
 	tables  []*table
 	keys    int // (key, policy) entries
-	used    int // the same, weighed in units of about 32 bytes (see weight)
+	used    int // the same, weighed in units of about 32 bytes (see logWeight)
 	calls   uint32
 	sweeps  uint32   // sweeps so far: the next one takes the next table
 	_       [64]byte // keep shards on separate cache lines
@@ -127,8 +127,8 @@ func (t *table) sweep(start, keep, pinned uint64, now int64, n int, evict bool) 
 }
 
 // lock takes the mutex and reports whether it had to wait for it: another
-// goroutine held it, the sign on which decideSingle gives a fixed-window or
-// sliding-counter key a hot cell.
+// goroutine held it, the sign on which decideSingle gives the key a hot
+// cell (see hotCell).
 func (sh *shard) lock() (waited bool) {
 	if sh.mu.TryLock() {
 		return false

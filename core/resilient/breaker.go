@@ -10,9 +10,10 @@ import (
 
 // breaker is a consecutive-failure circuit breaker.
 //
-// Closed is the hot path and costs one atomic load per call (and a store
-// only when a failure streak ends). While open, a call is refused with two
-// atomic loads and a clock read, without the lock. Every transition
+// Closed is the hot path: a call costs four atomic loads, two to admit it
+// and two to record its success (and a store only when a failure streak
+// ends). While open, a call is refused with three atomic loads and a clock
+// read, without the lock. Every transition
 // happens under mu, so OnStateChange sees them in order. A Store with
 // failure domains gives all its breakers one mu (see domains).
 type breaker struct {

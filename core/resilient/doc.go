@@ -95,11 +95,12 @@
 // decisions' own now (a fake clock works, over a primary that decides on
 // it: the Redis store decides on Redis's clock unless built with
 // redisstore.WithClientTime, and a fake clock that stands still then
-// keeps a denial the primary has long lifted). Meanwhile a Take or Peek for the
-// same key, policy set and cost is answered from memory: the same states,
-// RetryAfter and ResetAfter reduced by the time elapsed (a policy whose own
-// RetryAfter has passed is reported as allowing). An attacker hammering one key costs one primary call per
-// RetryAfter instead of one per request.
+// keeps a denial the primary has long lifted). Meanwhile a Take or Peek
+// for the same key, policy set and cost is answered from memory: the same
+// states, RetryAfter and ResetAfter reduced by the time elapsed (a policy
+// whose own RetryAfter has passed is reported as allowing). An attacker
+// hammering one key costs one primary call per RetryAfter instead of one
+// per request.
 //
 // It never denies what the primary would allow, because
 //

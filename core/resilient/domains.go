@@ -57,7 +57,9 @@ type domain struct {
 // aggregate state: Open if any breaker is open, else HalfOpen if any is
 // half-open, else Closed.
 //
-// A closed call costs the Domain call, a map lookup and two atomic loads.
+// A closed call costs the Domain call, a map lookup and three atomic loads
+// (the map, the domain's used mark, the aggregate state) on top of its
+// breaker's.
 // Every transition of every breaker happens under the one mu, so the
 // aggregate's changes form one sequence and the hook sees them in order.
 // While the aggregate is not Closed, calls also sweep, at most once per

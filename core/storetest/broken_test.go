@@ -78,6 +78,33 @@ func newKeyLog() *keyLog {
 	return &keyLog{last: map[string]time.Time{}, keys: map[string]bool{}, limits: map[string]int64{}, pols: map[string][]core.Policy{}}
 }
 
+// see records now as key's latest instant, unless a later one is
+// recorded, and returns the one recorded before the call, if any.
+func (kl *keyLog) see(key string, now time.Time) (last time.Time, seen bool) {
+	kl.mu.Lock()
+	defer kl.mu.Unlock()
+	last, seen = kl.last[key]
+	if !seen || now.After(last) {
+		kl.last[key] = now
+	}
+	return last, seen
+}
+
+// latest returns key's latest instant recorded, if any.
+func (kl *keyLog) latest(key string) (time.Time, bool) {
+	kl.mu.Lock()
+	defer kl.mu.Unlock()
+	last, ok := kl.last[key]
+	return last, ok
+}
+
+// setLatest records now as key's latest instant, whatever is recorded.
+func (kl *keyLog) setLatest(key string, now time.Time) {
+	kl.mu.Lock()
+	kl.last[key] = now
+	kl.mu.Unlock()
+}
+
 func longest(ps []core.Policy) time.Duration {
 	var w time.Duration
 	for _, p := range ps {
@@ -107,14 +134,10 @@ func truncating(n int) core.Store {
 func clocked(adjust func(last, now time.Time, ps []core.Policy) time.Time) core.Store {
 	m, kl := memory.New(), newKeyLog()
 	fix := func(key string, ps []core.Policy, now time.Time) time.Time {
-		kl.mu.Lock()
-		defer kl.mu.Unlock()
-		last, ok := kl.last[key]
-		if !ok || now.After(last) {
-			kl.last[key] = now
-			return now
+		if last, ok := kl.see(key, now); ok && !now.After(last) {
+			return adjust(last, now, ps)
 		}
-		return adjust(last, now, ps)
+		return now
 	}
 	return &broken{inner: m,
 		take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
@@ -134,10 +157,7 @@ func expiring(windows int, first bool) core.Store {
 		if first {
 			ttl = ps[0].Window
 		}
-		kl.mu.Lock()
-		last, ok := kl.last[key]
-		kl.mu.Unlock()
-		if ok && now.Sub(last) >= time.Duration(windows)*ttl {
+		if last, ok := kl.latest(key); ok && now.Sub(last) >= time.Duration(windows)*ttl {
 			return m.Reset(ctx, key, ps)
 		}
 		return nil
@@ -152,9 +172,7 @@ func expiring(windows int, first bool) core.Store {
 			}
 			r, err := m.Take(ctx, key, ps, cost, now)
 			if err == nil && allAllowed(r, ps) {
-				kl.mu.Lock()
-				kl.last[key] = now
-				kl.mu.Unlock()
+				kl.setLatest(key, now)
 			}
 			return r, err
 		},

@@ -31,11 +31,11 @@
 // kept through days without a call; instants between milliseconds; time
 // running backward (a sliding log stepped back by less than a window is
 // kept where it is, one stepped back further is moved to now); honest
-// RetryAfter with one policy and with several; concurrent callers, at one instant and at each new window; and that a
-// call outside the contract (no policy, more than core.MaxPolicies, a cost
-// below one) is refused with an error, never a panic, while one just
-// inside it (core.MaxPolicies policies, a cost of a whole limit) is
-// decided.
+// RetryAfter with one policy and with several; concurrent callers, at one
+// instant and at each new window; and that a call outside the contract
+// (no policy, more than core.MaxPolicies, a cost below one) is refused
+// with an error, never a panic, while one just inside it
+// (core.MaxPolicies policies, a cost of a whole limit) is decided.
 //
 // A store that bounds its memory by forgetting keys must be given room
 // for a few thousand keys to pass.

@@ -230,13 +230,7 @@ var mutants = []struct {
 	{"StepBackStartsAfresh", "TimeBackward", func() core.Store {
 		m, kl := memory.New(), newKeyLog()
 		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-			kl.mu.Lock()
-			last, seen := kl.last[key]
-			if !seen || now.After(last) {
-				kl.last[key] = now
-			}
-			kl.mu.Unlock()
-			if seen && now.Before(last) {
+			if last, seen := kl.see(key, now); seen && now.Before(last) {
 				if err := m.Reset(ctx, key, ps); err != nil {
 					return core.Result{}, err
 				}
@@ -281,16 +275,8 @@ var mutants = []struct {
 	{"StepBackBeyondAWindowForgets", "TimeBackward", func() core.Store {
 		m, kl := memory.New(), newKeyLog()
 		return &broken{inner: m, take: func(ctx context.Context, key string, ps []core.Policy, cost int64, now time.Time) (core.Result, error) {
-			kl.mu.Lock()
-			last, seen := kl.last[key]
-			if !seen || now.After(last) {
-				kl.last[key] = now
-			}
-			kl.mu.Unlock()
-			if seen && len(ps) > 0 && now.Before(last.Add(-longest(ps))) {
-				kl.mu.Lock()
-				kl.last[key] = now
-				kl.mu.Unlock()
+			if last, seen := kl.see(key, now); seen && len(ps) > 0 && now.Before(last.Add(-longest(ps))) {
+				kl.setLatest(key, now)
 				if err := m.Reset(ctx, key, ps); err != nil {
 					return core.Result{}, err
 				}
@@ -384,13 +370,7 @@ var mutants = []struct {
 		m, kl := memory.New(), newKeyLog()
 		// A key idle for a day is dropped, whatever its windows.
 		idle := func(ctx context.Context, key string, ps []core.Policy, now time.Time) error {
-			kl.mu.Lock()
-			last, ok := kl.last[key]
-			if !ok || now.After(last) {
-				kl.last[key] = now
-			}
-			kl.mu.Unlock()
-			if ok && now.Sub(last) >= 24*time.Hour {
+			if last, ok := kl.see(key, now); ok && now.Sub(last) >= 24*time.Hour {
 				return m.Reset(ctx, key, ps)
 			}
 			return nil

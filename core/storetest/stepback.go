@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -45,5 +46,60 @@ func runStepBackWithinWindow(t *testing.T, s core.Store) {
 		require.NoError(t, err)
 		want := core.PolicyState{Allowed: st.allow, Remaining: st.remain, RetryAfter: ms(st.retry), ResetAfter: ms(st.reset)}
 		require.Equal(t, want, r.States[0], "step %d (t=%d cost=%d)", i, st.at, st.cost)
+	}
+}
+
+// runBackward steps the clock back behind a full key, by less than a
+// window, by one and by two: the key is still denied (no quota is handed
+// out again), and RetryAfter is honest on the stepped clock.
+func runBackward(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		ps := policy(alg, 2, time.Second)
+		for _, when := range []int64{4999, 4500, 4000, 3000} {
+			key := fmt.Sprintf("back-%v-%d", alg, when)
+			for _, t0 := range []int64{5000, 5001} {
+				r, err := s.Take(ctx, key, ps, 1, at(t0))
+				require.NoError(t, err)
+				require.True(t, r.States[0].Allowed)
+			}
+			r, err := s.Take(ctx, key, ps, 1, at(when))
+			require.NoError(t, err)
+			require.False(t, r.States[0].Allowed, "%v at %d", alg, when)
+			requireHonest(t, s, key, ps, 1, when, r.States[0].RetryAfter)
+		}
+	}
+}
+
+// runClockSteps: the clock jumps a day ahead, one request is admitted, the
+// clock steps back. The key must not stay locked out until the clock
+// reaches the glitch again: within about a window it admits again, and
+// every RetryAfter on the way is honest. No more than the limit is handed
+// out after the step.
+func runClockSteps(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	const day = int64(24 * time.Hour / time.Millisecond)
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		t.Run(alg.String(), func(t *testing.T) {
+			ps := policy(alg, 3, time.Minute)
+			key := "step-" + alg.String()
+			r, err := s.Take(ctx, key, ps, 1, at(day))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed)
+			now := int64(1500)
+			allowed := 0
+			for range 5 {
+				r, err = s.Take(ctx, key, ps, 1, at(now))
+				require.NoError(t, err)
+				if r.States[0].Allowed {
+					allowed++
+				}
+			}
+			require.Equal(t, 2, allowed, "the request at the glitch still counts")
+			retry := r.States[0].RetryAfter
+			require.False(t, r.States[0].Allowed)
+			require.LessOrEqual(t, retry, 2*time.Minute, "recovers within a window or two")
+			requireHonest(t, s, key, ps, 1, now, retry)
+		})
 	}
 }

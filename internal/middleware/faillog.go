@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -70,17 +71,12 @@ type failLog struct {
 // the error, the outcome, the route and the method, never the key or the
 // path: a client controls those.
 func (l *failLog) log(x Exchange, o ratewindow.Outcome, err error, observe bool) {
-	logger := slog.Default()
 	ctx := x.Context()
-	if !logger.Enabled(ctx, l.level) {
-		return
-	}
-	ok, suppressed := l.admit()
+	logger, suppressed, ok := l.start(ctx)
 	if !ok {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 7)
-	attrs = append(attrs,
+	l.write(ctx, logger, suppressed,
 		slog.Any("err", err),
 		slog.String("outcome", o.String()),
 		slog.String("route", x.Route()),
@@ -88,10 +84,6 @@ func (l *failLog) log(x Exchange, o ratewindow.Outcome, err error, observe bool)
 		slog.String("fail", l.fail),
 		slog.Bool("observe_only", observe),
 	)
-	if suppressed > 0 {
-		attrs = append(attrs, slog.Int64("suppressed", suppressed))
-	}
-	logger.LogAttrs(ctx, l.level, l.msg, attrs...)
 }
 
 // logDecision writes the record of a request x that the local fallback
@@ -99,17 +91,12 @@ func (l *failLog) log(x Exchange, o ratewindow.Outcome, err error, observe bool)
 // package logging's record for it (outcome, route, method, policy, limit,
 // remaining, retry_after, cost, fallback=true), never the key or the path.
 func (l *failLog) logDecision(x Exchange, o ratewindow.Outcome, d *core.Decision, cost int64) {
-	logger := slog.Default()
 	ctx := x.Context()
-	if !logger.Enabled(ctx, l.level) {
-		return
-	}
-	ok, suppressed := l.admit()
+	logger, suppressed, ok := l.start(ctx)
 	if !ok {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 10)
-	attrs = append(attrs,
+	l.write(ctx, logger, suppressed,
 		slog.String("outcome", o.String()),
 		slog.String("route", x.Route()),
 		methodAttr(x.Method()),
@@ -120,6 +107,24 @@ func (l *failLog) logDecision(x Exchange, o ratewindow.Outcome, d *core.Decision
 		slog.Int64("cost", cost),
 		slog.Bool("fallback", true),
 	)
+}
+
+// start returns the default logger and how many records were held back
+// since the last one written, or false when the logger does not want the
+// level or the throttle holds this record back. It is called before any
+// attribute is built, so a throttled record costs nothing more.
+func (l *failLog) start(ctx context.Context) (logger *slog.Logger, suppressed int64, ok bool) {
+	logger = slog.Default()
+	if !logger.Enabled(ctx, l.level) {
+		return nil, 0, false
+	}
+	ok, suppressed = l.admit()
+	return logger, suppressed, ok
+}
+
+// write writes a record of attrs, and of the count of records held back
+// before it, if any, to logger.
+func (l *failLog) write(ctx context.Context, logger *slog.Logger, suppressed int64, attrs ...slog.Attr) {
 	if suppressed > 0 {
 		attrs = append(attrs, slog.Int64("suppressed", suppressed))
 	}

@@ -376,11 +376,11 @@ func (f *Flow) unclassifiedOr(x Exchange, key string, cost int64, err error, pas
 // mistake in the middleware's set-up rather than in the request: the flow
 // is unusable (see Unusable), the adapter refused the limiter chosen for
 // the request (ErrRefused), or err wraps core.ErrInvalidConfig (a key func
-// misconfigured, a limiter NewLimiter did not make). With no hook such requests are logged as
-// limiter failures are (see failLogs): a mistake that answers every
-// request 503 or 400 must not go unnoticed. A request with no key, or one
-// its limiter func gave no limiter, is the request's own case, and is not
-// logged.
+// misconfigured, a limiter NewLimiter did not make). With no hook such
+// requests are logged as limiter failures are (see failLogs): a mistake
+// that answers every request 503 or 400 must not go unnoticed. A request
+// with no key, or one its limiter func gave no limiter, is the request's
+// own case, and is not logged.
 func (f *Flow) misconfigured(err error) bool {
 	return f.unusable || errors.Is(err, ErrRefused) || errors.Is(err, core.ErrInvalidConfig)
 }

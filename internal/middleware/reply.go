@@ -49,6 +49,8 @@ func (r *reply) SetHeader(name, value string) {
 	}
 }
 
+// Send sends the first answer, a status no final response has replaced
+// by the default response's (see guarded), and drops any later one.
 func (r *reply) Send(status int, body []byte) {
 	if r.sent {
 		return
