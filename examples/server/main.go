@@ -28,7 +28,9 @@
 // the server starts. An
 // address in use makes it exit with status 1. SIGINT or SIGTERM shuts both
 // listeners down gracefully, with status 0; a second one during the
-// shutdown ends the process at once, with status 1.
+// shutdown ends the process at once, with status 1. One that comes during
+// the start ends it with status 0 before it binds, or, at the latest, as
+// soon as it is listening.
 //
 // Flags:
 //
@@ -114,6 +116,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer srv.release()
+	// A signal that came during the start (a Redis that does not answer
+	// holds it for seconds) ends the server here, before it binds: the
+	// "listening on" line says it is ready, which it would not be.
+	if ctx.Err() != nil {
+		return 0
+	}
 
 	// Both listeners are bound before anything is printed or served: a
 	// port in use fails the start, and the "listening on" line, printed

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"net"
 	"strings"
 	"syscall"
@@ -46,4 +48,19 @@ func TestSecondSignal(t *testing.T) {
 			assert.Equal(t, "server: "+sig.String()+" during the shutdown: exiting at once\n", p.stderr.String())
 		})
 	}
+}
+
+// TestSignalDuringStart: a SIGINT or SIGTERM that came while the server
+// was starting (a Redis that does not answer holds the start for
+// seconds) ends it before it binds, with status 0 and nothing printed,
+// rather than bind and print "listening on", which says it is ready, only
+// to shut down.
+func TestSignalDuringStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0"}, &stdout, &stderr)
+	assert.Equal(t, 0, code)
+	assert.Empty(t, stdout.String(), "bound after the signal")
+	assert.Empty(t, stderr.String())
 }

@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// probeTimeout bounds the TLS probe of all of Redis's addresses together.
+// probeTimeout bounds the TLS probe of Redis's addresses, which are
+// probed together: each has all of it.
 const probeTimeout = 2 * time.Second
 
 // tlsMistake looks, after the startup check failed for a reason it could
@@ -22,19 +23,33 @@ const probeTimeout = 2 * time.Second
 // has none to present, and a certificate the client cannot verify (which
 // the check names itself, unless its handshake ran out of time, as on a
 // loaded host: the client's dial timeout is short). It returns the first
-// found on addrs, or nil: an address that cannot be reached, or that does
-// not tell within probeTimeout, is no mistake of the setup.
+// found, in the order of addrs, or nil: an address that cannot be
+// reached, or that does not tell within probeTimeout, is no mistake of
+// the setup. The addresses are probed at once, so one that hangs (a
+// frozen node among a cluster's seeds) neither hides a mistake on
+// another nor makes the probe last longer than probeTimeout; the probes
+// of the addresses after the one returned end by that deadline.
 func tlsMistake(addrs []string, cfg *tls.Config) error {
 	deadline := time.Now().Add(probeTimeout)
-	for _, addr := range addrs {
-		if plainRedis(addr, deadline) {
-			return fmt.Errorf("%s answers in plain text, not TLS: use redis:// for it, or the port Redis serves TLS on (tls-port)", addr)
-		}
-		if err := tlsRefused(addr, cfg, deadline); err != nil {
+	found := make([]chan error, len(addrs))
+	for i, addr := range addrs {
+		found[i] = make(chan error, 1)
+		go func() { found[i] <- probe(addr, cfg, deadline) }()
+	}
+	for _, mistake := range found {
+		if err := <-mistake; err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// probe looks for tlsMistake's mistakes on addr, by deadline.
+func probe(addr string, cfg *tls.Config, deadline time.Time) error {
+	if plainRedis(addr, deadline) {
+		return fmt.Errorf("%s answers in plain text, not TLS: use redis:// for it, or the port Redis serves TLS on (tls-port)", addr)
+	}
+	return tlsRefused(addr, cfg, deadline)
 }
 
 // plainRedis reports whether addr answers a plain-text PING as Redis does
