@@ -14,6 +14,7 @@
 // test runs promtool check rules and promtool test rules on them, checks
 // that the unit tests make every alert fire in one scenario and keep it
 // quiet in another, checks every PromQL query of the dashboard with
-// promtool, and checks that every metric name they use is one a
+// promtool (and that its would-deny ratio is the recording rule's, on an
+// outage's series), and checks that every metric name they use is one a
 // metrics.Collector exports.
 package deploy

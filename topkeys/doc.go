@@ -39,7 +39,11 @@
 // item whose error is the same in both was counted exactly meanwhile, its
 // count's growth is the number of its denials in between. A Summary that
 // should follow only recent traffic is best replaced on a timer by a
-// fresh one, behind a hook of your own that reads the current Summary.
+// fresh one, behind a hook and a handler of your own that both read the
+// current Summary (the Handler serves the Summary it was taken from, so
+// one taken once would report the first Summary forever), all made with
+// one WithKeySecret: without it each draws its own secret, and a key's
+// key_hash would change at each replacement (see Example_rotate).
 //
 // # Memory and cost
 //
