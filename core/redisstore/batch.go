@@ -588,18 +588,20 @@ func splitReply(r *request, reply string) (string, error) {
 }
 
 // pipelineTo runs reqs as one pipeline of each request's own script call
-// on the master node. If some meet NOSCRIPT (the node lost its scripts: a
-// restart or a SCRIPT FLUSH, and connections that do not load them as
-// ClientOptions' do), those whose callers still wait are sent again in
-// one more pipeline that loads the scripts first, not one round trip
-// each, within their latest deadline. The requests decided then are
-// answered at once. A request that still meets NOSCRIPT, or meets an
-// answer worth retrying (see retryable: MOVED, ASK and TRYAGAIN while a
-// slot moves), is then run again on its own, through the cluster client,
-// which follows redirects, within its own caller's context, not the
-// batch's; such requests are retried at the same time, each on its own
-// goroutine, so none waits for another's attempts (see retryEach). A
-// request whose caller left is not sent again: it fails, uncharged.
+// on the master node, and answers at once the requests it decided: their
+// callers wait for no other request's round trip. If some meet NOSCRIPT
+// (the node lost its scripts: a restart or a SCRIPT FLUSH, and
+// connections that do not load them as ClientOptions' do), those whose
+// callers still wait are sent again in one more pipeline that loads the
+// scripts first, not one round trip each, within their latest deadline.
+// The requests decided then are answered at once. A request that still
+// meets NOSCRIPT, or meets an answer worth retrying (see retryable:
+// MOVED, ASK and TRYAGAIN while a slot moves), is then run again on its
+// own, through the cluster client, which follows redirects, within its
+// own caller's context, not the batch's; such requests are retried at
+// the same time, each on its own goroutine, so none waits for another's
+// attempts (see retryEach). A request whose caller left is not sent
+// again: it fails, uncharged.
 //
 // The pipeline goes through the master's own client, not the cluster
 // client's pipeline: that one sends a node's whole pipeline again when its
@@ -615,25 +617,41 @@ func (s *Store) pipelineTo(ctx context.Context, node *redis.Client, reqs []*requ
 			lost = append(lost, r)
 		}
 	}
+	// Their callers need not wait for the others' round trips.
+	s.answerDecided(reqs)
 	if len(lost) > 0 {
 		lctx, cancel := batchContext(lost)
 		pipelineOnce(lctx, node, lost, true)
 		cancel()
+		s.answerDecided(lost)
 	}
 	again := reqs[:0:0]
 	for _, r := range reqs {
+		if !r.answered {
+			again = append(again, r)
+		}
+	}
+	s.retryEach(again, start)
+}
+
+// answerDecided answers the requests of reqs not yet answered that need
+// no other attempt: those Redis decided, or failed with an answer no
+// retry gets past (or no answer). Those that met NOSCRIPT or an answer
+// worth retrying (see retryable) are left as they are.
+func (s *Store) answerDecided(reqs []*request) {
+	for _, r := range reqs {
 		switch {
+		case r.answered:
+			continue
 		case r.err == nil:
 		case redis.HasErrorPrefix(r.err, "NOSCRIPT") || retryable(r.err):
-			again = append(again, r)
 			continue
 		default:
 			s.lostNode(r.err)
 			r.err = classify(r.err)
 		}
-		r.answer() // its callers need not wait for the others' retries
+		r.answer()
 	}
-	s.retryEach(again, start)
 }
 
 // pipelineOnce sends reqs' script calls to node in one pipeline, after a
