@@ -166,7 +166,7 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 			return d
 		}
 		if isReply(err) && !unready(err) {
-			return fmt.Errorf("%w: a cluster client, but the server is no cluster node: %w", ErrMisconfigured, err)
+			return fmt.Errorf("%w: %s: %w", ErrMisconfigured, noClusterNode, err)
 		}
 		return err
 	}

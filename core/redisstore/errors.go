@@ -28,9 +28,10 @@ var (
 	// (rename-command), a Sentinel client whose Sentinels know no master of
 	// its MasterName, refuse its SentinelPassword or are Redis servers
 	// instead. Check reports it at startup; a MOVED or ASK answer to a
-	// non-cluster client (at a call's first attempt or a retried one), one
-	// of those refusals, or a dial that
-	// fails because an address is no host:port, at run time is reported
+	// non-cluster client (at a call's first attempt or a retried one), the
+	// answer of a server without cluster support to a cluster client, one
+	// of those refusals, or a dial that fails because an address is no
+	// host:port, at run time is reported
 	// with it too, so it reads as a configuration error and not as an
 	// outage. It does not go away by retrying: fix the client's options
 	// (or the user's ACL on the server).
@@ -112,9 +113,17 @@ func classify(err error) error {
 		return err // classified already
 	case redis.HasErrorPrefix(err, "OOM"):
 		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+	case redis.HasErrorPrefix(err, "This instance has cluster support disabled"):
+		// A cluster client's answer to CLUSTER SLOTS, which it asks
+		// before each call until it has a slot map: it never gets one.
+		return fmt.Errorf("%w: %s: %w", ErrMisconfigured, noClusterNode, err)
 	}
 	return badAddr(err)
 }
+
+// noClusterNode names a cluster client on a server without cluster
+// support.
+const noClusterNode = "a cluster client, but the server is no cluster node"
 
 // denied returns err marked with ErrMisconfigured when it is Redis
 // refusing the client's credentials (WRONGPASS, NOAUTH), its database
