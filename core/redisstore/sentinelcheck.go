@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"sync"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -44,7 +43,9 @@ import (
 // are unknown, so different masters among them are that error too. A
 // Sentinel that cannot be reached is left out (one Sentinel down is no
 // mistake); if none answers, the error is an outage. The check lasts at
-// most until ctx is done; with no deadline on ctx, a Sentinel that does
+// most until ctx is done, even when the options' Dialer or OnConnect does
+// not honour ctx (a Sentinel still unanswered then is left out as one
+// that cannot be reached); with no deadline on ctx, a Sentinel that does
 // not answer is given up after the options' timeouts (go-redis's dial
 // retries included). Options without MasterName are no Sentinel setup,
 // and pass.
@@ -96,18 +97,7 @@ func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 	if len(opts.SentinelAddrs) == 0 {
 		return fmt.Errorf("%w: MasterName %q is set but SentinelAddrs holds no Sentinel address", ErrMisconfigured, opts.MasterName)
 	}
-	answers := make([]sentinelAnswer, len(opts.SentinelAddrs))
-	var wg sync.WaitGroup
-	for i, addr := range opts.SentinelAddrs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := redis.NewSentinelClient(sentinelConn(opts, addr))
-			defer c.Close()
-			answers[i] = askSentinel(ctx, c, addr, opts.MasterName)
-		}()
-	}
-	wg.Wait()
+	answers := askSentinels(ctx, opts)
 	var down []error
 	var seen []sentinelAnswer
 	for _, a := range answers {
@@ -154,6 +144,50 @@ func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 			b.sentinel, a.sentinel, opts.MasterName, b.master, b.epoch, a.master, a.epoch)
 	}
 	return nil
+}
+
+// askSentinels asks every Sentinel of opts at once (see askSentinel) and
+// returns their answers in the order of opts.SentinelAddrs, once all have
+// answered or ctx is done: a Dialer or an OnConnect of the options that
+// does not honour ctx (a password fetched with a context of its own, say)
+// may hang, and the check still ends with ctx. A Sentinel that has not
+// answered by then has ctx's error, as one that cannot be reached; its
+// goroutine ends when the hook returns.
+func askSentinels(ctx context.Context, opts *redis.FailoverOptions) []sentinelAnswer {
+	type answer struct {
+		i int
+		sentinelAnswer
+	}
+	n := len(opts.SentinelAddrs)
+	ch := make(chan answer, n) // room for every answer: no sender waits
+	for i, addr := range opts.SentinelAddrs {
+		go func() {
+			c := redis.NewSentinelClient(sentinelConn(opts, addr))
+			defer c.Close()
+			ch <- answer{i, askSentinel(ctx, c, addr, opts.MasterName)}
+		}()
+	}
+	answers := make([]sentinelAnswer, n)
+	answered := make([]bool, n)
+	for range n {
+		var a answer
+		select {
+		case a = <-ch:
+		case <-ctx.Done():
+			select {
+			case a = <-ch: // an answer that came as ctx ended
+			default:
+				for i, addr := range opts.SentinelAddrs {
+					if !answered[i] {
+						answers[i] = sentinelAnswer{sentinel: addr, err: fmt.Errorf("no answer before the check's end: %w", ctx.Err())}
+					}
+				}
+				return answers
+			}
+		}
+		answers[a.i], answered[a.i] = a.sentinelAnswer, true
+	}
+	return answers
 }
 
 // sentinelAnswer is what one Sentinel said of the master it follows: its

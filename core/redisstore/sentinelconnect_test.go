@@ -104,3 +104,40 @@ func TestCheckSentinelsDialerRetryBackoff(t *testing.T) {
 	require.NoError(t, redisstore.CheckFailoverSentinels(ctx, f))
 	assert.EqualValues(t, len(names), paced.Load(), "one wait before the second dial of each Sentinel")
 }
+
+// An OnConnect that does not honour its context (a password fetched with
+// a context of its own, say) and hangs on the Sentinels' connections:
+// CheckSentinels still ends once its ctx is done (here, cancelled once
+// OnConnect hangs on every Sentinel's connection), with an error that is
+// no setup mistake, as when no Sentinel can be reached. Before, it waited
+// for every Sentinel's answer, so for as long as OnConnect hung.
+func TestCheckSentinelsHungOnConnect(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) }) // before the Sentinels stop
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := redisstore.ClientOptions(sn.Addrs()...)
+	o.MasterName = testredis.SentinelMaster
+	var hung atomic.Int32
+	o.OnConnect = func(context.Context, *redis.Conn) error {
+		if hung.Add(1) == int32(len(sn.Sentinels)) {
+			cancel()
+		}
+		<-release
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- redisstore.CheckSentinels(ctx, o) }()
+	select {
+	case err := <-done:
+		t.Logf("CheckSentinels: %v", err)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.NotErrorIs(t, err, redisstore.ErrMisconfigured)
+		assert.Contains(t, err.Error(), "no Sentinel answered")
+	case <-time.After(30 * time.Second):
+		t.Fatalf("CheckSentinels did not end with its ctx while OnConnect hung on %d connections", hung.Load())
+	}
+}
