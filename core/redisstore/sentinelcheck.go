@@ -84,6 +84,7 @@ func sentinelConn(opts *redis.FailoverOptions, addr string) *redis.Options {
 		DialerRetryBackoff: opts.DialerRetryBackoff,
 		ReadTimeout:        opts.ReadTimeout, WriteTimeout: opts.WriteTimeout,
 		DisableIdentity: opts.DisableIdentity, IdentitySuffix: opts.IdentitySuffix,
+		DisableIndentity:         opts.DisableIndentity, // deprecated, still honoured by go-redis
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		ContextTimeoutEnabled:    true, MaxRetries: -1, PoolSize: 1,
 	}
