@@ -108,11 +108,17 @@ func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 		case errors.Is(a.err, redis.Nil) || isReply(a.err) && strings.Contains(a.err.Error(), "No such master"):
 			return fmt.Errorf("%w: Sentinel %s knows no master named %q (a typo, or another setup's Sentinel?)", ErrMisconfigured, a.sentinel, opts.MasterName)
 		case unknownCommand(a.err) && strings.Contains(strings.ToLower(a.err.Error()), "command 'sentinel'"):
-			// (Another unknown command is the options' OnConnect's, which
-			// fails go-redis's connections to the Sentinels too.)
 			return fmt.Errorf("%w: %s is a Redis server, not a Sentinel (with MasterName set, the addresses given are the Sentinels'): %w", ErrMisconfigured, a.sentinel, a.err)
+		case unknownCommand(a.err):
+			// Another unknown command is the options' OnConnect's, which
+			// fails go-redis's connections to the Sentinels too.
+			var answer redis.Error
+			errors.As(a.err, &answer)
+			return &textError{ErrMisconfigured.Error() + ": Sentinel " + a.sentinel + ": " + sentinelOnConnect + ": " + commandOnly(answer.Error()), []error{ErrMisconfigured, a.err}}
 		case redis.HasErrorPrefix(a.err, "NOPERM"):
-			return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelNoPerm, a.err)
+			var answer redis.Error
+			errors.As(a.err, &answer)
+			return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelNoPermText(answer.Error()), a.err)
 		case redis.HasErrorPrefix(a.err, "NOAUTH") || redis.HasErrorPrefix(a.err, "WRONGPASS"):
 			// Redis's answer alone, never the password: the OnConnect of
 			// ClientOptions names the master's options for a NOAUTH.
