@@ -27,10 +27,12 @@ import (
 // ErrMisconfigured is a setup mistake: a Sentinel that answers but knows
 // no master of that name, a Redis server among the Sentinels, a Sentinel
 // that refuses SentinelUsername and SentinelPassword, or whose ACL does
-// not let that user ask for the master's address, an address that is no
-// host:port, or Sentinels that name different masters in the same
-// configuration epoch, which happens only when they belong to different
-// setups (sentinels monitoring different masters under one name). The
+// not let that user ask for the master's address, a Sentinel that refuses
+// a command of OnConnect (one it does not have, such as SELECT, or that
+// its ACL does not let that user run), an address that is no host:port,
+// or Sentinels that name different masters in the same configuration
+// epoch, which happens only when they belong to different setups
+// (sentinels monitoring different masters under one name). The
 // client takes whichever Sentinel answers first, so two services, or one
 // after a reconnect, would count on different masters and each admit the
 // whole limit.
