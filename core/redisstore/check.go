@@ -33,9 +33,11 @@ import (
 //   - a client pointed at a replica (the scripts write);
 //   - a Sentinel client (MasterName set) whose Sentinels know no master of
 //     that name, whose Addrs are Redis servers, not Sentinels, or whose
-//     Sentinels refuse its SentinelUsername and SentinelPassword (Check
-//     sees only the master of a Sentinel client: CheckSentinels, given the
-//     client's options, finds Sentinels of different setups among them);
+//     Sentinels refuse its SentinelUsername and SentinelPassword, the
+//     question for the master's address (by their ACL), or a command of
+//     the options' OnConnect (Check sees only the master of a Sentinel
+//     client: CheckSentinels, given the client's options, finds Sentinels
+//     of different setups among them);
 //   - several addresses joined by commas in one address, or a URL
 //     ("redis://host:6379") given as an address (New refuses both
 //     already, except in a Sentinel client's MasterName setup, whose
