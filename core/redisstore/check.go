@@ -58,7 +58,9 @@ import (
 // wrapping ErrOutOfMemory: Redis is full; or one carrying Redis's LOADING
 // answer: it is loading its dataset after a restart, and the check passes
 // once it is done; or its BUSY answer: it runs a script or function of
-// someone else's past busy-reply-threshold). A service may start anyway: each
+// someone else's past busy-reply-threshold, and HELLO, which it still
+// answers, shows neither a replica nor, under a cluster client, a server
+// without cluster support). A service may start anyway: each
 // decision then meets the store error and the limiter's fail policy, and
 // the store heals on its own when Redis comes back.
 //
@@ -170,6 +172,9 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 		if isReply(err) && !unready(err) {
 			return fmt.Errorf("%w: %s: %w", ErrMisconfigured, noClusterNode, err)
 		}
+		if redis.HasErrorPrefix(err, "BUSY ") {
+			return busyCluster(ctx, c, err)
+		}
 		return err
 	}
 	c.ReloadState(ctx)
@@ -200,6 +205,9 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 		// cluster node or a replica here (a call to one fails with
 		// MOVED or READONLY, which the store reports as it meets them).
 		info, err = "", nil
+	}
+	if redis.HasErrorPrefix(err, "BUSY ") {
+		return busyNode(ctx, c, err)
 	}
 	if err != nil {
 		return err
