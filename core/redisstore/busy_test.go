@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,4 +108,48 @@ func TestBusyScriptIsNoSetupMistake(t *testing.T) {
 			assert.Equal(t, int64(9), r.States[0].Remaining, "the call that met BUSY was not charged")
 		})
 	}
+}
+
+// A server busy with a script of someone else's still answers HELLO,
+// which tells its mode and role: Check names the setup mistakes it can be
+// sure of then, a cluster client on a server without cluster support and
+// a client on a replica, rather than reporting Redis not ready (a service
+// would start, and fail every call once the script ends). A busy master,
+// standalone or a cluster node, is still not ready
+// (TestBusyScriptIsNoSetupMistake). Before, both read as BUSY alone.
+func TestBusyServerSetupMistakes(t *testing.T) {
+	t.Run("cluster client, standalone server", func(t *testing.T) {
+		t.Parallel()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv := testredis.Server(t)
+		busyWith(t, srv.Addr)
+		client := redis.NewClusterClient(redisstore.ClientOptions(srv.Addr).Cluster())
+		t.Cleanup(func() { _ = client.Close() })
+		s, err := redisstore.New(client)
+		require.NoError(t, err)
+		err = s.Check(ctx)
+		t.Logf("Check: %v", err)
+		require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+		assert.Contains(t, err.Error(), "no cluster node")
+		assert.Contains(t, err.Error(), "BUSY")
+	})
+	t.Run("replica", func(t *testing.T) {
+		t.Parallel()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		master, replica := testredis.Server(t), testredis.Server(t)
+		host, port, _ := strings.Cut(master.Addr, ":")
+		require.NoError(t, replica.Client(t).ReplicaOf(ctx, host, port).Err())
+		busyWith(t, replica.Addr)
+		client := redis.NewClient(redisstore.ClientOptions(replica.Addr).Simple())
+		t.Cleanup(func() { _ = client.Close() })
+		s, err := redisstore.New(client)
+		require.NoError(t, err)
+		err = s.Check(ctx)
+		t.Logf("Check: %v", err)
+		require.ErrorIs(t, err, redisstore.ErrMisconfigured)
+		assert.Contains(t, err.Error(), "replica")
+		assert.Contains(t, err.Error(), "BUSY")
+	})
 }

@@ -33,9 +33,11 @@ import (
 //   - a client pointed at a replica (the scripts write);
 //   - a Sentinel client (MasterName set) whose Sentinels know no master of
 //     that name, whose Addrs are Redis servers, not Sentinels, or whose
-//     Sentinels refuse its SentinelUsername and SentinelPassword (Check
-//     sees only the master of a Sentinel client: CheckSentinels, given the
-//     client's options, finds Sentinels of different setups among them);
+//     Sentinels refuse its SentinelUsername and SentinelPassword, the
+//     question for the master's address (by their ACL), or a command of
+//     the options' OnConnect (Check sees only the master of a Sentinel
+//     client: CheckSentinels, given the client's options, finds Sentinels
+//     of different setups among them);
 //   - several addresses joined by commas in one address, or a URL
 //     ("redis://host:6379") given as an address (New refuses both
 //     already, except in a Sentinel client's MasterName setup, whose
@@ -56,7 +58,9 @@ import (
 // wrapping ErrOutOfMemory: Redis is full; or one carrying Redis's LOADING
 // answer: it is loading its dataset after a restart, and the check passes
 // once it is done; or its BUSY answer: it runs a script or function of
-// someone else's past busy-reply-threshold). A service may start anyway: each
+// someone else's past busy-reply-threshold, and HELLO, which it still
+// answers, shows neither a replica nor, under a cluster client, a server
+// without cluster support). A service may start anyway: each
 // decision then meets the store error and the limiter's fail policy, and
 // the store heals on its own when Redis comes back.
 //
@@ -166,7 +170,10 @@ func checkCluster(ctx context.Context, c *redis.ClusterClient) error {
 			return d
 		}
 		if isReply(err) && !unready(err) {
-			return fmt.Errorf("%w: a cluster client, but the server is no cluster node: %w", ErrMisconfigured, err)
+			return fmt.Errorf("%w: %s: %w", ErrMisconfigured, noClusterNode, err)
+		}
+		if redis.HasErrorPrefix(err, "BUSY ") {
+			return busyCluster(ctx, c, err)
 		}
 		return err
 	}
@@ -198,6 +205,9 @@ func checkNode(ctx context.Context, c redis.Cmdable, viaCluster bool) error {
 		// cluster node or a replica here (a call to one fails with
 		// MOVED or READONLY, which the store reports as it meets them).
 		info, err = "", nil
+	}
+	if redis.HasErrorPrefix(err, "BUSY ") {
+		return busyNode(ctx, c, err)
 	}
 	if err != nil {
 		return err

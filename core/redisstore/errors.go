@@ -28,9 +28,10 @@ var (
 	// (rename-command), a Sentinel client whose Sentinels know no master of
 	// its MasterName, refuse its SentinelPassword or are Redis servers
 	// instead. Check reports it at startup; a MOVED or ASK answer to a
-	// non-cluster client (at a call's first attempt or a retried one), one
-	// of those refusals, or a dial that
-	// fails because an address is no host:port, at run time is reported
+	// non-cluster client (at a call's first attempt or a retried one), the
+	// answer of a server without cluster support to a cluster client, one
+	// of those refusals, or a dial that fails because an address is no
+	// host:port, at run time is reported
 	// with it too, so it reads as a configuration error and not as an
 	// outage. It does not go away by retrying: fix the client's options
 	// (or the user's ACL on the server).
@@ -112,9 +113,17 @@ func classify(err error) error {
 		return err // classified already
 	case redis.HasErrorPrefix(err, "OOM"):
 		return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+	case redis.HasErrorPrefix(err, "This instance has cluster support disabled"):
+		// A cluster client's answer to CLUSTER SLOTS, which it asks
+		// before each call until it has a slot map: it never gets one.
+		return fmt.Errorf("%w: %s: %w", ErrMisconfigured, noClusterNode, err)
 	}
 	return badAddr(err)
 }
+
+// noClusterNode names a cluster client on a server without cluster
+// support.
+const noClusterNode = "a cluster client, but the server is no cluster node"
 
 // denied returns err marked with ErrMisconfigured when it is Redis
 // refusing the client's credentials (WRONGPASS, NOAUTH), its database
@@ -140,8 +149,7 @@ func denied(err error) error {
 	case unknownCommand(err):
 		// Redis echoes the command's first arguments, the keys among
 		// them: the text keeps only the command's name.
-		msg, _, _ := strings.Cut(err.Error(), ", with args beginning with:")
-		return &textError{ErrMisconfigured.Error() + ": the server has no command the store needs (renamed or disabled with rename-command?): " + msg,
+		return &textError{ErrMisconfigured.Error() + ": the server has no command the store needs (renamed or disabled with rename-command?): " + commandOnly(err.Error()),
 			[]error{ErrMisconfigured, err}}
 	}
 	return nil
@@ -153,7 +161,9 @@ func denied(err error) error {
 // that name (it answers nil), or an address among the Sentinels' that is
 // a Redis server (it has no SENTINEL command), or Sentinels that refuse
 // the client's credentials for them, or whose ACL refuses their user
-// (SentinelUsername) the command that asks for the master's address.
+// (SentinelUsername) the command that asks for the master's address, or
+// that refuse a command of the options' OnConnect (go-redis runs it on
+// its connections to the Sentinels too; a Sentinel has no SELECT, say).
 // go-redis reports these as "all sentinels ... are unreachable", which
 // reads as an outage (or as a renamed command, or as the master refusing
 // Username and Password, or the master's ACL refusing its user).
@@ -173,11 +183,13 @@ func sentinelSetup(err error) error {
 	case redis.HasErrorPrefix(err, "NOPERM") && errors.As(err, &answer):
 		// The Sentinels' ACL, not the master's: the client never reached
 		// the master.
-		return &textError{ErrMisconfigured.Error() + ": " + sentinelNoPerm + ": " + answer.Error(), []error{ErrMisconfigured, err}}
+		return &textError{ErrMisconfigured.Error() + ": " + sentinelNoPermText(answer.Error()) + ": " + answer.Error(), []error{ErrMisconfigured, err}}
 	case errors.Is(err, redis.Nil):
 		return fmt.Errorf("%w: a Sentinel knows no master of the client's MasterName (a typo, or another setup's Sentinels?): %w", ErrMisconfigured, err)
 	case unknownCommand(err) && strings.Contains(strings.ToLower(err.Error()), "command 'sentinel'"):
 		return fmt.Errorf("%w: an address of the client's Addrs is a Redis server, not a Sentinel (with MasterName set, Addrs are the Sentinels' addresses): %w", ErrMisconfigured, err)
+	case unknownCommand(err) && errors.As(err, &answer):
+		return &textError{ErrMisconfigured.Error() + ": " + sentinelOnConnect + ": " + commandOnly(answer.Error()), []error{ErrMisconfigured, err}}
 	}
 	return nil
 }
@@ -185,6 +197,31 @@ func sentinelSetup(err error) error {
 // sentinelNoPerm names what a Sentinel's ACL refused the client's user
 // for the Sentinels.
 const sentinelNoPerm = "the Sentinels' user (SentinelUsername) may not ask for the master's address, which the client needs"
+
+// sentinelOnConnect names a command that a Sentinel refused, or does not
+// have, other than those the client asks a Sentinel: one of the options'
+// OnConnect, which go-redis runs on its connections to the Sentinels too.
+const sentinelOnConnect = "a Sentinel refused a command of the options' OnConnect, which go-redis runs on its connections " +
+	"to the Sentinels too (a command a Sentinel does not have, or that SentinelUsername may not run)"
+
+// sentinelNoPermText names what a Sentinel's NOPERM answer refused: the
+// client's question (SENTINEL GET-MASTER-ADDR-BY-NAME; before Redis 7 the
+// answer names SENTINEL alone), or another command, which only the
+// options' OnConnect sends.
+func sentinelNoPermText(answer string) string {
+	a := strings.ToLower(answer)
+	if strings.Contains(a, "get-master-addr-by-name") || strings.Contains(a, "'sentinel'") {
+		return sentinelNoPerm
+	}
+	return sentinelOnConnect
+}
+
+// commandOnly returns Redis's answer that it has no such command without
+// the arguments it echoes: they may hold keys, or an OnConnect's secret.
+func commandOnly(answer string) string {
+	msg, _, _ := strings.Cut(answer, ", with args beginning with:")
+	return msg
+}
 
 // sentinelCredentials names the options of a Sentinel client that hold
 // its credentials for the Sentinels, told apart from the master's.

@@ -219,8 +219,8 @@ func sentinelNames(t *testing.T) ([]string, func(ctx context.Context, network, a
 	}
 }
 
-// Sentinels whose ACL user may run only what the client runs (SENTINEL
-// GET-MASTER-ADDR-BY-NAME and the like, not SENTINEL MASTER): a working
+// Sentinels whose ACL user may run only what the client needs (SENTINEL
+// GET-MASTER-ADDR-BY-NAME, not SENTINEL MASTER, nor PING): a working
 // setup, which CheckSentinels must pass, not call refused credentials. A
 // user that may not ask for the master's address at all is a mistake the
 // client would meet too, named as a missing permission.
@@ -231,7 +231,10 @@ func TestCheckSentinelsLeastPrivilege(t *testing.T) {
 	defer cancel()
 	for _, s := range sn.Sentinels {
 		c := s.Client(t)
-		require.NoError(t, c.Do(ctx, "ACL", "SETUSER", "limiter", "on", ">limiter-s3cret", "+@all", "-sentinel|master").Err())
+		// Only what the client needs: no PING, no SCRIPT (which the
+		// options' OnConnect sends to the Sentinels too), no CLIENT
+		// SETINFO, no SENTINEL SENTINELS.
+		require.NoError(t, c.Do(ctx, "ACL", "SETUSER", "limiter", "on", ">limiter-s3cret", "-@all", "+sentinel|get-master-addr-by-name").Err())
 		require.NoError(t, c.Do(ctx, "ACL", "SETUSER", "blind", "on", ">blind-s3cret", "+@all", "-sentinel|master", "-sentinel|get-master-addr-by-name").Err())
 	}
 	opts := func(user string) *redis.UniversalOptions {
@@ -241,6 +244,11 @@ func TestCheckSentinelsLeastPrivilege(t *testing.T) {
 		return o
 	}
 	require.NoError(t, redisstore.CheckSentinels(ctx, opts("limiter")))
+	check, take := sentinelMistake(t, sn.Addrs(), func(o *redis.UniversalOptions) {
+		o.SentinelUsername, o.SentinelPassword = "limiter", "limiter-s3cret"
+	})
+	require.NoError(t, take, "the client works with that user")
+	require.NoError(t, check)
 
 	o := opts("limiter")
 	o.MasterName = "ratewindwo"

@@ -43,3 +43,60 @@ func TestSentinelUserWithoutPermission(t *testing.T) {
 		assert.NotContains(t, err.Error(), "s3cret", name)
 	}
 }
+
+// A Sentinel client whose options' OnConnect sends the Sentinels a
+// command they do not have (SELECT, which a Sentinel lacks) or that their
+// user may not run (CLIENT SETNAME, for a user granted only what the
+// client asks): go-redis runs OnConnect on its connections to the
+// Sentinels too, so the client never reaches the master. CheckSentinels,
+// Check and every call name OnConnect, and neither the store's commands,
+// nor the user's permission to ask for the master's address, which it has.
+// Before, the first read "the server has no command the store needs
+// (renamed or disabled with rename-command?)" and the second "may not ask
+// for the master's address".
+func TestSentinelRefusesOnConnect(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, s := range sn.Sentinels {
+		require.NoError(t, s.Client(t).Do(ctx, "ACL", "SETUSER", "min", "on", ">min-s3cret", "-@all",
+			"+sentinel|get-master-addr-by-name").Err())
+	}
+	for name, mod := range map[string]func(o *redis.UniversalOptions){
+		"SELECT": func(o *redis.UniversalOptions) {
+			load := o.OnConnect
+			o.OnConnect = func(ctx context.Context, cn *redis.Conn) error {
+				if err := cn.Select(ctx, 0).Err(); err != nil {
+					return err
+				}
+				return load(ctx, cn)
+			}
+		},
+		"CLIENT SETNAME, not granted": func(o *redis.UniversalOptions) {
+			o.SentinelUsername, o.SentinelPassword = "min", "min-s3cret"
+			load := o.OnConnect
+			o.OnConnect = func(ctx context.Context, cn *redis.Conn) error {
+				if err := cn.ClientSetName(ctx, "limiter").Err(); err != nil {
+					return err
+				}
+				return load(ctx, cn)
+			}
+		},
+	} {
+		check, take := sentinelMistake(t, sn.Addrs(), mod)
+		o := redisstore.ClientOptions(sn.Addrs()...)
+		o.MasterName = testredis.SentinelMaster
+		mod(o)
+		sentinels := redisstore.CheckSentinels(ctx, o)
+		for op, err := range map[string]error{"Check": check, "Take": take, "CheckSentinels": sentinels} {
+			op = name + ", " + op
+			t.Logf("%s: %v", op, err)
+			require.ErrorIs(t, err, redisstore.ErrMisconfigured, op)
+			assert.Contains(t, err.Error(), "OnConnect", op)
+			assert.NotContains(t, err.Error(), "store needs", op)
+			assert.NotContains(t, err.Error(), "master's address", op)
+			assert.NotContains(t, err.Error(), "s3cret", op)
+		}
+	}
+}

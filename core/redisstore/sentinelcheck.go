@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"sync"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -28,10 +27,12 @@ import (
 // ErrMisconfigured is a setup mistake: a Sentinel that answers but knows
 // no master of that name, a Redis server among the Sentinels, a Sentinel
 // that refuses SentinelUsername and SentinelPassword, or whose ACL does
-// not let that user ask for the master's address, an address that is no
-// host:port, or Sentinels that name different masters in the same
-// configuration epoch, which happens only when they belong to different
-// setups (sentinels monitoring different masters under one name). The
+// not let that user ask for the master's address, a Sentinel that refuses
+// a command of OnConnect (one it does not have, such as SELECT, or that
+// its ACL does not let that user run), an address that is no host:port,
+// or Sentinels that name different masters in the same configuration
+// epoch, which happens only when they belong to different setups
+// (sentinels monitoring different masters under one name). The
 // client takes whichever Sentinel answers first, so two services, or one
 // after a reconnect, would count on different masters and each admit the
 // whole limit.
@@ -44,7 +45,9 @@ import (
 // are unknown, so different masters among them are that error too. A
 // Sentinel that cannot be reached is left out (one Sentinel down is no
 // mistake); if none answers, the error is an outage. The check lasts at
-// most until ctx is done; with no deadline on ctx, a Sentinel that does
+// most until ctx is done, even when the options' Dialer or OnConnect does
+// not honour ctx (a Sentinel still unanswered then is left out as one
+// that cannot be reached); with no deadline on ctx, a Sentinel that does
 // not answer is given up after the options' timeouts (go-redis's dial
 // retries included). Options without MasterName are no Sentinel setup,
 // and pass.
@@ -83,6 +86,7 @@ func sentinelConn(opts *redis.FailoverOptions, addr string) *redis.Options {
 		DialerRetryBackoff: opts.DialerRetryBackoff,
 		ReadTimeout:        opts.ReadTimeout, WriteTimeout: opts.WriteTimeout,
 		DisableIdentity: opts.DisableIdentity, IdentitySuffix: opts.IdentitySuffix,
+		DisableIndentity:         opts.DisableIndentity, // deprecated, still honoured by go-redis
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		ContextTimeoutEnabled:    true, MaxRetries: -1, PoolSize: 1,
 	}
@@ -96,18 +100,7 @@ func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 	if len(opts.SentinelAddrs) == 0 {
 		return fmt.Errorf("%w: MasterName %q is set but SentinelAddrs holds no Sentinel address", ErrMisconfigured, opts.MasterName)
 	}
-	answers := make([]sentinelAnswer, len(opts.SentinelAddrs))
-	var wg sync.WaitGroup
-	for i, addr := range opts.SentinelAddrs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := redis.NewSentinelClient(sentinelConn(opts, addr))
-			defer c.Close()
-			answers[i] = askSentinel(ctx, c, addr, opts.MasterName)
-		}()
-	}
-	wg.Wait()
+	answers := askSentinels(ctx, opts)
 	var down []error
 	var seen []sentinelAnswer
 	for _, a := range answers {
@@ -117,11 +110,17 @@ func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 		case errors.Is(a.err, redis.Nil) || isReply(a.err) && strings.Contains(a.err.Error(), "No such master"):
 			return fmt.Errorf("%w: Sentinel %s knows no master named %q (a typo, or another setup's Sentinel?)", ErrMisconfigured, a.sentinel, opts.MasterName)
 		case unknownCommand(a.err) && strings.Contains(strings.ToLower(a.err.Error()), "command 'sentinel'"):
-			// (Another unknown command is the options' OnConnect's, which
-			// fails go-redis's connections to the Sentinels too.)
 			return fmt.Errorf("%w: %s is a Redis server, not a Sentinel (with MasterName set, the addresses given are the Sentinels'): %w", ErrMisconfigured, a.sentinel, a.err)
+		case unknownCommand(a.err):
+			// Another unknown command is the options' OnConnect's, which
+			// fails go-redis's connections to the Sentinels too.
+			var answer redis.Error
+			errors.As(a.err, &answer)
+			return &textError{ErrMisconfigured.Error() + ": Sentinel " + a.sentinel + ": " + sentinelOnConnect + ": " + commandOnly(answer.Error()), []error{ErrMisconfigured, a.err}}
 		case redis.HasErrorPrefix(a.err, "NOPERM"):
-			return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelNoPerm, a.err)
+			var answer redis.Error
+			errors.As(a.err, &answer)
+			return fmt.Errorf("%w: %s: %w", ErrMisconfigured, sentinelNoPermText(answer.Error()), a.err)
 		case redis.HasErrorPrefix(a.err, "NOAUTH") || redis.HasErrorPrefix(a.err, "WRONGPASS"):
 			// Redis's answer alone, never the password: the OnConnect of
 			// ClientOptions names the master's options for a NOAUTH.
@@ -154,6 +153,50 @@ func checkSentinels(ctx context.Context, opts *redis.FailoverOptions) error {
 			b.sentinel, a.sentinel, opts.MasterName, b.master, b.epoch, a.master, a.epoch)
 	}
 	return nil
+}
+
+// askSentinels asks every Sentinel of opts at once (see askSentinel) and
+// returns their answers in the order of opts.SentinelAddrs, once all have
+// answered or ctx is done: a Dialer or an OnConnect of the options that
+// does not honour ctx (a password fetched with a context of its own, say)
+// may hang, and the check still ends with ctx. A Sentinel that has not
+// answered by then has ctx's error, as one that cannot be reached; its
+// goroutine ends when the hook returns.
+func askSentinels(ctx context.Context, opts *redis.FailoverOptions) []sentinelAnswer {
+	type answer struct {
+		i int
+		sentinelAnswer
+	}
+	n := len(opts.SentinelAddrs)
+	ch := make(chan answer, n) // room for every answer: no sender waits
+	for i, addr := range opts.SentinelAddrs {
+		go func() {
+			c := redis.NewSentinelClient(sentinelConn(opts, addr))
+			defer c.Close()
+			ch <- answer{i, askSentinel(ctx, c, addr, opts.MasterName)}
+		}()
+	}
+	answers := make([]sentinelAnswer, n)
+	answered := make([]bool, n)
+	for range n {
+		var a answer
+		select {
+		case a = <-ch:
+		case <-ctx.Done():
+			select {
+			case a = <-ch: // an answer that came as ctx ended
+			default:
+				for i, addr := range opts.SentinelAddrs {
+					if !answered[i] {
+						answers[i] = sentinelAnswer{sentinel: addr, err: fmt.Errorf("no answer before the check's end: %w", ctx.Err())}
+					}
+				}
+				return answers
+			}
+		}
+		answers[a.i], answered[a.i] = a.sentinelAnswer, true
+	}
+	return answers
 }
 
 // sentinelAnswer is what one Sentinel said of the master it follows: its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -103,4 +104,81 @@ func TestCheckSentinelsDialerRetryBackoff(t *testing.T) {
 	}
 	require.NoError(t, redisstore.CheckFailoverSentinels(ctx, f))
 	assert.EqualValues(t, len(names), paced.Load(), "one wait before the second dial of each Sentinel")
+}
+
+// An OnConnect that does not honour its context (a password fetched with
+// a context of its own, say) and hangs on the Sentinels' connections:
+// CheckSentinels still ends once its ctx is done (here, cancelled once
+// OnConnect hangs on every Sentinel's connection), with an error that is
+// no setup mistake, as when no Sentinel can be reached. Before, it waited
+// for every Sentinel's answer, so for as long as OnConnect hung.
+func TestCheckSentinelsHungOnConnect(t *testing.T) {
+	t.Parallel()
+	sn := testredis.StartSentinel(t, time.Second)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) }) // before the Sentinels stop
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := redisstore.ClientOptions(sn.Addrs()...)
+	o.MasterName = testredis.SentinelMaster
+	var hung atomic.Int32
+	o.OnConnect = func(context.Context, *redis.Conn) error {
+		if hung.Add(1) == int32(len(sn.Sentinels)) {
+			cancel()
+		}
+		<-release
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- redisstore.CheckSentinels(ctx, o) }()
+	select {
+	case err := <-done:
+		t.Logf("CheckSentinels: %v", err)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.NotErrorIs(t, err, redisstore.ErrMisconfigured)
+		assert.Contains(t, err.Error(), "no Sentinel answered")
+	case <-time.After(30 * time.Second):
+		t.Fatalf("CheckSentinels did not end with its ctx while OnConnect hung on %d connections", hung.Load())
+	}
+}
+
+// noSetInfoConn is a connection to a Sentinel behind something that drops
+// a connection on CLIENT SETINFO (what DisableIdentity is for).
+type noSetInfoConn struct{ net.Conn }
+
+func (c noSetInfoConn) Write(p []byte) (int, error) {
+	if strings.Contains(strings.ToLower(string(p)), "setinfo") {
+		_ = c.Close()
+		return 0, errors.New("connection dropped on CLIENT SETINFO")
+	}
+	return c.Conn.Write(p)
+}
+
+// Options that disable go-redis's CLIENT SETINFO, by either spelling of
+// the option (DisableIndentity is deprecated, and go-redis still honours
+// it on its connections to the Sentinels): CheckFailoverSentinels sends
+// none either, and passes Sentinels that drop a connection on it. Before,
+// it honoured DisableIdentity alone, and reported those Sentinels as not
+// answering.
+func TestCheckSentinelsDisableIdentity(t *testing.T) {
+	t.Parallel()
+	names, dial := sentinelNames(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	noSetInfo := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return noSetInfoConn{c}, nil
+	}
+	f := &redis.FailoverOptions{MasterName: testredis.SentinelMaster, SentinelAddrs: names, Dialer: noSetInfo}
+	err := redisstore.CheckFailoverSentinels(ctx, f)
+	require.Error(t, err, "the Sentinels drop the connections that send CLIENT SETINFO")
+	assert.Contains(t, err.Error(), "CLIENT SETINFO")
+	f.DisableIdentity = true
+	require.NoError(t, redisstore.CheckFailoverSentinels(ctx, f), "DisableIdentity")
+	f.DisableIdentity, f.DisableIndentity = false, true
+	require.NoError(t, redisstore.CheckFailoverSentinels(ctx, f), "DisableIndentity")
 }
