@@ -55,13 +55,14 @@ func TestNewRejectsNilBase(t *testing.T) {
 }
 
 // A base whose nil value is a working RoundTripper, a map or a slice
-// (its methods read a nil one as empty), is no unset transport: New
-// accepts it and the requests go through it, as before New refused nil
-// pointers and funcs.
+// (its methods read a nil one as empty), is no unset transport, nor is a
+// struct's zero value: New accepts them and the requests go through
+// them, as before New refused nil pointers and funcs.
 func TestNewAcceptsNilMapAndSliceBases(t *testing.T) {
 	for name, base := range map[string]http.RoundTripper{
-		"nil map":   hostRoutes(nil),
-		"nil slice": decorators(nil),
+		"nil map":     hostRoutes(nil),
+		"nil slice":   decorators(nil),
+		"zero struct": plainBase{},
 	} {
 		tr, err := client.New(base)
 		require.NoError(t, err, name)
@@ -93,5 +94,12 @@ func (d decorators) RoundTrip(req *http.Request) (*http.Response, error) {
 	for _, f := range d {
 		f(req)
 	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// plainBase sends every request through http.DefaultTransport.
+type plainBase struct{}
+
+func (plainBase) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(req)
 }
