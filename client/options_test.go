@@ -53,3 +53,53 @@ func TestNewRejectsNilBase(t *testing.T) {
 		assert.Nil(t, tr, name)
 	}
 }
+
+// A base whose nil value is a working RoundTripper, a map or a slice
+// (its methods read a nil one as empty), is no unset transport, nor is a
+// struct's zero value: New accepts them and the requests go through
+// them, as before New refused nil pointers and funcs.
+func TestNewAcceptsNilMapAndSliceBases(t *testing.T) {
+	for name, base := range map[string]http.RoundTripper{
+		"nil map":     hostRoutes(nil),
+		"nil slice":   decorators(nil),
+		"zero struct": plainBase{},
+	} {
+		tr, err := client.New(base)
+		require.NoError(t, err, name)
+		a := &always{status: http.StatusOK}
+		url := serve(t, a)
+		c := &http.Client{Transport: tr, Timeout: 20 * time.Second}
+		resp := do(t, c, request(t, context.Background(), http.MethodGet, url, nil))
+		assert.Equal(t, http.StatusOK, resp.StatusCode, name)
+		assert.Equal(t, int64(1), a.calls.Load(), name)
+	}
+}
+
+// hostRoutes sends each host's requests through its own transport, and
+// those of any other host through http.DefaultTransport.
+type hostRoutes map[string]http.RoundTripper
+
+func (r hostRoutes) RoundTrip(req *http.Request) (*http.Response, error) {
+	if rt, ok := r[req.URL.Host]; ok {
+		return rt.RoundTrip(req)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// decorators edits each request in turn, then sends it through
+// http.DefaultTransport.
+type decorators []func(*http.Request)
+
+func (d decorators) RoundTrip(req *http.Request) (*http.Response, error) {
+	for _, f := range d {
+		f(req)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// plainBase sends every request through http.DefaultTransport.
+type plainBase struct{}
+
+func (plainBase) RoundTrip(req *http.Request) (*http.Response, error) {
+	return http.DefaultTransport.RoundTrip(req)
+}

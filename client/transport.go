@@ -8,10 +8,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
-	"github.com/ratewindow/ratewindow/internal/nilness"
 )
 
 // transport is the http.RoundTripper New returns.
@@ -32,7 +32,7 @@ func New(base http.RoundTripper, opts ...Option) (http.RoundTripper, error) {
 	switch {
 	case base == nil:
 		base = http.DefaultTransport
-	case nilness.IsNil(base):
+	case unsetBase(base):
 		// Not the default: a transport the caller meant to configure
 		// and did not build. Every request through it would panic.
 		return nil, fmt.Errorf("%w: client: New: base is a nil %T", core.ErrInvalidConfig, base)
@@ -47,6 +47,17 @@ func New(base http.RoundTripper, opts ...Option) (http.RoundTripper, error) {
 		}
 	}
 	return t, nil
+}
+
+// unsetBase reports whether base holds a nil pointer or a nil func: a
+// transport never built, whose first request would panic. A nil map or
+// slice is not one: its methods read it as empty, and may well work.
+func unsetBase(base http.RoundTripper) bool {
+	switch v := reflect.ValueOf(base); v.Kind() {
+	case reflect.Pointer, reflect.Func:
+		return v.IsNil()
+	}
+	return false
 }
 
 // CloseIdleConnections closes the idle keep-alive connections of the base

@@ -1,6 +1,7 @@
 package headers_test
 
 import (
+	"encoding/base64"
 	"testing"
 	"time"
 
@@ -22,6 +23,9 @@ func TestWriterPartitionKey(t *testing.T) {
 	require.True(t, ok)
 	require.IsType(t, []byte{}, pk)
 	assert.Len(t, pk, 12)
+	// The first 12 bytes of HMAC-SHA256("secret", key): a changed hash
+	// would move every client to a new partition on the next deploy.
+	assert.Equal(t, "IGWEhqIWE4XTR5mD", base64.StdEncoding.EncodeToString(pk.([]byte)))
 	assert.NotContains(t, get(h, "RateLimit"), "203.0.113.9")
 	pol, err := parseSFList(get(h, "RateLimit-Policy"))
 	require.NoError(t, err)
