@@ -113,10 +113,16 @@ func isHost(name string) bool { return len(name) == 4 && strings.EqualFold(name,
 // the request to be for the Host field's host. The two readings disagree,
 // and either one lets a client choose its key (a new made-up host on every
 // request behind such a proxy; a made-up Host field for the host Fiber's
-// c.Hostname reads). Such a request has no host: nil.
+// c.Hostname reads). Such a request has no host: nil. So too a CONNECT
+// whose target, in authority form ("a.example:443"), is not its Host
+// field: net/http takes the request to be for the target, fasthttp for
+// the field.
 func hostOf(req *fasthttp.Request) []byte {
 	t := req.Header.RequestURI()
 	if len(t) > 1 && t[0] == '/' && t[1] == '/' && (len(req.Header.Host()) == 0 || bytes.Contains(t, schemeSep)) {
+		return nil
+	}
+	if req.Header.IsConnect() && (len(t) == 0 || t[0] != '/') && !bytes.EqualFold(t, req.Header.Host()) {
 		return nil
 	}
 	return req.URI().Host()

@@ -62,3 +62,40 @@ func TestHostOfAnAmbiguousTarget(t *testing.T) {
 		assert.Equal(t, []string{c.key}, keys, "%s with Host %s", c.target, c.host)
 	}
 }
+
+// A CONNECT request's target in authority form ("CONNECT a.example:443")
+// names the host it is for, as net/http reads it (Request.Host, whatever
+// the Host field says); fasthttp, and Fiber's c.Hostname, read the Host
+// field. Keyed by the field, a client that asks an app serving CONNECT for
+// a.example:443 with a made-up Host field got a fresh quota each time.
+// When the two readings disagree, the request has no host; when they
+// agree, as a client that follows HTTP sends them, it is keyed by it.
+func TestHostOfAConnect(t *testing.T) {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(100)})
+	require.NoError(t, err)
+	var keys []string
+	limit, err := fibermw.New(l,
+		ratewindow.WithKeyFunc(keyfuncs.Header("Host", keyfuncs.Constant("fallback"))),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
+	require.NoError(t, err)
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Use(limit)
+	app.All("/*", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
+	for _, c := range []struct{ target, host, key string }{
+		{"a.example:443", "x1.example", "const:fallback"},
+		{"a.example:443", "x2.example:443", "const:fallback"},
+		{"a.example:443", "a.example:443", "hdr:host:a.example"},
+		{"A.Example:443", "a.example:443", "hdr:host:a.example"},
+		// In origin form the target names no host: the field does.
+		{"/p", "a.example", "hdr:host:a.example"},
+	} {
+		keys = keys[:0]
+		r := httptest.NewRequest(http.MethodConnect, c.target, nil)
+		r.Host = c.host
+		resp, err := app.Test(r)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, c.target)
+		assert.Equal(t, []string{c.key}, keys, "CONNECT %s with Host %s", c.target, c.host)
+	}
+}
