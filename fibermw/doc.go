@@ -112,7 +112,15 @@
 // field. A request-target that begins "//", which fasthttp may read as
 // naming a host where net/http and a proxy read the Host field, gives no
 // host at all (""), so such a key falls back as for a missing field:
-// neither reading lets a client choose its key.
+// neither reading lets a client choose its key. So does a CONNECT whose
+// target ("a.example:443", which net/http takes the request to be for)
+// is not its Host field (which fasthttp and c.Hostname read), and a
+// request whose X-Forwarded-Host names another host than its Host field
+// where c.Hostname() reads that header (from a trusted peer: every peer
+// unless Config.EnableTrustedProxyCheck is set). Behind a proxy that
+// rewrites the Host field and sets X-Forwarded-Host, overwriting any a
+// client sent, key by that field (keyfuncs.Header("X-Forwarded-Host",
+// ...)) instead.
 //
 // Fiber reuses a request's memory once its handler returns. Every string
 // this adapter hands to key funcs, hooks and stores (header values, the

@@ -63,7 +63,7 @@ func (x *exchange) RouteMatch() (string, bool) {
 func (x *exchange) Header(name string) string {
 	c := x.ctx()
 	if isHost(name) {
-		return string(hostOf(c.Request()))
+		return string(hostOf(c))
 	}
 	if !normalising(c.App()) {
 		if vs := foldedValues(&c.Request().Header, name, true); len(vs) > 0 {
@@ -77,7 +77,7 @@ func (x *exchange) Header(name string) string {
 func (x *exchange) HeaderValues(name string) []string {
 	c := x.ctx()
 	if isHost(name) {
-		if h := hostOf(c.Request()); len(h) > 0 {
+		if h := hostOf(c); len(h) > 0 {
 			return []string{string(h)}
 		}
 		return nil
@@ -104,22 +104,42 @@ func (x *exchange) HeaderValues(name string) []string {
 // Host field, and a new key, for every request.
 func isHost(name string) bool { return len(name) == 4 && strings.EqualFold(name, "Host") }
 
-// hostOf is the host req is for: fasthttp's URI host, the host of an
-// absolute request-target or else the Host field's, in lower case. But
-// for an origin-form target that begins "//" fasthttp takes the first
+// hostOf is the host c's request is for: fasthttp's URI host, the host
+// of an absolute request-target or else the Host field's, in lower case.
+// But for an origin-form target that begins "//" fasthttp takes the first
 // segment for a host when the Host field is empty or the target holds
 // "://" anywhere ("//x.example/?next=http://"), and Fiber serves the rest
 // of the path, where net/http, and a proxy that set the Host field, take
 // the request to be for the Host field's host. The two readings disagree,
 // and either one lets a client choose its key (a new made-up host on every
 // request behind such a proxy; a made-up Host field for the host Fiber's
-// c.Hostname reads). Such a request has no host: nil.
-func hostOf(req *fasthttp.Request) []byte {
+// c.Hostname reads). Such a request has no host: nil. So too a CONNECT
+// whose target, in authority form ("a.example:443"), is not its Host
+// field: net/http takes the request to be for the target, fasthttp for
+// the field. And so too a request whose c.Hostname() is not its host:
+// from a peer Fiber trusts (every peer, unless EnableTrustedProxyCheck is
+// set) it reads X-Forwarded-Host's first entry, and an app that serves
+// tenants by it would serve a client as a.example while the client made
+// up a new Host field, and key, for every request.
+func hostOf(c *fiber.Ctx) []byte {
+	req := c.Request()
 	t := req.Header.RequestURI()
 	if len(t) > 1 && t[0] == '/' && t[1] == '/' && (len(req.Header.Host()) == 0 || bytes.Contains(t, schemeSep)) {
 		return nil
 	}
-	return req.URI().Host()
+	if req.Header.IsConnect() && (len(t) == 0 || t[0] != '/') && !bytes.EqualFold(t, req.Header.Host()) {
+		return nil
+	}
+	h := req.URI().Host()
+	if f := req.Header.Peek(fiber.HeaderXForwardedHost); len(f) > 0 && c.IsProxyTrusted() {
+		if i := bytes.IndexByte(f, ','); i >= 0 {
+			f = f[:i] // the first entry, as c.Hostname takes it
+		}
+		if !bytes.EqualFold(f, h) {
+			return nil
+		}
+	}
+	return h
 }
 
 // schemeSep ends the scheme of an absolute URI.

@@ -62,3 +62,84 @@ func TestHostOfAnAmbiguousTarget(t *testing.T) {
 		assert.Equal(t, []string{c.key}, keys, "%s with Host %s", c.target, c.host)
 	}
 }
+
+// A CONNECT request's target in authority form ("CONNECT a.example:443")
+// names the host it is for, as net/http reads it (Request.Host, whatever
+// the Host field says); fasthttp, and Fiber's c.Hostname, read the Host
+// field. Keyed by the field, a client that asks an app serving CONNECT for
+// a.example:443 with a made-up Host field got a fresh quota each time.
+// When the two readings disagree, the request has no host; when they
+// agree, as a client that follows HTTP sends them, it is keyed by it.
+func TestHostOfAConnect(t *testing.T) {
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(100)})
+	require.NoError(t, err)
+	var keys []string
+	limit, err := fibermw.New(l,
+		ratewindow.WithKeyFunc(keyfuncs.Header("Host", keyfuncs.Constant("fallback"))),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
+	require.NoError(t, err)
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Use(limit)
+	app.All("/*", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
+	for _, c := range []struct{ target, host, key string }{
+		{"a.example:443", "x1.example", "const:fallback"},
+		{"a.example:443", "x2.example:443", "const:fallback"},
+		{"a.example:443", "a.example:443", "hdr:host:a.example"},
+		{"A.Example:443", "a.example:443", "hdr:host:a.example"},
+		// In origin form the target names no host: the field does.
+		{"/p", "a.example", "hdr:host:a.example"},
+	} {
+		keys = keys[:0]
+		r := httptest.NewRequest(http.MethodConnect, c.target, nil)
+		r.Host = c.host
+		resp, err := app.Test(r)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, c.target)
+		assert.Equal(t, []string{c.key}, keys, "CONNECT %s with Host %s", c.target, c.host)
+	}
+}
+
+// Fiber's c.Hostname reads X-Forwarded-Host over the Host field from a
+// trusted peer, and every peer is trusted unless EnableTrustedProxyCheck
+// is set. Keyed by the Host field, a client that an app serves by
+// c.Hostname() as a.example (X-Forwarded-Host: a.example) made up a new
+// Host field, and got a fresh quota, on every request. When the two
+// disagree the request has no host; from a peer Fiber does not trust,
+// c.Hostname() is the Host field's, and so is the key.
+func TestHostWhereHostnameReadsForwardedHost(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		check          bool
+		host, fwd, key string
+	}{
+		{"made-up Host field", false, "x1.example", "a.example", "const:fallback"},
+		{"another made-up Host field", false, "x2.example", "a.example", "const:fallback"},
+		{"fields agree", false, "a.example", "A.Example, x3.example", "hdr:host:a.example"},
+		{"no X-Forwarded-Host", false, "a.example", "", "hdr:host:a.example"},
+		{"untrusted peer", true, "x4.example", "a.example", "hdr:host:x4.example"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(100)})
+			require.NoError(t, err)
+			var keys []string
+			limit, err := fibermw.New(l,
+				ratewindow.WithKeyFunc(keyfuncs.Header("Host", keyfuncs.Constant("fallback"))),
+				ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
+			require.NoError(t, err)
+			app := fiber.New(fiber.Config{DisableStartupMessage: true, EnableTrustedProxyCheck: c.check})
+			app.Use(limit)
+			app.Get("/", func(c *fiber.Ctx) error { return c.SendString(c.Hostname()) })
+			r := httptest.NewRequest(http.MethodGet, "/", nil)
+			r.Host = c.host
+			if c.fwd != "" {
+				r.Header.Set("X-Forwarded-Host", c.fwd)
+			}
+			resp, err := app.Test(r)
+			require.NoError(t, err)
+			resp.Body.Close()
+			assert.Equal(t, http.StatusOK, resp.StatusCode)
+			assert.Equal(t, []string{c.key}, keys)
+		})
+	}
+}

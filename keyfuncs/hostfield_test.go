@@ -1,6 +1,7 @@
 package keyfuncs_test
 
 import (
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,4 +45,22 @@ func TestHostFieldKeysEverySpellingAlike(t *testing.T) {
 	a, err := keyfuncs.Header("X-API-Key", nil)(req("192.0.2.1:5", "X-API-Key", "AbC"))
 	require.NoError(t, err)
 	assert.Equal(t, "hdr:x-api-key:AbC", a)
+}
+
+// HTTPRequest reads the Host field from r.Host, as the adapters do, so a
+// test that builds its request as its doc says keys it as a server would.
+func TestHTTPRequestHostIsRequestHost(t *testing.T) {
+	key := keyfuncs.Header("Host", nil)
+	r := httptest.NewRequest("GET", "http://A.Example:8080/x", nil)
+	got, err := key(keyfuncs.HTTPRequest(r, ""))
+	require.NoError(t, err)
+	assert.Equal(t, "hdr:host:a.example", got)
+	r.Header.Set("Host", "x1.example") // not the Host field: net/http never reads it
+	got, err = key(keyfuncs.HTTPRequest(r, ""))
+	require.NoError(t, err)
+	assert.Equal(t, "hdr:host:a.example", got)
+	r.Host = "b.example"
+	got, err = key(keyfuncs.HTTPRequest(r, ""))
+	require.NoError(t, err)
+	assert.Equal(t, "hdr:host:b.example", got)
 }

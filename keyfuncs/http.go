@@ -13,6 +13,13 @@ import (
 //
 //	r := httptest.NewRequest("GET", "/users/42", nil)
 //	key, err := keyfuncs.Route(keyfuncs.HTTPRequest(r, "/users/{id}"))
+//
+// Its Host field is r.Host, as a server fills it in, never a Host entry
+// of r.Header (which net/http's server never leaves there over HTTP/1,
+// and which over HTTP/2 is a field the client may make up). To test a
+// key by host, set r.Host, or name the host in the target
+// (httptest.NewRequest("GET", "http://a.example/", nil)); a request
+// built by httptest.NewRequest with a path alone is for "example.com".
 func HTTPRequest(r *http.Request, route string) Request {
 	return httpRequest{r: r, route: route}
 }
