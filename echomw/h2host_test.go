@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -33,10 +32,7 @@ func TestHTTP2HostIsTheAuthority(t *testing.T) {
 	e.Logger.SetOutput(io.Discard)
 	e.Use(limit)
 	e.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
-	srv := httptest.NewUnstartedServer(e)
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
+	srv := h2test.Serve(t, e)
 
 	c := h2test.Dial(t, srv)
 	var codes []int

@@ -3,7 +3,6 @@ package ginmw_test
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/gin-gonic/gin"
@@ -30,10 +29,7 @@ func TestHTTP2HostIsTheAuthority(t *testing.T) {
 	r := gin.New()
 	r.Use(limit)
 	r.GET("/", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
-	srv := httptest.NewUnstartedServer(r)
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
+	srv := h2test.Serve(t, r)
 
 	c := h2test.Dial(t, srv)
 	var codes []int

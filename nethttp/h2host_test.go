@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -46,10 +45,7 @@ func TestHTTP2HostIsTheAuthority(t *testing.T) {
 		mu.Unlock()
 		_, _ = io.WriteString(w, "a.example\n")
 	})
-	srv := httptest.NewUnstartedServer(limit(mux))
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
+	srv := h2test.Serve(t, limit(mux))
 
 	c := h2test.Dial(t, srv)
 	var codes []int

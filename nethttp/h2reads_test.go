@@ -3,7 +3,6 @@ package nethttp_test
 import (
 	"crypto/tls"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -43,10 +42,7 @@ func TestHTTP2ReadsLikeHTTP1(t *testing.T) {
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /items/{id}", func(http.ResponseWriter, *http.Request) {})
-	srv := httptest.NewUnstartedServer(limit(mux))
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
+	srv := h2test.Serve(t, limit(mux))
 
 	requests := [][2]string{
 		{"GET", "/items/1"}, {"HEAD", "/items/2"}, {"GET", "/items/a%2Fb"},

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"testing"
@@ -24,6 +25,17 @@ type Conn struct {
 	block  bytes.Buffer
 	enc    *hpack.Encoder
 	stream uint32
+}
+
+// Serve starts a TLS test server of h that speaks HTTP/2, and closes it
+// when the test ends.
+func Serve(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // Dial opens an HTTP/2 connection to srv, a server started with
