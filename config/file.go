@@ -80,6 +80,10 @@ func syntaxError(data []byte, err error) error {
 	case errors.As(err, &se):
 		// Offset counts the bytes read, the offending one included.
 		line, col := position(data, se.Offset-1)
+		if se.Offset == 1 && bytes.HasPrefix(data, []byte("\uFEFF")) {
+			// 'ï' at line 1, column 1 shows nothing an editor shows.
+			return fmt.Errorf("parse: %w at line 1, column 1: the file starts with a byte order mark (save it as UTF-8 without BOM)", err)
+		}
 		return fmt.Errorf("parse: %w at line %d, column %d", err, line, col)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		// A bracket or a string left open: a file cut short, perhaps

@@ -19,6 +19,7 @@ func TestSyntaxErrorNamesLineAndColumn(t *testing.T) {
 			`invalid character '}' looking for beginning of object key string at line 3, column 18`},
 		{"cut short", "{\n  \"routes\": [\n    {\"name\": \"r\",",
 			"unexpected EOF at line 3, column 18: the file ends inside the JSON document"},
+		{"byte order mark", "\uFEFF{\"routes\": []}", "the file starts with a byte order mark"},
 		{"trailing data", "{\"routes\": []}\n\n  {}",
 			"unexpected data after the JSON document at line 3, column 3"},
 	}
