@@ -62,10 +62,10 @@ func decode(data []byte) (*file, error) {
 	if err := checkShape(raw, reflect.TypeFor[file](), ""); err != nil {
 		return nil, err
 	}
-	dec = json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+	// Unmarshal of the document: a Decoder would copy it whole into its
+	// buffer once more. checkShape has refused every unknown field.
 	var f file
-	if err := dec.Decode(&f); err != nil {
+	if err := json.Unmarshal(doc, &f); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	return &f, nil
