@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/headerfmt"
@@ -96,10 +97,11 @@ func compile(f *file, store core.Store) (*compiled, error) {
 			if m == "" {
 				return nil, fmt.Errorf("%s.match[%d]: must not be empty", at, j)
 			}
-			if strings.ContainsAny(m, " \t\r\n") {
-				// "GET /search", as registered on a ServeMux: no framework
-				// reports a route so, and the route would never be limited.
-				return nil, fmt.Errorf("%s.match[%d]: %q contains white space; give the pattern as the framework reports it, without the method (\"/items/{id}\")", at, j, m)
+			if hasSpaceOrControl(m) {
+				// "GET /search", as registered on a ServeMux, or a
+				// no-break space pasted from a page: no framework reports
+				// a route so, and the route would never be limited.
+				return nil, fmt.Errorf("%s.match[%d]: %q contains white space or a control character; give the pattern as the framework reports it, without the method (\"/items/{id}\")", at, j, m)
 			}
 			if m != matchAny && (!strings.Contains(m, "/") || strings.Contains(m, "://")) {
 				// "search", or a URL: every framework reports a route as a
@@ -125,8 +127,8 @@ func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.Ke
 	if re.Name == "" {
 		return nil, fmt.Errorf("%s.name: must not be empty", at)
 	}
-	if strings.ContainsAny(re.Name, " \t\r\n") {
-		return nil, fmt.Errorf("%s.name: %q must not contain white space", at, re.Name)
+	if hasSpaceOrControl(re.Name) {
+		return nil, fmt.Errorf("%s.name: %q must not contain white space or a control character", at, re.Name)
 	}
 	rt := &route{name: re.Name, prefix: scopePrefix(re.Name), byTenant: re.Key == "tenant"}
 	var err error
@@ -256,4 +258,11 @@ func keyFunc(s, tenantHeader string, ip keyfuncs.KeyFunc) (keyfuncs.KeyFunc, err
 // "name:" prefix.
 func scopePrefix(name string) string {
 	return strings.ReplaceAll(name, ":", "::") + ":"
+}
+
+// hasSpaceOrControl reports whether s holds white space (a no-break space
+// too, easily pasted from a web page or a chat) or a control character,
+// neither of which a route pattern or a route name ever needs.
+func hasSpaceOrControl(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0
 }

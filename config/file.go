@@ -45,10 +45,13 @@ func decode(data []byte) (*file, error) {
 			// truncated to be rewritten in place, read before the write.
 			return nil, errors.New(`parse: the file is empty (or only white space); want a JSON object with "routes"`)
 		}
-		return nil, fmt.Errorf("parse: %w", err)
+		return nil, syntaxError(data, err)
 	}
+	end := dec.InputOffset()
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return nil, errors.New("parse: unexpected data after the JSON document")
+		rest := bytes.TrimLeft(data[end:], " \t\r\n")
+		line, col := position(data, int64(len(data)-len(rest)))
+		return nil, fmt.Errorf("parse: unexpected data after the JSON document at line %d, column %d", line, col)
 	}
 	tdec := json.NewDecoder(bytes.NewReader(doc))
 	tdec.UseNumber()
@@ -59,11 +62,44 @@ func decode(data []byte) (*file, error) {
 	if err := checkShape(raw, reflect.TypeFor[file](), ""); err != nil {
 		return nil, err
 	}
-	dec = json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+	// Unmarshal of the document: a Decoder would copy it whole into its
+	// buffer once more. checkShape has refused every unknown field.
 	var f file
-	if err := dec.Decode(&f); err != nil {
+	if err := json.Unmarshal(doc, &f); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	return &f, nil
+}
+
+// syntaxError is err, an error of decoding data as JSON, with the line and
+// column where it was found: "invalid character '}'" alone leaves an
+// operator to search a long file for a stray comma.
+func syntaxError(data []byte, err error) error {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		// Offset counts the bytes read, the offending one included.
+		line, col := position(data, se.Offset-1)
+		if se.Offset == 1 && bytes.HasPrefix(data, []byte("\uFEFF")) {
+			// 'ï' at line 1, column 1 shows nothing an editor shows.
+			return fmt.Errorf("parse: %w at line 1, column 1: the file starts with a byte order mark (save it as UTF-8 without BOM)", err)
+		}
+		return fmt.Errorf("parse: %w at line %d, column %d", err, line, col)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// A bracket or a string left open: a file cut short, perhaps
+		// read while it was being written in place.
+		line, col := position(data, int64(len(data)))
+		return fmt.Errorf("parse: %w at line %d, column %d: the file ends inside the JSON document (cut short?)", err, line, col)
+	}
+	return fmt.Errorf("parse: %w", err)
+}
+
+// position gives the line and column (both from 1, the column in bytes)
+// of the byte at offset off of data.
+func position(data []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = 1 + bytes.Count(before, []byte{'\n'})
+	col = 1 + len(before) - (bytes.LastIndexByte(before, '\n') + 1)
+	return line, col
 }

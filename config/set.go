@@ -234,7 +234,11 @@ func (s *Set) report(err error, news bool) {
 // Watch calls Reload every interval until ctx is done; run it in its own
 // goroutine. The file is read and hashed on every tick, so edits in place,
 // renames over it and symlink swaps (Kubernetes ConfigMaps) are all seen.
-// A non-positive interval means one second. Watch returns when ctx is
+// A non-positive interval means one second; one under 10ms is taken as
+// 10ms, with a warning logged, and each wait starts when the last read
+// ends: an interval in the wrong unit (time.Duration(5), meant as
+// seconds) must not make Watch read the file back to back and keep a CPU
+// busy. Watch returns when ctx is
 // done even if a read of the file hangs, and once it has returned it
 // changes nothing: a hung read it left behind that returns later is
 // dropped, neither applied nor reported. Watch of a Set that Load did not
@@ -243,10 +247,15 @@ func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 	if !s.loaded() {
 		return
 	}
-	if interval <= 0 {
+	switch {
+	case interval <= 0:
 		interval = time.Second
+	case interval < minWatchInterval:
+		s.opts.logger.Warn("ratewindow/config: watch interval too short, using the shortest one",
+			"path", s.path, "interval", interval, "using", minWatchInterval)
+		interval = minWatchInterval
 	}
-	t := time.NewTicker(interval)
+	t := time.NewTimer(interval)
 	defer t.Stop()
 	for {
 		select {
@@ -272,6 +281,11 @@ func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 				s.mu.Unlock()
 				return
 			}
+			t.Reset(interval)
 		}
 	}
 }
+
+// minWatchInterval is the shortest wait Watch makes between two reads of
+// the file.
+const minWatchInterval = 10 * time.Millisecond

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -78,6 +79,11 @@ func checkShape(v any, t reflect.Type, path string) error {
 			return shapeError(path, "an integer", v)
 		}
 		if _, err := strconv.ParseInt(string(n), 10, 64); err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				// An integer all the same: "must be an integer" would
+				// send the operator looking for a decimal point.
+				return fmt.Errorf("%s: %s is out of range (too many digits)", path, n)
+			}
 			return fmt.Errorf("%s: must be an integer, got %s", path, n)
 		}
 	}

@@ -66,6 +66,7 @@ func TestValidation(t *testing.T) {
 		{"limit missing", doc(policy(`"window": "1s"`)), "routes[0].policies[1].limit: required"},
 		{"limit zero", doc(policy(`"limit": 0, "window": "1m"`)), "routes[0].policies[1].limit: must be > 0"},
 		{"limit negative", doc(policy(`"limit": -5, "window": "1m"`)), "routes[0].policies[1].limit: must be > 0"},
+		{"limit past int64", doc(policy(`"limit": 99999999999999999999, "window": "1m"`)), "routes[0].policies[1].limit: 99999999999999999999 is out of range"},
 		{"limit huge", doc(policy(`"limit": 9999999999, "window": "1m"`)), "routes[0].policies[1].limit: must be at most 4294967295"},
 		{"window missing", doc(policy(`"limit": 1`)), "routes[0].policies[1].window: required"},
 		{"window syntax", doc(policy(`"limit": 1, "window": "1 minute"`)), `routes[0].policies[1].window: "1 minute" is not a duration`},
