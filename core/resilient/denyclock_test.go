@@ -42,9 +42,9 @@ func TestDenyCacheForgetsDenialsAfterClockStepBack(t *testing.T) {
 	require.True(t, take(setB, 10*time.Second, true))           // a: 1 of 2, b: 1 of 1
 	require.True(t, take(setA, 10100*time.Millisecond, true))   // a: 2 of 2
 	require.False(t, take(setA, 10200*time.Millisecond, false)) // remembered until 11s
-	// The clock steps back by two seconds: b denies, and a's counts move
-	// to the window of 8s, empty.
+	// The clock steps back by more than a window: b denies, and a's count
+	// moves to the window [8s, 9s).
 	require.False(t, take(setB, 8500*time.Millisecond, false))
-	// Back at 10.3s, a's window [10s, 11s) holds nothing on the primary.
+	// Back at 10.3s, that window has ended: a admits again on the primary.
 	assert.True(t, take(setA, 10300*time.Millisecond, true), "a denial from before the step back was answered from the cache")
 }
