@@ -163,6 +163,7 @@ func (c *denyCache) remember(sh *denyShard, kh uint64, key string, policies []co
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	sh.dropAfter(kh, key, t)
 	if sh.resets.Load() != epoch {
 		return
 	}
@@ -199,6 +200,18 @@ func (c *denyCache) forget(sh *denyShard, kh uint64, key string) {
 	}
 }
 
+// stepBack drops key's denials remembered at an instant after now, once a
+// call for key has reached the primary at now (see dropAfter); sh and kh
+// are from locate(key).
+func (c *denyCache) stepBack(sh *denyShard, kh uint64, key string, now time.Time) {
+	if sh.n.Load() == 0 {
+		return
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.dropAfter(kh, key, now.UnixMilli())
+}
+
 // reset forgets key's denials after a Reset of key reached the primary,
 // and keeps calls that started before it from remembering theirs: the
 // primary may have denied them just before it reset the key.
@@ -217,6 +230,23 @@ func (c *denyCache) len() int {
 		n += int(c.shards[i].n.Load())
 	}
 	return n
+}
+
+// dropAfter drops key's denials remembered at an instant after t, the
+// instant of a call for key that reached the primary: the clock stepped
+// back past them. That call may have moved the key's counts back to t (a
+// store does, for a t more than a window before them: see core/memory),
+// even a call the primary denied (another policy set sharing a policy's
+// counts), and once the clock is back past such a denial the primary may
+// admit what it says. Called with mu held.
+func (sh *denyShard) dropAfter(kh uint64, key string, t int64) {
+	list := sh.m[kh]
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i].at > t && list[i].key == key {
+			sh.drop(kh, i)
+			list = sh.m[kh]
+		}
+	}
 }
 
 // drop removes list entry i of key hash kh.

@@ -115,6 +115,11 @@
 //   - Reset through this Store forgets the key's denials, and an allowed
 //     Take forgets them too;
 //   - a denial is reused only for the same cost (a smaller one may fit);
+//   - a denial is reused only at its own instant or later, and a call for
+//     the key that reaches the primary at an earlier instant (the clock
+//     stepped back) drops it, whatever that call's policy set and answer:
+//     the primary may have moved the key's counts to that instant
+//     (core/memory does, for an instant more than a window before them);
 //   - decisions of the fallback are never remembered.
 //
 // The one thing it cannot see is a Reset made on the primary directly, or
