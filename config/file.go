@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"unicode/utf8"
 )
 
 // file is the JSON document.
@@ -94,12 +95,14 @@ func syntaxError(data []byte, err error) error {
 	return fmt.Errorf("parse: %w", err)
 }
 
-// position gives the line and column (both from 1, the column in bytes)
-// of the byte at offset off of data.
+// position gives the line and column (both from 1) of the byte at offset
+// off of data. The column counts characters, as an editor does, not
+// bytes: "検索" before the mistake would move a byte count six columns
+// on, not two.
 func position(data []byte, off int64) (line, col int) {
 	off = min(max(off, 0), int64(len(data)))
 	before := data[:off]
 	line = 1 + bytes.Count(before, []byte{'\n'})
-	col = 1 + len(before) - (bytes.LastIndexByte(before, '\n') + 1)
+	col = 1 + utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
 	return line, col
 }
