@@ -85,6 +85,11 @@ func syntaxError(data []byte, err error) error {
 			// 'ï' at line 1, column 1 shows nothing an editor shows.
 			return fmt.Errorf("parse: %w at line 1, column 1: the file starts with a byte order mark (save it as UTF-8 without BOM)", err)
 		}
+		if se.Offset == 1 && (bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff})) {
+			// Windows PowerShell's "> limits.json" writes UTF-16 with
+			// its byte order mark, which an editor shows as nothing.
+			return fmt.Errorf("parse: %w at line 1, column 1: the file is UTF-16 (save it as UTF-8)", err)
+		}
 		return fmt.Errorf("parse: %w at line %d, column %d", err, line, col)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		// A bracket or a string left open: a file cut short, perhaps

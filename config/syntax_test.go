@@ -28,6 +28,9 @@ func TestSyntaxErrorNamesLineAndColumn(t *testing.T) {
 		{"CRLF line ends", "{\r\n  \"routes\": [\r\n    {\"name\": \"r\",}\r\n  ]\r\n}\r\n",
 			`invalid character '}' looking for beginning of object key string at line 3, column 18`},
 		{"byte order mark", "\uFEFF{\"routes\": []}", "the file starts with a byte order mark"},
+		// Windows PowerShell's "> limits.json" writes UTF-16 with its mark.
+		{"UTF-16 little-endian", "\xff\xfe{\x00}\x00", "the file is UTF-16 (save it as UTF-8)"},
+		{"UTF-16 big-endian", "\xfe\xff\x00{\x00}", "the file is UTF-16 (save it as UTF-8)"},
 		{"trailing data", "{\"routes\": []}\n\n  {}",
 			"unexpected data after the JSON document at line 3, column 3"},
 	}
