@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/headerfmt"
@@ -96,6 +97,12 @@ func compile(f *file, store core.Store) (*compiled, error) {
 		for j, m := range re.Match {
 			if m == "" {
 				return nil, fmt.Errorf("%s.match[%d]: must not be empty", at, j)
+			}
+			if strings.ContainsRune(m, utf8.RuneError) {
+				// encoding/json's stand-in for bytes that are not UTF-8:
+				// "/café" in a file saved as Latin-1 is "/caf\uFFFD", a
+				// route no framework reports.
+				return nil, fmt.Errorf("%s.match[%d]: %q holds bytes that are not UTF-8 (shown as \uFFFD); save the file as UTF-8", at, j, m)
 			}
 			if hasInvisible(m) {
 				// "GET /search", as registered on a ServeMux, or a
