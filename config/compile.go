@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ratewindow/ratewindow/core"
 	"github.com/ratewindow/ratewindow/internal/headerfmt"
@@ -97,11 +98,18 @@ func compile(f *file, store core.Store) (*compiled, error) {
 			if m == "" {
 				return nil, fmt.Errorf("%s.match[%d]: must not be empty", at, j)
 			}
-			if hasSpaceOrControl(m) {
+			if strings.ContainsRune(m, utf8.RuneError) {
+				// encoding/json's stand-in for bytes that are not UTF-8:
+				// "/café" in a file saved as Latin-1 is "/caf\uFFFD", a
+				// route no framework reports.
+				return nil, fmt.Errorf("%s.match[%d]: %q holds bytes that are not UTF-8 (shown as \uFFFD); save the file as UTF-8", at, j, m)
+			}
+			if hasInvisible(m) {
 				// "GET /search", as registered on a ServeMux, or a
-				// no-break space pasted from a page: no framework reports
-				// a route so, and the route would never be limited.
-				return nil, fmt.Errorf("%s.match[%d]: %q contains white space or a control character; give the pattern as the framework reports it, without the method (\"/items/{id}\")", at, j, m)
+				// no-break or zero-width space pasted from a page: no
+				// framework reports a route so, and the route would never
+				// be limited.
+				return nil, fmt.Errorf("%s.match[%d]: %q contains white space, a control character or an invisible format character; give the pattern as the framework reports it, without the method (\"/items/{id}\")", at, j, m)
 			}
 			if m != matchAny && (!strings.Contains(m, "/") || strings.Contains(m, "://")) {
 				// "search", or a URL: every framework reports a route as a
@@ -127,8 +135,8 @@ func compileRoute(at string, re *routeEntry, tenantHeader string, ip keyfuncs.Ke
 	if re.Name == "" {
 		return nil, fmt.Errorf("%s.name: must not be empty", at)
 	}
-	if hasSpaceOrControl(re.Name) {
-		return nil, fmt.Errorf("%s.name: %q must not contain white space or a control character", at, re.Name)
+	if hasInvisible(re.Name) {
+		return nil, fmt.Errorf("%s.name: %q must not contain white space, a control character or an invisible format character", at, re.Name)
 	}
 	rt := &route{name: re.Name, prefix: scopePrefix(re.Name), byTenant: re.Key == "tenant"}
 	var err error
@@ -260,9 +268,16 @@ func scopePrefix(name string) string {
 	return strings.ReplaceAll(name, ":", "::") + ":"
 }
 
-// hasSpaceOrControl reports whether s holds white space (a no-break space
-// too, easily pasted from a web page or a chat) or a control character,
-// neither of which a route pattern or a route name ever needs.
-func hasSpaceOrControl(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0
+// hasInvisible reports whether s holds white space (a no-break space too,
+// easily pasted from a web page or a chat), a control character or an
+// invisible format character (a zero-width space, a byte order mark, a
+// soft hyphen, a bidirectional mark, as pasted text brings them along),
+// none of which a route pattern or a route name ever needs. The joiners
+// U+200C and U+200D are allowed: Persian and Indic words, and emoji, are
+// spelt with them.
+func hasInvisible(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) ||
+			unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
+	}) >= 0
 }

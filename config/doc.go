@@ -57,8 +57,9 @@
 //     pattern spelt for another framework ("/items/{id}" under Gin) or
 //     with another trailing slash matches nothing, and its route's limits
 //     never apply: only a pattern no framework can report ("search", a
-//     URL, one with white space, a no-break space included, or a control
-//     character) is an error at load. Check new routes on the metrics package's
+//     URL, one with white space, a no-break space included, a control
+//     character or an invisible format character such as a zero-width
+//     space, one holding bytes that are not UTF-8) is an error at load. Check new routes on the metrics package's
 //     ratewindow_requests_total, whose route label is the pattern the
 //     framework reported: one the file does not match is counted with
 //     outcome "skipped", or, with a "*" route, under that route's

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"unicode/utf8"
 )
 
 // file is the JSON document.
@@ -84,6 +85,11 @@ func syntaxError(data []byte, err error) error {
 			// 'ï' at line 1, column 1 shows nothing an editor shows.
 			return fmt.Errorf("parse: %w at line 1, column 1: the file starts with a byte order mark (save it as UTF-8 without BOM)", err)
 		}
+		if se.Offset == 1 && (bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff})) {
+			// Windows PowerShell's "> limits.json" writes UTF-16 with
+			// its byte order mark, which an editor shows as nothing.
+			return fmt.Errorf("parse: %w at line 1, column 1: the file is UTF-16 (save it as UTF-8)", err)
+		}
 		return fmt.Errorf("parse: %w at line %d, column %d", err, line, col)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		// A bracket or a string left open: a file cut short, perhaps
@@ -94,12 +100,14 @@ func syntaxError(data []byte, err error) error {
 	return fmt.Errorf("parse: %w", err)
 }
 
-// position gives the line and column (both from 1, the column in bytes)
-// of the byte at offset off of data.
+// position gives the line and column (both from 1) of the byte at offset
+// off of data. The column counts characters, as an editor does, not
+// bytes: "検索" before the mistake would move a byte count six columns
+// on, not two.
 func position(data []byte, off int64) (line, col int) {
 	off = min(max(off, 0), int64(len(data)))
 	before := data[:off]
 	line = 1 + bytes.Count(before, []byte{'\n'})
-	col = 1 + len(before) - (bytes.LastIndexByte(before, '\n') + 1)
+	col = 1 + utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
 	return line, col
 }

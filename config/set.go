@@ -39,7 +39,8 @@ func WithStore(s core.Store) Option {
 }
 
 // WithLogger sets where reloads are logged (default slog.Default()): Info
-// when a new configuration is applied, Error when a file is rejected.
+// when a new configuration is applied, Error when a file is rejected, and
+// Warn when Watch is given an interval under 10ms.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithOnReload sets a callback run after every reload attempt that found
