@@ -76,22 +76,23 @@
 // the clock stepped back to before that end, it finds the key's counts
 // either kept (the decision of the key's own calls alone, as the Redis
 // store decides until the key's TTL runs out) or forgotten (the key starts
-// afresh). Two stores given
-// the same sequence of calls can decide that call, and the key's calls
-// after it, differently. What holds whatever the sweeps:
+// afresh). Two stores given the same sequence of calls can decide that
+// call, and the key's calls after it, differently. What holds whatever the
+// sweeps:
 //
 //   - an entry is never swept while it counts at the latest instant a call
-//     on its shard has passed: a key whose calls never step back behind
-//     the end of its own expired window gets the same decisions on every
-//     store, those of its own calls alone (WithMaxKeys aside, whose
-//     evictions forget live counts too);
+//     on its shard has passed, so a key gets the decisions of its own calls
+//     alone, the same on every store, unless one of its calls comes, after
+//     a step back, before the end of an entry that an earlier call had
+//     already passed (WithMaxKeys aside, whose evictions forget live
+//     counts too);
 //   - a forgotten key starts empty, so no key is locked out any longer
 //     than its own calls would lock it out;
-//   - the counts forgotten had ended a window or more before the instant
-//     of the sweeping call: if that clock was not ahead of real time, no
-//     window of real time holds more than the limit. (As the stepped clock
-//     reads it, a window can then hold more, as it can when a key's own
-//     call passes its window before the clock steps back.)
+//   - the counts forgotten had stopped counting at the instant of the
+//     sweeping call: if that clock was not ahead of real time, no window
+//     of real time holds more than the limit. (As the stepped clock reads
+//     it, a window can then hold more, as it can when a key's own call
+//     passes its window before the clock steps back.)
 //
 // With WithMaxKeys, a shard over its share of the cap (the cap divided by
 // the shard count) evicts entries of other keys (expired ones if a small
