@@ -61,9 +61,38 @@
 // fraction of each table, and memory taken by a flood of keys is given
 // back once it is over, also for a policy that SetPolicies replaced (its
 // table is dropped once empty). An entry is expired once the clock of a call
-// has passed the end of its window. One that lies ahead of the clock (the
-// clock stepped back) is kept: its key's next call moves its counts to the
-// present, so the requests admitted just before the step still count.
+// has passed the end of its window (for a sliding counter, of the window
+// after it; for a sliding log, a window after its newest record). One that
+// lies ahead of the clock (the clock stepped back) is kept: its key's next
+// call moves its counts to the present, so the requests admitted just
+// before the step still count.
+//
+// # Clock steps back past a swept entry
+//
+// Which calls sweep which entries depends on the keys that share a shard
+// (the hash seed is random), on each shard's call count and on where a
+// sweep starts. Once a call has passed the end of a key's entry, the entry
+// may be swept before the key's next call or not; if that call comes after
+// the clock stepped back to before that end, it finds the key's counts
+// either kept (the decision of the key's own calls alone, as the Redis
+// store decides until the key's TTL runs out) or forgotten (the key starts
+// afresh). Two stores given the same sequence of calls can decide that
+// call, and the key's calls after it, differently. What holds whatever the
+// sweeps:
+//
+//   - an entry is never swept while it counts at the latest instant a call
+//     on its shard has passed, so a key gets the decisions of its own calls
+//     alone, the same on every store, unless one of its calls comes, after
+//     a step back, before the end of an entry that an earlier call had
+//     already passed (WithMaxKeys aside, whose evictions forget live
+//     counts too);
+//   - a forgotten key starts empty, so no key is locked out any longer
+//     than its own calls would lock it out;
+//   - the counts forgotten had stopped counting at the instant of the
+//     sweeping call: if that clock was not ahead of real time, no window
+//     of real time holds more than the limit. (As the stepped clock reads
+//     it, a window can then hold more, as it can when a key's own call
+//     passes its window before the clock steps back.)
 //
 // With WithMaxKeys, a shard over its share of the cap (the cap divided by
 // the shard count) evicts entries of other keys (expired ones if a small

@@ -30,7 +30,9 @@
 // requests, kept whole; windows of a week and of ten years
 // kept through days without a call; instants between milliseconds; time
 // running backward (a sliding log stepped back by less than a window is
-// kept where it is, one stepped back further is moved to now); honest
+// kept where it is, one stepped back further is moved to now; a key's
+// counts kept across a step back after other keys were served at an
+// instant where they still counted); honest
 // RetryAfter with one policy and with several; concurrent callers, at one
 // instant and at each new window; and that a call outside the contract
 // (no policy, more than core.MaxPolicies, a cost below one) is refused

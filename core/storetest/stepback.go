@@ -103,3 +103,35 @@ func runClockSteps(t *testing.T, s core.Store) {
 		})
 	}
 }
+
+// runStepBackPastOtherKeys: a key is spent, many other keys are called a
+// moment later (when it still counts), and the clock steps back. Whatever
+// a store does with idle keys while serving the others (a memory store
+// sweeps some of its entries on each insert), the spent key's counts are
+// kept: a store may forget a key's counts only once they count at no
+// instant it has been given, and these still did at the latest one. (Once
+// they have stopped counting at an instant the store has seen, a call
+// stepped back before it may find them kept or forgotten: see core/memory.)
+func runStepBackPastOtherKeys(t *testing.T, s core.Store) {
+	ctx := context.Background()
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
+		ps := policy(alg, 2, time.Second)
+		key := "spent-" + alg.String()
+		for range 2 {
+			r, err := s.Take(ctx, key, ps, 1, at(0))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed)
+		}
+		// The last millisecond in which a fixed window's count and a log's
+		// records still count.
+		for i := range 500 {
+			r, err := s.Take(ctx, fmt.Sprintf("other-%v-%d", alg, i), ps, 1, at(999))
+			require.NoError(t, err)
+			require.True(t, r.States[0].Allowed)
+		}
+		r, err := s.Take(ctx, key, ps, 1, at(500))
+		require.NoError(t, err)
+		require.False(t, r.States[0].Allowed, "%v: the spent key's counts are kept", alg)
+		requireHonest(t, s, key, ps, 1, 500, r.States[0].RetryAfter)
+	}
+}

@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore func(t *testing.T) core.Store) {
 	t.Run("TimeBackward", func(t *testing.T) { runBackward(t, newStore(t)) })
 	t.Run("ClockSteps", func(t *testing.T) { runClockSteps(t, newStore(t)) })
 	t.Run("StepBackWithinAWindow", func(t *testing.T) { runStepBackWithinWindow(t, newStore(t)) })
+	t.Run("StepBackPastOtherKeys", func(t *testing.T) { runStepBackPastOtherKeys(t, newStore(t)) })
 	t.Run("RealTime", func(t *testing.T) { runRealTime(t, newStore(t)) })
 	t.Run("LongLog", func(t *testing.T) { runLongLog(t, newStore(t)) })
 	t.Run("RealTimeAcrossAStepBack", func(t *testing.T) { runRealTimeStepBack(t, newStore) })
