@@ -102,7 +102,8 @@
 // hammering one key costs one primary call per RetryAfter instead of one
 // per request.
 //
-// It never denies what the primary would allow, because
+// Apart from the cases it cannot see (below), it never denies what the
+// primary would allow, because
 //
 //   - time only relaxes a limit, and a denied request is not charged: a
 //     denial at t whose longest RetryAfter is R still holds at any t' < t+R
@@ -116,17 +117,23 @@
 //     Take forgets them too;
 //   - a denial is reused only for the same cost (a smaller one may fit);
 //   - a denial is reused only at its own instant or later, and a call for
-//     the key that reaches the primary at an earlier instant (the clock
-//     stepped back) drops it, whatever that call's policy set and answer:
+//     the key that the primary answers at an earlier instant (the clock
+//     stepped back) once the denial is remembered drops it, whatever that
+//     call's policy set and answer (an error included):
 //     the primary may have moved the key's counts to that instant
 //     (core/memory does, for an instant more than a window before them);
 //   - decisions of the fallback are never remembered.
 //
-// The one thing it cannot see is a Reset made on the primary directly, or
-// by another process: until the remembered RetryAfter passes, this process
-// keeps denying that key. Remaining in a remembered denial is the value at
-// the time of the denial: for a lone client never more than the primary
-// would report now.
+// It cannot see a Reset made on the primary directly or by another
+// process, nor the key's counts moved by a clock step back of more than a
+// window in a call it did not make (another process, another Store over
+// the same primary) or in a call of its own that the primary decided
+// after a denial that was still on its way back (two calls for the key in
+// flight together across the step): until the remembered RetryAfter
+// passes, this process keeps denying that key. Seeing the last case would
+// cost every call a write shared by the key's shard. Remaining in a
+// remembered denial is the value at the time of the denial: for a lone
+// client never more than the primary would report now.
 //
 // The deny cache and the fallback store each hold at most WithLocalMaxKeys
 // entries (default 100,000), in shards, dropping expired entries first. A

@@ -197,7 +197,7 @@ func (s *Store) decide(ctx context.Context, key string, policies []core.Policy, 
 	o := classify(ctx, err)
 	b.record(probe, gen, o)
 	probe = 0
-	if s.deny != nil && (o != success || !denied(&r, len(policies)) && !charge) {
+	if s.deny != nil && (o != success || !charge && !denied(&r, len(policies))) {
 		// The call may have moved the key's counts to now, however it
 		// ended: a denial remembered at a later instant (the clock
 		// stepped back) no longer holds. A denial and an allowed Take
