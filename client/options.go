@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/ratewindow/ratewindow/core"
@@ -40,26 +39,6 @@ type config struct {
 
 func defaults() config {
 	return config{maxRetries: defaultMaxRetries, maxWait: defaultMaxWait, jitter: defaultJitter, pace: true, key: hostKey, probeWait: defaultProbeWait, now: time.Now, sleep: sleep}
-}
-
-// hostKey shares state between requests to the same host and port,
-// however the URL writes them: a host name in any case (DNS names are
-// case-insensitive), and the scheme's default port given or left out (it
-// is left out of the key, so http and https to one host share a key). A
-// URL in lower case costs no allocation.
-func hostKey(r *http.Request) string {
-	host := strings.ToLower(r.URL.Host)
-	i := strings.LastIndexByte(host, ':')
-	if i < 0 || strings.IndexByte(host[i:], ']') >= 0 {
-		return host // no port (a colon of an IPv6 address is not one)
-	}
-	switch port := host[i+1:]; {
-	case port == "",
-		port == "80" && r.URL.Scheme == "http",
-		port == "443" && r.URL.Scheme == "https":
-		return host[:i]
-	}
-	return host
 }
 
 // WithMaxRetries sets the retry budget of one request: how many times it
@@ -120,8 +99,11 @@ func WithRetryNonIdempotent() Option {
 // WithKey sets how requests are grouped into one shared quota: requests
 // with the same key share what the server said about the limit. The
 // default is the request's host, and its port unless it is the scheme's
-// default (a host's name in any case, its default port written or not, is
-// one key); an API that limits per token can be keyed by host and token.
+// default (a host's name in any case, with or without a trailing dot, its
+// default port written or not, is one key), and the Host field's host when
+// the request sets one other than its URL's (each tenant reached through
+// one address is a key of its own); an API that limits per token can be
+// keyed by host and token.
 func WithKey(key func(*http.Request) string) Option {
 	return func(c *config) error {
 		if key == nil {

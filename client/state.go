@@ -24,8 +24,12 @@ type state struct {
 	// come back, each of which doubled the back-off (see backOff).
 	backoffs int
 	// inflight counts the requests with this key sent and not answered
-	// yet; reads counts the responses whose fields were read.
+	// yet; reads counts the responses whose fields were read. taken
+	// counts the requests that reserve has let go and that are not sent
+	// yet: they count as in flight, so a response read in between does
+	// not give their units back.
 	inflight int64
+	taken    int64
 	reads    uint64
 	// probe is open while one request goes ahead of the others to learn
 	// what a used-up quota holds after its reset: the others hold until
@@ -78,10 +82,12 @@ func (s *state) reserve(now time.Time, probeWait time.Duration) ticket {
 		return s.startProbe(probeWait)
 	}
 	if !s.known {
+		s.taken++
 		return ticket{}
 	}
 	if s.remaining > 0 {
 		s.remaining--
+		s.taken++
 		return ticket{}
 	}
 	if now.Before(s.resetAt) {
@@ -90,7 +96,10 @@ func (s *state) reserve(now time.Time, probeWait time.Duration) ticket {
 	return s.startProbe(probeWait)
 }
 
+// startProbe lets one request go ahead of the others with this key. The
+// caller holds mu.
 func (s *state) startProbe(probeWait time.Duration) ticket {
+	s.taken++
 	s.probe = make(chan struct{})
 	s.probeUntil = time.Now().Add(probeWait)
 	return ticket{probe: s.probe}
@@ -112,10 +121,17 @@ const resetMargin = time.Millisecond
 
 // sent records a request with this key about to be sent. It returns what
 // done needs to know of the moment: how many responses had been read.
+// A request that reserve let go was counted then, as taken: it moves to
+// in flight. (Which request a taken unit is counted for does not matter:
+// one sent without being let go, its wait skipped, moves it early, and the
+// one let go is then counted anew.)
 func (s *state) sent() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.inflight++
+	if s.taken > 0 {
+		s.taken--
+	}
 	return s.reads
 }
 
@@ -125,7 +141,7 @@ func (s *state) sent() uint64 {
 //
 // The server counted the requests it answered before this one, not those
 // still on their way to it: the quota the transport keeps is q less the
-// other requests with this key still in flight. If another response was
+// other requests with this key still in flight, or let go and about to be. If another response was
 // read since this request was sent, the two crossed on the way and either
 // may be the newer: q then only ever lowers the count.
 func (s *state) done(q quota, ok bool, now time.Time, reads uint64, probe chan struct{}, refused bool) {
@@ -156,7 +172,7 @@ func (s *state) done(q quota, ok bool, now time.Time, reads uint64, probe chan s
 	}
 	crossed := s.reads != reads
 	s.reads++
-	remaining := max(q.remaining-s.inflight, 0)
+	remaining := max(q.remaining-s.inflight-s.taken, 0)
 	if crossed && s.known && now.Before(s.resetAt) && s.remaining <= remaining {
 		return
 	}

@@ -118,6 +118,7 @@ func TestManyGoroutinesManyKeys(t *testing.T) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		assert.Zero(t, s.inflight, "%v: in flight", k)
+		assert.Zero(t, s.taken, "%v: let go and never sent", k)
 		assert.Zero(t, s.holders, "%v: held", k)
 		assert.Nil(t, s.probe, "%v: a probe left open", k)
 		return true

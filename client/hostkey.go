@@ -1,0 +1,58 @@
+package client
+
+import (
+	"net/http"
+	"strings"
+)
+
+// hostKey shares state between requests to the same server, however
+// their URLs write it: a host name in any case (DNS names are
+// case-insensitive), with or without the trailing dot of a fully
+// qualified name, and the scheme's default port given or left out (it is
+// left out of the key, so http and https to one host share a key).
+//
+// The server is the host the request connects to and, when the request
+// names another in its Host field (tenants of one load balancer or IP
+// address, each with its own limit), that one too: each such pair is a
+// key of its own, neither shared with the other tenants at the address
+// nor with other addresses that take the same Host (backends behind a
+// reverse proxy). A URL in lower case, without a Host of its own, costs
+// no allocation.
+func hostKey(r *http.Request) string {
+	addr := canonicalHost(r.URL.Host, r.URL.Scheme)
+	if r.Host == "" || r.Host == r.URL.Host {
+		return addr
+	}
+	if name := canonicalHost(r.Host, r.URL.Scheme); name != addr {
+		return addr + " host=" + name
+	}
+	return addr
+}
+
+// canonicalHost is host (a URL's host or a Host field, with an optional
+// port) in lower case, without a trailing dot, and without the port when
+// it is the scheme's default.
+func canonicalHost(host, scheme string) string {
+	host = strings.ToLower(host)
+	name, port := host, ""
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && strings.IndexByte(host[i:], ']') < 0 {
+		// (A colon of an IPv6 address is not a port's.)
+		name, port = host[:i], host[i+1:]
+		switch {
+		case port == "",
+			port == "80" && scheme == "http",
+			port == "443" && scheme == "https":
+			port = ""
+		}
+	}
+	if len(name) > 1 && name[len(name)-1] == '.' {
+		name = name[:len(name)-1] // a fully qualified name: the same host
+	}
+	if port == "" {
+		return name
+	}
+	if len(name)+1+len(port) == len(host) {
+		return host // nothing was cut
+	}
+	return name + ":" + port
+}
