@@ -24,7 +24,10 @@
 // Give the middleware before what answers the request. Behind a
 // middleware that has already answered (the response committed) and then
 // calls next, it counts the request but can refuse nothing, and writes
-// nothing into the answer.
+// nothing into the answer. One middleware mounted twice on a request's way
+// (by e.Use and on a route, or on a group and on its route) charges the
+// request once, marking it with c.Set; two middlewares (two calls of New)
+// each charge it.
 //
 // # Client address
 //

@@ -1,6 +1,9 @@
 package echomw
 
 import (
+	"strconv"
+	"sync/atomic"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/ratewindow/ratewindow"
@@ -28,9 +31,23 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (echo.MiddlewareFunc, error
 // instead.
 func Limit(l *core.Limiter) echo.MiddlewareFunc { return wrap(middleware.Default(l)) }
 
+// mounts numbers the middlewares wrap makes, to name each one's mark.
+var mounts atomic.Uint64
+
+// wrap makes f an echo.MiddlewareFunc that charges a request once, however
+// often it is mounted on the request's way: by e.Use and on a group or a
+// route, or on a group and on its route, it runs twice for the request,
+// and each run would spend the client's quota again, halving the limit
+// the policy states. A second run passes the request on; another
+// middleware (another New or Limit) still charges.
 func wrap(f *middleware.Flow) echo.MiddlewareFunc {
+	mark := "ratewindow.echomw.charged." + strconv.FormatUint(mounts.Add(1), 10)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			if c.Get(mark) != nil {
+				return next(c)
+			}
+			c.Set(mark, true)
 			x := getExchange(c)
 			pass := f.Handle(x)
 			putExchange(x)

@@ -14,7 +14,9 @@
 // only through the c.Next() of the one before: app.Get(path, handler,
 // limit) (Echo's order) never runs the middleware, nor does an
 // app.Use(limit) registered after the routes it should guard, so those
-// requests are not limited.
+// requests are not limited. One middleware mounted twice on a request's
+// way (on a group and on its route, or by app.Use and on a route) charges
+// the request once; two middlewares (two calls of New) each charge it.
 //
 // # Client address
 //

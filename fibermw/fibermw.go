@@ -44,8 +44,18 @@ func Limit(l *core.Limiter) fiber.Handler {
 	return wrap(middleware.Default(l))
 }
 
+// wrap makes f a fiber.Handler that charges a request once, however often
+// it is mounted on the request's way: a group's and a route's middleware
+// (app.Group("/api", limit) and api.Get("/x", limit, h)), or app.Use and a
+// route, both run for the request, and each run would spend the client's
+// quota again, halving the limit the policy states. A second run passes
+// the request on; another middleware (another New or Limit) still charges.
 func wrap(f *middleware.Flow) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		if c.Locals(f) != nil {
+			return c.Next()
+		}
+		c.Locals(f, true)
 		if !f.Handle((*exchange)(c)) {
 			return nil
 		}

@@ -24,7 +24,9 @@ func (w *headerOnly) WriteHeader(int)             {}
 // other adapters, instead of one []string per field: the middleware adds
 // the RateLimit value and that block, nothing more (the policy field is
 // formatted once per policy set, and a returning client's key comes from
-// the key cache).
+// the key cache), and the mark that keeps a middleware mounted twice from
+// charging twice: c.Keys, which Gin allocates on first use (two
+// allocations, none in an app whose earlier middleware has used c.Set).
 func TestAllocsHeaderFields(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
@@ -52,5 +54,5 @@ func TestAllocsHeaderFields(t *testing.T) {
 	w := &headerOnly{h: http.Header{}}
 	limited.ServeHTTP(w, r)
 	require.NotEmpty(t, w.h.Get("RateLimit"), "the fields are written")
-	assert.LessOrEqual(t, extra, 2.0, "allocations the middleware adds per request")
+	assert.LessOrEqual(t, extra, 4.0, "allocations the middleware adds per request")
 }

@@ -14,7 +14,10 @@
 // the middleware once the handler has answered: it counts the request but
 // can refuse nothing, and writes nothing into the answer. And r.Use
 // applies to the routes registered after it only: routes registered
-// before r.Use(limit) are not limited.
+// before r.Use(limit) are not limited. One middleware mounted twice on a
+// request's way (by r.Use and on a group, or on a group and on its route)
+// charges the request once, marking it in c.Keys; two middlewares (two
+// calls of New) each charge it.
 //
 // The route is c.FullPath() (e.g. "/items/:id"). A request no route
 // matches, under r.Use(limit), is keyed by keyfuncs.Route as

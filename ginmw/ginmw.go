@@ -28,8 +28,18 @@ func New(l *core.Limiter, opts ...ratewindow.Option) (gin.HandlerFunc, error) {
 // instead.
 func Limit(l *core.Limiter) gin.HandlerFunc { return wrap(middleware.Default(l)) }
 
+// wrap makes f a gin.HandlerFunc that charges a request once, however
+// often it is mounted on the request's way: by r.Use and on a group
+// (r.Use(limit); r.Group("/api", limit)), or on a group and on its route,
+// it runs twice for the request, and each run would spend the client's
+// quota again, halving the limit the policy states. A second run passes
+// the request on; another middleware (another New or Limit) still charges.
 func wrap(f *middleware.Flow) gin.HandlerFunc {
 	return func(c *gin.Context) {
+		if _, seen := c.Get(f); seen {
+			return
+		}
+		c.Set(f, true)
 		x := exchanges.Get().(*exchange)
 		x.c = c
 		pass := f.Handle(x)
