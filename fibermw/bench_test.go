@@ -39,6 +39,7 @@ func BenchmarkOverhead(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				ctx.Response.Reset()
+				ctx.ResetUserValues() // as fasthttp does per request
 				h(&ctx)
 			}
 		})
