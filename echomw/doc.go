@@ -26,8 +26,9 @@
 // calls next, it counts the request but can refuse nothing, and writes
 // nothing into the answer. One middleware mounted twice on a request's way
 // (by e.Use and on a route, or on a group and on its route) charges the
-// request once, marking it with c.Set; two middlewares (two calls of New)
-// each charge it.
+// request once, marking it with c.Set under a name of its own,
+// "ratewindow.echomw.charged." and a number; two middlewares (two calls
+// of New) each charge it.
 //
 // # Client address
 //

@@ -16,7 +16,9 @@
 // app.Use(limit) registered after the routes it should guard, so those
 // requests are not limited. One middleware mounted twice on a request's
 // way (on a group and on its route, or by app.Use and on a route) charges
-// the request once; two middlewares (two calls of New) each charge it.
+// the request once, marking it with c.Locals under a key of its own (not a
+// string: c.Context().VisitUserValuesAll shows it, VisitUserValues does
+// not); two middlewares (two calls of New) each charge it.
 //
 // # Client address
 //

@@ -16,8 +16,9 @@
 // applies to the routes registered after it only: routes registered
 // before r.Use(limit) are not limited. One middleware mounted twice on a
 // request's way (by r.Use and on a group, or on a group and on its route)
-// charges the request once, marking it in c.Keys; two middlewares (two
-// calls of New) each charge it.
+// charges the request once, marking it in c.Keys under a key that is not
+// a string (code that ranges over c.Keys must not assume string keys);
+// two middlewares (two calls of New) each charge it.
 //
 // The route is c.FullPath() (e.g. "/items/:id"). A request no route
 // matches, under r.Use(limit), is keyed by keyfuncs.Route as
