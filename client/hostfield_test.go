@@ -88,3 +88,18 @@ func TestTenantsBehindOneAddressArePacedApart(t *testing.T) {
 	assert.Empty(t, *waits, "b.example's requests wait for a.example's reset")
 	assert.Equal(t, map[string]int{"a.example": 1, "b.example": 2}, seen)
 }
+
+// The Host field's port says nothing of where the request goes (the URL's
+// does): a Host naming the URL's host with another port, or none, is no
+// tenant, and one tenant's Host with a port or without is one key. (A
+// client that sets Host to its URL's name without the port split one
+// server's quota in two, each key spending all of it.)
+func TestHostKeyIgnoresTheHostFieldsPort(t *testing.T) {
+	bare := hostKey(hostReq(t, "http://a.example:8080/", ""))
+	assert.Equal(t, bare, hostKey(hostReq(t, "http://a.example:8080/", "a.example")))
+	assert.Equal(t, bare, hostKey(hostReq(t, "http://a.example:8080/", "A.Example.:9090")))
+	tenant := hostKey(hostReq(t, "http://10.0.0.1:8080/", "api.example"))
+	assert.Equal(t, tenant, hostKey(hostReq(t, "http://10.0.0.1:8080/", "api.example:8080")))
+	assert.NotEqual(t, tenant, hostKey(hostReq(t, "http://10.0.0.1:8080/", "")))
+	assert.Equal(t, hostKey(hostReq(t, "http://[::1]:8080/", "")), hostKey(hostReq(t, "http://[::1]:8080/", "[::1]")))
+}

@@ -11,22 +11,38 @@ import (
 // qualified name, and the scheme's default port given or left out (it is
 // left out of the key, so http and https to one host share a key).
 //
-// The server is the host the request connects to and, when the request
-// names another in its Host field (tenants of one load balancer or IP
-// address, each with its own limit), that one too: each such pair is a
-// key of its own, neither shared with the other tenants at the address
-// nor with other addresses that take the same Host (backends behind a
-// reverse proxy). A URL in lower case, without a Host of its own, costs
+// The server is the host the request connects to and, when the request's
+// Host field names another host (its port aside: see hostName), as
+// tenants of one load balancer or IP address do, each with its own limit,
+// that one too: each such pair is a key of its own, neither shared with
+// the other tenants at the address nor with other addresses that take the
+// same Host (backends behind a reverse proxy). A URL in lower case, without a Host of its own, costs
 // no allocation.
 func hostKey(r *http.Request) string {
 	addr := canonicalHost(r.URL.Host, r.URL.Scheme)
 	if r.Host == "" || r.Host == r.URL.Host {
 		return addr
 	}
-	if name := canonicalHost(r.Host, r.URL.Scheme); name != addr {
+	if name := hostName(r.Host); name != hostName(addr) {
 		return addr + " host=" + name
 	}
 	return addr
+}
+
+// hostName is host (a URL's host or a Host field, with an optional port)
+// in lower case, without its port and without a trailing dot. A Host
+// field's port says nothing of where the request goes (its URL's does):
+// a Host naming the URL's host with any port, or none, is no tenant, and
+// a tenant's Host with its port written or not is one tenant.
+func hostName(host string) string {
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && strings.IndexByte(host[i:], ']') < 0 {
+		host = host[:i] // (a colon of an IPv6 address is not a port's)
+	}
+	host = strings.ToLower(host)
+	if len(host) > 1 && host[len(host)-1] == '.' {
+		host = host[:len(host)-1]
+	}
+	return host
 }
 
 // canonicalHost is host (a URL's host or a Host field, with an optional

@@ -93,7 +93,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	reads := st.sent()
-	resp, err := t.base.RoundTrip(req)
+	resp, err := t.send(st, probe, req)
 	for attempt := 0; ; attempt++ {
 		if err == nil && resp == nil {
 			// A base that breaks the RoundTripper contract: an error,
@@ -169,8 +169,26 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 		reads = st.sent()
-		resp, err = t.base.RoundTrip(next)
+		resp, err = t.send(st, probe, next)
 	}
+}
+
+// send hands req, counted as sent with st (as the probe, when probe is
+// not nil), to the base RoundTripper. Should the base panic, the panic
+// goes on up as it came, and the request is counted as one that got no
+// response: still counted in flight, it would take a unit off every quota
+// the key is told from then on, and the probe's place would stay taken
+// until the probe went overdue.
+func (t *transport) send(st *state, probe chan struct{}, req *http.Request) (*http.Response, error) {
+	returned := false
+	defer func() {
+		if !returned {
+			st.failed(probe)
+		}
+	}()
+	resp, err := t.base.RoundTrip(req)
+	returned = true
+	return resp, err
 }
 
 // pace waits until st has quota for one more request, asking first at
