@@ -86,7 +86,8 @@ func sentinelConn(opts *redis.FailoverOptions, addr string) *redis.Options {
 		DialerRetryBackoff: opts.DialerRetryBackoff,
 		ReadTimeout:        opts.ReadTimeout, WriteTimeout: opts.WriteTimeout,
 		DisableIdentity: opts.DisableIdentity, IdentitySuffix: opts.IdentitySuffix,
-		DisableIndentity:         opts.DisableIndentity, // deprecated, still honoured by go-redis
+		//lint:ignore SA1019 deprecated, but go-redis still honours it on its own Sentinel connections
+		DisableIndentity:         opts.DisableIndentity,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		ContextTimeoutEnabled:    true, MaxRetries: -1, PoolSize: 1,
 	}

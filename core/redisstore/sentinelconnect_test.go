@@ -179,6 +179,7 @@ func TestCheckSentinelsDisableIdentity(t *testing.T) {
 	assert.Contains(t, err.Error(), "CLIENT SETINFO")
 	f.DisableIdentity = true
 	require.NoError(t, redisstore.CheckFailoverSentinels(ctx, f), "DisableIdentity")
+	//lint:ignore SA1019 the deprecated spelling is still honoured, and tested as such
 	f.DisableIdentity, f.DisableIndentity = false, true
 	require.NoError(t, redisstore.CheckFailoverSentinels(ctx, f), "DisableIndentity")
 }
