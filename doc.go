@@ -48,8 +48,9 @@
 // path. Behind core/resilient's local fallback a failed store call is a
 // decision, not an error: with no hook, those decisions are logged too
 // (Warn, "store failed, request decided by the local fallback",
-// fallback=true, at most one record per second). Requests that a mistake in the set-up leaves unclassified are
-// logged the same way: every request of a Limit form given a limiter it
+// fallback=true, at most one record per second for each of allowed,
+// denied and would-deny). Requests that a mistake in the set-up leaves
+// unclassified are logged the same way: every request of a Limit form given a limiter it
 // cannot use, every request of a key func that is itself a mistake (its
 // error wraps core.ErrInvalidConfig: keyfuncs.Header given an invalid
 // name, keyfuncs.Constant(""), and the like), each request whose

@@ -59,11 +59,11 @@
 //     never apply: only a pattern no framework can report ("search", a
 //     URL, one with white space, a no-break space included, a control
 //     character or an invisible format character such as a zero-width
-//     space, one holding bytes that are not UTF-8) is an error at load. Check new routes on the metrics package's
-//     ratewindow_requests_total, whose route label is the pattern the
-//     framework reported: one the file does not match is counted with
-//     outcome "skipped", or, with a "*" route, under that route's
-//     policy names.
+//     space, one holding bytes that are not UTF-8) is an error at load.
+//     Check new routes on the metrics package's ratewindow_requests_total,
+//     whose route label is the pattern the framework reported: one the
+//     file does not match is counted with outcome "skipped", or, with a
+//     "*" route, under that route's policy names.
 //   - routes[].key: "ip" (the client address), "header:NAME" (falls back to
 //     the client address), "bearer" (the hash of a Bearer token, falls back
 //     to the client address), "tenant" (the tenant_header value, falls back

@@ -21,7 +21,8 @@
 //
 // All arithmetic is done on integer milliseconds, so every Store (memory,
 // Redis Lua) reaches the same decisions for the same instants (see Clocks
-// for the instants the Redis store decides on).
+// for the instants the Redis store decides on), except after a clock step
+// back into a window already passed (see Clock steps).
 //
 // # Clock steps
 //
@@ -31,6 +32,11 @@
 // client waiting RetryAfter is let in); more than a window behind, the
 // state is moved to the present with its counts kept, so the key recovers
 // within about a window instead of when the clock reaches the old state.
+// A state whose window is over may be reclaimed (on memory by a sweep, on
+// Redis by its TTL): a call whose clock stepped back into that window finds
+// it gone (the key starts afresh, within the limit in real time if the
+// clock that passed the window was not ahead) or kept, so two stores may
+// then decide that key differently.
 //
 // # Several policies, one decision
 //

@@ -10,7 +10,10 @@ import (
 // no other call for the same key may interleave.
 //
 // Every Store reaches the same decisions for the same sequence of (instant,
-// key, policies, cost); core/storetest checks that. The instant is the now
+// key, policies, cost); core/storetest checks that. One case is left open:
+// a call whose clock stepped back into a window of its key that an earlier
+// call had already passed may find that window's counts reclaimed on one
+// store and kept on another (see Clock steps in the package doc). The instant is the now
 // passed in, unless the Store decides on a clock of its own: the Redis store
 // does by default, on Redis's clock (redisstore.WithClientTime makes it
 // decide on now).

@@ -52,9 +52,9 @@
 // script may only touch one slot, each master has a queue and two round
 // trips of its own, and a batch is a pipeline of the calls' own scripts to
 // that master: a master that does not answer holds up only the calls for
-// its own keys. Other clients (a Ring) send every call alone. Either way every call has its own result: a key
-// that fails (a value of another type under its Redis key, say) fails its
-// own call and no other, and an answer worth retrying during a failover
+// its own keys. Other clients (a Ring) send every call alone. Either way
+// every call has its own result: a key that fails (a value of another type
+// under its Redis key, say) fails its own call and no other, and an answer worth retrying during a failover
 // or a reshard is retried for the calls that met it, never charging a
 // call twice.
 //
