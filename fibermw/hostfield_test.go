@@ -28,16 +28,7 @@ import (
 // it makes up. The two readings disagree: such a request has no host, and
 // a key by host comes from its fallback.
 func TestHostOfAnAmbiguousTarget(t *testing.T) {
-	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(100)})
-	require.NoError(t, err)
-	var keys []string
-	limit, err := fibermw.New(l,
-		ratewindow.WithKeyFunc(keyfuncs.Header("Host", keyfuncs.Constant("fallback"))),
-		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
-	require.NoError(t, err)
-	app := fiber.New(fiber.Config{DisableStartupMessage: true})
-	app.Use(limit)
-	app.Get("/*", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
+	keyOf := hostKeyed(t, fiber.Config{})
 	for _, c := range []struct{ target, host, key string }{
 		{"/", "A.Example:8080", "hdr:host:a.example"},
 		{"//x1.example/?next=http://", "a.example", "const:fallback"},
@@ -52,14 +43,9 @@ func TestHostOfAnAmbiguousTarget(t *testing.T) {
 		// An absolute target names the host, whatever the field says.
 		{"http://a.example/", "x8.example", "hdr:host:a.example"},
 	} {
-		keys = keys[:0]
 		r := httptest.NewRequest(http.MethodGet, c.target, nil)
 		r.Host = c.host
-		resp, err := app.Test(r)
-		require.NoError(t, err)
-		resp.Body.Close()
-		assert.Equal(t, http.StatusOK, resp.StatusCode, c.target)
-		assert.Equal(t, []string{c.key}, keys, "%s with Host %s", c.target, c.host)
+		assert.Equal(t, c.key, keyOf(r), "%s with Host %s", c.target, c.host)
 	}
 }
 
@@ -71,16 +57,7 @@ func TestHostOfAnAmbiguousTarget(t *testing.T) {
 // When the two readings disagree, the request has no host; when they
 // agree, as a client that follows HTTP sends them, it is keyed by it.
 func TestHostOfAConnect(t *testing.T) {
-	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(100)})
-	require.NoError(t, err)
-	var keys []string
-	limit, err := fibermw.New(l,
-		ratewindow.WithKeyFunc(keyfuncs.Header("Host", keyfuncs.Constant("fallback"))),
-		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
-	require.NoError(t, err)
-	app := fiber.New(fiber.Config{DisableStartupMessage: true})
-	app.Use(limit)
-	app.All("/*", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
+	keyOf := hostKeyed(t, fiber.Config{})
 	for _, c := range []struct{ target, host, key string }{
 		{"a.example:443", "x1.example", "const:fallback"},
 		{"a.example:443", "x2.example:443", "const:fallback"},
@@ -89,14 +66,9 @@ func TestHostOfAConnect(t *testing.T) {
 		// In origin form the target names no host: the field does.
 		{"/p", "a.example", "hdr:host:a.example"},
 	} {
-		keys = keys[:0]
 		r := httptest.NewRequest(http.MethodConnect, c.target, nil)
 		r.Host = c.host
-		resp, err := app.Test(r)
-		require.NoError(t, err)
-		resp.Body.Close()
-		assert.Equal(t, http.StatusOK, resp.StatusCode, c.target)
-		assert.Equal(t, []string{c.key}, keys, "CONNECT %s with Host %s", c.target, c.host)
+		assert.Equal(t, c.key, keyOf(r), "CONNECT %s with Host %s", c.target, c.host)
 	}
 }
 
@@ -120,26 +92,41 @@ func TestHostWhereHostnameReadsForwardedHost(t *testing.T) {
 		{"untrusted peer", true, "x4.example", "a.example", "hdr:host:x4.example"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(100)})
-			require.NoError(t, err)
-			var keys []string
-			limit, err := fibermw.New(l,
-				ratewindow.WithKeyFunc(keyfuncs.Header("Host", keyfuncs.Constant("fallback"))),
-				ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
-			require.NoError(t, err)
-			app := fiber.New(fiber.Config{DisableStartupMessage: true, EnableTrustedProxyCheck: c.check})
-			app.Use(limit)
-			app.Get("/", func(c *fiber.Ctx) error { return c.SendString(c.Hostname()) })
+			keyOf := hostKeyed(t, fiber.Config{EnableTrustedProxyCheck: c.check})
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
 			r.Host = c.host
 			if c.fwd != "" {
 				r.Header.Set("X-Forwarded-Host", c.fwd)
 			}
-			resp, err := app.Test(r)
-			require.NoError(t, err)
-			resp.Body.Close()
-			assert.Equal(t, http.StatusOK, resp.StatusCode)
-			assert.Equal(t, []string{c.key}, keys)
+			assert.Equal(t, c.key, keyOf(r))
 		})
+	}
+}
+
+// hostKeyed returns a func that sends a request to an app of cfg whose
+// every route, for any method, is behind a middleware keyed by the Host
+// field (by "fallback" when the request has no host) and serves
+// c.Hostname(), and returns the one key the request was charged under.
+func hostKeyed(t *testing.T, cfg fiber.Config) func(r *http.Request) string {
+	t.Helper()
+	l, err := core.NewLimiter(memory.New(), []core.Policy{core.PerMinute(100)})
+	require.NoError(t, err)
+	var keys []string
+	limit, err := fibermw.New(l,
+		ratewindow.WithKeyFunc(keyfuncs.Header("Host", keyfuncs.Constant("fallback"))),
+		ratewindow.WithOnDecision(func(ev ratewindow.Event) { keys = append(keys, ev.Key) }))
+	require.NoError(t, err)
+	cfg.DisableStartupMessage = true
+	app := fiber.New(cfg)
+	app.Use(limit)
+	app.All("/*", func(c *fiber.Ctx) error { return c.SendString(c.Hostname()) })
+	return func(r *http.Request) string {
+		keys = keys[:0]
+		resp, err := app.Test(r)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, r.URL.String())
+		require.Len(t, keys, 1, "one decision for %s", r.URL.String())
+		return keys[0]
 	}
 }
