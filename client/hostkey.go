@@ -35,40 +35,39 @@ func hostKey(r *http.Request) string {
 // a Host naming the URL's host with any port, or none, is no tenant, and
 // a tenant's Host with its port written or not is one tenant.
 func hostName(host string) string {
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && strings.IndexByte(host[i:], ']') < 0 {
-		host = host[:i] // (a colon of an IPv6 address is not a port's)
-	}
-	host = strings.ToLower(host)
-	if len(host) > 1 && host[len(host)-1] == '.' {
-		host = host[:len(host)-1]
-	}
-	return host
+	name, _ := nameAndPort(host)
+	return name
 }
 
 // canonicalHost is host (a URL's host or a Host field, with an optional
 // port) in lower case, without a trailing dot, and without the port when
 // it is the scheme's default.
 func canonicalHost(host, scheme string) string {
-	host = strings.ToLower(host)
-	name, port := host, ""
+	name, port := nameAndPort(host)
+	switch {
+	case port == "",
+		port == "80" && scheme == "http",
+		port == "443" && scheme == "https":
+		return name
+	}
+	if len(name)+1+len(port) == len(host) && host[:len(name)] == name {
+		return host // nothing was cut or lowered
+	}
+	return name + ":" + port
+}
+
+// nameAndPort splits host (a URL's host or a Host field, with an optional
+// port) into its name, in lower case and without the trailing dot of a
+// fully qualified name (the same host), and its port ("" when none).
+func nameAndPort(host string) (name, port string) {
+	name = host
 	if i := strings.LastIndexByte(host, ':'); i >= 0 && strings.IndexByte(host[i:], ']') < 0 {
 		// (A colon of an IPv6 address is not a port's.)
 		name, port = host[:i], host[i+1:]
-		switch {
-		case port == "",
-			port == "80" && scheme == "http",
-			port == "443" && scheme == "https":
-			port = ""
-		}
 	}
+	name = strings.ToLower(name)
 	if len(name) > 1 && name[len(name)-1] == '.' {
-		name = name[:len(name)-1] // a fully qualified name: the same host
+		name = name[:len(name)-1]
 	}
-	if port == "" {
-		return name
-	}
-	if len(name)+1+len(port) == len(host) {
-		return host // nothing was cut
-	}
-	return name + ":" + port
+	return name, port
 }
